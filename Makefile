@@ -1,0 +1,41 @@
+# tokvec set-up. `make demo` and `make test` each work on a fresh Debian 12 machine (they install what they need).
+BUILD ?= build
+JOBS ?= $(shell nproc)
+SHARED ?= $(abspath ../shared)
+
+# Debian packages the project needs (build, tests, PyTorch goldens, fuzzing, peers for benchmarks).
+APT_PACKAGES = cmake g++ make pkg-config git \
+  libicu-dev libabsl-dev libgtest-dev libgmock-dev libfmt-dev libopenblas-dev libopenblas0-pthread \
+  nlohmann-json3-dev libcli11-dev libbenchmark-dev clang-14 libclang-rt-14-dev \
+  python3 python3-torch python3-numpy sentencepiece time
+
+.PHONY: deps build test demo sanitize-test conformance clean
+
+# Installs missing system packages (idempotent: does nothing when all are present).
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then missing="$$missing nodejs npm"; fi; \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	else echo "make deps: all packages present"; fi
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DTOKVEC_SHARED_DIR=$(SHARED)
+	cmake --build $(BUILD) -j$(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 900
+
+# Address + undefined-behaviour sanitizers over the whole test suite.
+sanitize-test: deps
+	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOKVEC_SANITIZE=address,undefined -DTOKVEC_SHARED_DIR=$(SHARED)
+	cmake --build $(BUILD)-asan -j$(JOBS)
+	cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j$(JOBS) --timeout 1800
+
+demo: build
+	bash scripts/demo.sh $(BUILD)/tokvec
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-asan

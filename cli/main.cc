@@ -1,0 +1,42 @@
+// tokvec: one binary, one subcommand per job. See README.md for examples.
+#include <cstdio>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "base/file_io.h"
+#include "cli/command.h"
+
+int main(int argc, char** argv) {
+  tokvec::InstallInterruptCleanup();
+  CLI::App app{"tokvec: BPE tokenizer, embeddings and self-attention, from text to contextual vectors"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show help for every subcommand");
+  tokvec::cli::CommandAction action;
+  tokvec::cli::RegisterTrainCommand(app, &action);
+  tokvec::cli::RegisterInspectCommand(app, &action);
+  tokvec::cli::RegisterEncodeCommand(app, &action);
+  tokvec::cli::RegisterDecodeCommand(app, &action);
+  tokvec::cli::RegisterConvertCommand(app, &action);
+  tokvec::cli::RegisterInitCommand(app, &action);
+  tokvec::cli::RegisterEmbedCommand(app, &action);
+  tokvec::cli::RegisterAttendCommand(app, &action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "error: %s\nRun 'tokvec --help' (or 'tokvec SUBCOMMAND --help') for usage.\n", e.what());
+    return 2;
+  }
+  if (!action) return 0;
+  absl::Status status = action();
+  if (!status.ok()) {
+    std::string message(status.message());
+    const bool usage = absl::StartsWith(message, tokvec::cli::kUsagePrefix);
+    std::fprintf(stderr, "error: %s\n", message.c_str());
+    return usage ? 2 : 1;
+  }
+  return 0;
+}

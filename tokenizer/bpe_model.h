@@ -1,0 +1,93 @@
+// The byte-pair-encoding merge engine shared by every model kind (Sennrich et al. 2016,
+// https://arxiv.org/abs/1508.07909; byte-level variant: Radford et al. 2019).
+//
+// A BpeModel is an immutable vocabulary of tokens (byte strings, id = index) plus a rule that says which two
+// adjacent tokens merge and with what priority (lower merges first):
+//   - kMergeList: pair (a, b) merges iff it is in the merge list; priority = its position (rank) in the list.
+//     This is GPT-2's merges.txt, Hugging Face's tokenizer.json and tokvec's own model files.
+//   - kRanks: pair (a, b) merges iff bytes(a) + bytes(b) is a token; priority = that token's id (its rank).
+//     This is tiktoken's rule, where the merge rank *is* the token id.
+// Either way the merged token is the token spelled bytes(a) + bytes(b).
+//
+// Merging one piece (Merge): repeatedly merge the adjacent pair with the lowest priority, the leftmost one on a
+// tie, until no adjacent pair merges. With merges [(a,a), (aa,b)]: "aab" -> [a a b] -> [aa b] -> [aab], while
+// "aaab" -> [a a a b] -> [aa a b] (the leftmost a a merges first) and stops: no (aa, b) pair is adjacent.
+#ifndef TOKVEC_TOKENIZER_BPE_MODEL_H_
+#define TOKVEC_TOKENIZER_BPE_MODEL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+
+namespace tokvec {
+
+using TokenId = uint32_t;
+
+class BpeModel {
+ public:
+  enum class Rule { kMergeList, kRanks };
+
+  // One learned merge: left and right token ids (merge rank = position in the list).
+  struct MergePair {
+    TokenId left;
+    TokenId right;
+  };
+
+  // A symbol of a piece being merged: its token id and the byte offset where it starts in the input.
+  struct Symbol {
+    TokenId id;
+    size_t begin;
+  };
+
+  // `tokens[id]` are the bytes of token `id`; an empty string marks an unused id. Every merge's concatenation
+  // must itself be a token. Errors name the offending merge (by rank) or duplicate token (by id).
+  static absl::StatusOr<BpeModel> FromMerges(std::vector<std::string> tokens, std::vector<MergePair> merges);
+  // tiktoken-style ranks: `tokens[rank]` are the bytes of the token with that rank.
+  static absl::StatusOr<BpeModel> FromRanks(std::vector<std::string> tokens);
+
+  BpeModel(BpeModel&&) = default;
+  BpeModel& operator=(BpeModel&&) = default;
+
+  Rule rule() const { return rule_; }
+  size_t size() const { return tokens_.size(); }
+  const std::string& token(TokenId id) const { return tokens_[id]; }
+  const std::vector<std::string>& tokens() const { return tokens_; }
+  // The merge list in rank order (empty for kRanks models).
+  const std::vector<MergePair>& merges() const { return merges_; }
+  // The id of the token spelled `bytes`, if any.
+  std::optional<TokenId> Find(std::string_view bytes) const;
+
+  // The priority and result of merging `left` then `right`, or nullopt when they do not merge.
+  struct MergeResult {
+    uint32_t priority;
+    TokenId id;
+  };
+  std::optional<MergeResult> Lookup(TokenId left, TokenId right) const;
+
+  // Merges `symbols` (one piece, in order) in place by the rule above.
+  void Merge(std::vector<Symbol>& symbols) const;
+  // The same result by the naive O(n²) rescan; the oracle for Merge in tests.
+  void MergeReference(std::vector<Symbol>& symbols) const;
+
+ private:
+  BpeModel(Rule rule, std::vector<std::string> tokens);
+  void MergeWithHeap(std::vector<Symbol>& symbols) const;
+
+  static uint64_t PairKey(TokenId left, TokenId right) { return (uint64_t{left} << 32) | right; }
+
+  Rule rule_;
+  std::vector<std::string> tokens_;                          // id -> bytes
+  absl::flat_hash_map<std::string, TokenId> ids_;            // bytes -> id
+  std::vector<MergePair> merges_;                            // rank -> pair (kMergeList only)
+  absl::flat_hash_map<uint64_t, MergeResult> merge_lookup_;  // (left, right) -> (rank, result) (kMergeList only)
+};
+
+}  // namespace tokvec
+
+#endif  // TOKVEC_TOKENIZER_BPE_MODEL_H_

@@ -1,0 +1,38 @@
+// Pre-tokenization: cutting text into pieces before BPE merges within each piece.
+//
+//   std::vector<Piece> pieces;
+//   TOKVEC_RETURN_IF_ERROR(pre_tokenizer.Split("low lower", &pieces));  // {0,3} {4,9} for whitespace words
+//
+// Word models cut at Unicode White_Space (whitespace_pre_tokenizer.h); byte-level models cut with a split
+// pattern such as GPT-2's regex (split_pattern.h). Pieces are byte ranges of the text, in order, not
+// overlapping; bytes between pieces (whitespace for word models) are dropped.
+#ifndef TOKVEC_TOKENIZER_PRE_TOKENIZER_H_
+#define TOKVEC_TOKENIZER_PRE_TOKENIZER_H_
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace tokvec {
+
+// A byte range [begin, end) of the text being split.
+struct Piece {
+  size_t begin;
+  size_t end;
+};
+
+class PreTokenizer {
+ public:
+  virtual ~PreTokenizer() = default;
+  // Appends the pieces of `text` to `pieces`. Errors (e.g. invalid UTF-8 for word models) name the byte offset.
+  virtual absl::Status Split(std::string_view text, std::vector<Piece>* pieces) const = 0;
+  // How the model file names this pre-tokenizer: "whitespace", a preset ("gpt2", "cl100k", "o200k") or a regex.
+  virtual std::string name() const = 0;
+};
+
+}  // namespace tokvec
+
+#endif  // TOKVEC_TOKENIZER_PRE_TOKENIZER_H_

@@ -1,0 +1,216 @@
+#include "tokenizer/tokenizer.h"
+
+#include <algorithm>
+
+#include "base/status_macros.h"
+#include "fmt/format.h"
+#include "tokenizer/byte_unicode.h"
+
+namespace tokvec {
+namespace {
+
+constexpr TokenId kNoToken = ~TokenId{0};
+
+// Length of the UTF-8 sequence that starts with `lead` (1 for a stray byte; callers validated the text).
+size_t Utf8Length(unsigned char lead) {
+  if (lead < 0x80) return 1;
+  if ((lead >> 5) == 0x6) return 2;
+  if ((lead >> 4) == 0xE) return 3;
+  if ((lead >> 3) == 0x1E) return 4;
+  return 1;
+}
+
+}  // namespace
+
+Tokenizer::Tokenizer(TokenizerSpec spec) : spec_(std::move(spec)) {}
+
+absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec) {
+  if (spec.pre_tokenizer == nullptr) return absl::InvalidArgumentError("tokenizer has no pre-tokenizer");
+  std::unique_ptr<Tokenizer> tokenizer(new Tokenizer(std::move(spec)));
+  const TokenizerSpec& s = tokenizer->spec_;
+  size_t vocab_size = s.bpe.size();
+  for (const SpecialToken& special : s.special_tokens) {
+    if (special.text.empty()) return absl::InvalidArgumentError("special token with empty text");
+    vocab_size = std::max<size_t>(vocab_size, size_t{special.id} + 1);
+  }
+  tokenizer->vocab_size_ = vocab_size;
+  tokenizer->is_special_.assign(vocab_size, false);
+  for (const SpecialToken& special : s.special_tokens) tokenizer->is_special_[special.id] = true;
+  if (s.type == ModelType::kByte) {
+    for (int b = 0; b < 256; ++b) {
+      std::optional<TokenId> id = s.bpe.Find(std::string(1, static_cast<char>(b)));
+      tokenizer->byte_ids_[b] = id.value_or(kNoToken);
+    }
+  } else {
+    if (!s.end_of_word_id || *s.end_of_word_id >= s.bpe.size()) {
+      return absl::InvalidArgumentError("word model has no end-of-word token `</w>`");
+    }
+    if (!s.unk_id || *s.unk_id >= vocab_size) return absl::InvalidArgumentError("word model has no `<unk>` id");
+  }
+  return tokenizer;
+}
+
+std::optional<TokenId> Tokenizer::FindSpecial(std::string_view text) const {
+  for (const SpecialToken& special : spec_.special_tokens) {
+    if (special.text == text) return special.id;
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<Encoding> Tokenizer::Encode(std::string_view text, const EncodeOptions& options) const {
+  // 1. Which special tokens may be matched in this text.
+  std::vector<const SpecialToken*> allowed;
+  if (options.allow_all_special) {
+    for (const SpecialToken& special : spec_.special_tokens) allowed.push_back(&special);
+  } else {
+    for (const std::string& name : options.allowed_special) {
+      auto it = std::find_if(spec_.special_tokens.begin(), spec_.special_tokens.end(),
+                             [&](const SpecialToken& s) { return s.text == name; });
+      if (it == spec_.special_tokens.end()) {
+        return absl::InvalidArgumentError(
+            fmt::format("'{}' is not a special token of this model (see `tokvec inspect`)", name));
+      }
+      allowed.push_back(&*it);
+    }
+  }
+  // 2. Cut the text at allowed special tokens (leftmost match, longest on a tie); encode what lies between.
+  Encoding out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t best_at = text.size();
+    const SpecialToken* best = nullptr;
+    for (const SpecialToken* special : allowed) {
+      size_t at = text.find(special->text, pos);
+      if (at == std::string_view::npos) continue;
+      if (at < best_at || (at == best_at && best != nullptr && special->text.size() > best->text.size())) {
+        best_at = at;
+        best = special;
+      }
+    }
+    TOKVEC_RETURN_IF_ERROR(EncodeOrdinary(text.substr(pos, best_at - pos), pos, &out));
+    if (best == nullptr) break;
+    out.ids.push_back(best->id);
+    out.offsets.push_back({best_at, best_at + best->text.size()});
+    pos = best_at + best->text.size();
+  }
+  return out;
+}
+
+absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Encoding* out) const {
+  if (text.empty()) return absl::OkStatus();
+  std::vector<Piece> pieces;
+  std::vector<BpeModel::Symbol> scratch;
+  if (spec_.normalizer == nullptr) {
+    absl::Status split = spec_.pre_tokenizer->Split(text, &pieces);
+    if (!split.ok()) {
+      return absl::Status(split.code(), fmt::format("{} (at input byte {})", std::string(split.message()), base));
+    }
+    for (const Piece& piece : pieces) EncodePiece(text, piece, base, scratch, out);
+    return absl::OkStatus();
+  }
+  // Normalized text: encode it, then map each token's offsets back to the input bytes it came from.
+  TOKVEC_ASSIGN_OR_RETURN(NormalizedText normalized, spec_.normalizer->Normalize(text));
+  TOKVEC_RETURN_IF_ERROR(spec_.pre_tokenizer->Split(normalized.text, &pieces));
+  const size_t first = out->ids.size();
+  for (const Piece& piece : pieces) EncodePiece(normalized.text, piece, 0, scratch, out);
+  const size_t n = normalized.text.size();
+  for (size_t i = first; i < out->offsets.size(); ++i) {
+    Offset& offset = out->offsets[i];
+    size_t begin = offset.begin < n ? normalized.source_begin[offset.begin] : text.size();
+    size_t end = offset.end > offset.begin ? normalized.source_end[offset.end - 1] : begin;
+    offset = {base + begin, base + std::max(begin, end)};
+  }
+  return absl::OkStatus();
+}
+
+void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std::vector<BpeModel::Symbol>& scratch,
+                            Encoding* out) const {
+  std::string_view bytes = text.substr(piece.begin, piece.end - piece.begin);
+  if (bytes.empty()) return;
+  scratch.clear();
+  if (spec_.type == ModelType::kByte) {
+    if (spec_.ignore_merges) {
+      if (std::optional<TokenId> whole = spec_.bpe.Find(bytes)) {
+        out->ids.push_back(*whole);
+        out->offsets.push_back({base + piece.begin, base + piece.end});
+        return;
+      }
+    }
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      TokenId id = byte_ids_[static_cast<unsigned char>(bytes[i])];
+      if (id == kNoToken) continue;  // A vocabulary without this byte cannot represent it.
+      scratch.push_back({id, piece.begin + i});
+    }
+  } else {
+    for (size_t i = 0; i < bytes.size();) {
+      size_t len = std::min(Utf8Length(static_cast<unsigned char>(bytes[i])), bytes.size() - i);
+      std::optional<TokenId> id = spec_.bpe.Find(bytes.substr(i, len));
+      scratch.push_back({id.value_or(*spec_.unk_id), piece.begin + i});
+      i += len;
+    }
+    scratch.push_back({*spec_.end_of_word_id, piece.end});
+  }
+  spec_.bpe.Merge(scratch);
+  for (size_t i = 0; i < scratch.size(); ++i) {
+    size_t end = i + 1 < scratch.size() ? scratch[i + 1].begin : piece.end;
+    out->ids.push_back(scratch[i].id);
+    out->offsets.push_back({base + scratch[i].begin, base + end});
+  }
+}
+
+absl::StatusOr<std::string> Tokenizer::Decode(absl::Span<const TokenId> ids) const {
+  std::string text;
+  for (TokenId id : ids) {
+    if (id >= vocab_size_) {
+      return absl::OutOfRangeError(
+          fmt::format("token id {} is outside the vocabulary (ids are 0..{})", id, vocab_size_ - 1));
+    }
+    if (is_special_[id]) {
+      for (const SpecialToken& special : spec_.special_tokens) {
+        if (special.id == id) {
+          text += special.text;
+          break;
+        }
+      }
+      continue;
+    }
+    if (id >= spec_.bpe.size() || spec_.bpe.token(id).empty()) {
+      if (spec_.unk_id && id == *spec_.unk_id) continue;
+      return absl::OutOfRangeError(fmt::format("token id {} is not used by this vocabulary", id));
+    }
+    const std::string& bytes = spec_.bpe.token(id);
+    if (spec_.type == ModelType::kWord && bytes.back() == kEndOfWordByte) {
+      text.append(bytes, 0, bytes.size() - 1);
+      text += ' ';
+    } else {
+      text += bytes;
+    }
+  }
+  // Word models: the `</w>` of the last word ends the text rather than adding a space.
+  if (spec_.type == ModelType::kWord && !text.empty() && text.back() == ' ' && !ids.empty() &&
+      ids.back() < spec_.bpe.size() && !spec_.bpe.token(ids.back()).empty() &&
+      spec_.bpe.token(ids.back()).back() == kEndOfWordByte) {
+    text.pop_back();
+  }
+  return text;
+}
+
+std::string Tokenizer::TokenSpelling(TokenId id) const {
+  if (id < is_special_.size() && is_special_[id]) {
+    for (const SpecialToken& special : spec_.special_tokens) {
+      if (special.id == id) return special.text;
+    }
+  }
+  if (spec_.unk_id && id == *spec_.unk_id && (id >= spec_.bpe.size() || spec_.bpe.token(id).empty())) {
+    return "<unk>";
+  }
+  if (id >= spec_.bpe.size()) return fmt::format("<id {}>", id);
+  const std::string& bytes = spec_.bpe.token(id);
+  if (spec_.type == ModelType::kByte) return BytesToUnicode(bytes);
+  if (!bytes.empty() && bytes.back() == kEndOfWordByte) {
+    return bytes.substr(0, bytes.size() - 1) + std::string(kEndOfWordSpelling);
+  }
+  return bytes;
+}
+
+}  // namespace tokvec

@@ -1,0 +1,119 @@
+// A complete tokenizer: normalize -> split special tokens -> pre-tokenize -> BPE -> ids with byte offsets.
+//
+//   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::Load("cl100k_base.tiktoken"));
+//   TOKVEC_ASSIGN_OR_RETURN(Encoding encoding, tokenizer->Encode("hello world"));   // ids {15339, 1917}
+//   TOKVEC_ASSIGN_OR_RETURN(std::string text, tokenizer->Decode(encoding.ids));     // "hello world"
+//
+// A Tokenizer is immutable after construction; Encode and Decode keep their scratch per call, so one
+// tokenizer may be shared by any number of threads.
+//
+// Two model types:
+//   - kWord (classic BPE, Sennrich et al. 2016): words are maximal runs of non-White_Space code points; the
+//     symbols are code points plus an end-of-word symbol spelled `</w>` after each word; a code point outside
+//     the alphabet encodes as `<unk>`. Decode joins token spellings and turns each `</w>` into one space.
+//   - kByte (byte-level BPE, GPT-2): a split pattern cuts the text into pieces; the symbols are bytes, so any
+//     input encodes, and Decode gives back the same bytes.
+#ifndef TOKVEC_TOKENIZER_TOKENIZER_H_
+#define TOKVEC_TOKENIZER_TOKENIZER_H_
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "tokenizer/bpe_model.h"
+#include "tokenizer/normalizer.h"
+#include "tokenizer/pre_tokenizer.h"
+
+namespace tokvec {
+
+enum class ModelType { kWord, kByte };
+
+// In word models the end-of-word symbol is stored as this single byte, which never occurs in valid UTF-8,
+// so no text can spell it; it is shown (inspect, model files, --tokens) as `</w>`.
+inline constexpr char kEndOfWordByte = '\xFF';
+inline constexpr std::string_view kEndOfWordSpelling = "</w>";
+
+// A token reserved for a fixed id and matched as whole text only when allowed (e.g. `<|endoftext|>`).
+struct SpecialToken {
+  std::string text;
+  TokenId id;
+};
+
+// A byte range [begin, end) of the original input.
+struct Offset {
+  size_t begin;
+  size_t end;
+};
+
+struct Encoding {
+  std::vector<TokenId> ids;
+  std::vector<Offset> offsets;  // [ids.size()] bytes of the input each token covers.
+};
+
+struct EncodeOptions {
+  // Text that spells a special token is ordinary text unless allowed here (then it becomes the special id).
+  bool allow_all_special = false;
+  std::vector<std::string> allowed_special;
+};
+
+// Everything a Tokenizer is made of; loaders fill it, Tokenizer::Create checks it.
+struct TokenizerSpec {
+  ModelType type = ModelType::kByte;
+  BpeModel bpe;                                  // The vocabulary and merge rule.
+  std::unique_ptr<PreTokenizer> pre_tokenizer;   // Required.
+  std::unique_ptr<Normalizer> normalizer;        // Optional.
+  std::vector<SpecialToken> special_tokens;      // Ids outside or inside the BPE vocabulary.
+  std::optional<TokenId> unk_id;                 // Word models: the id of `<unk>`.
+  std::optional<TokenId> end_of_word_id;         // Word models: the id of the `</w>` symbol.
+  bool ignore_merges = false;                    // Hugging Face: a piece that is itself a token skips merging.
+  std::string source;                            // Where it came from (file path), for messages.
+};
+
+class Tokenizer {
+ public:
+  // Loads any supported format by looking at the path: tokvec's model file, a `.tiktoken` rank file,
+  // GPT-2's vocab.json (+ merges.txt beside it), Hugging Face tokenizer.json, or a directory holding one.
+  struct LoadOptions {
+    std::string pattern;  // Split pattern (preset name or ICU regex) for a .tiktoken file of unknown name.
+  };
+  static absl::StatusOr<std::unique_ptr<Tokenizer>> Load(const std::string& path, const LoadOptions& options);
+  static absl::StatusOr<std::unique_ptr<Tokenizer>> Load(const std::string& path) { return Load(path, {}); }
+  static absl::StatusOr<std::unique_ptr<Tokenizer>> Create(TokenizerSpec spec);
+
+  absl::StatusOr<Encoding> Encode(std::string_view text, const EncodeOptions& options = {}) const;
+  // Errors: an id outside the vocabulary (OutOfRange, naming the id).
+  absl::StatusOr<std::string> Decode(absl::Span<const TokenId> ids) const;
+
+  // How a token is shown: `er</w>` for word models, GPT-2's byte-to-unicode spelling for byte models
+  // (`Ġt`), the text of a special token.
+  std::string TokenSpelling(TokenId id) const;
+  // One past the largest id (BPE tokens and special tokens).
+  size_t vocab_size() const { return vocab_size_; }
+  ModelType type() const { return spec_.type; }
+  const BpeModel& bpe() const { return spec_.bpe; }
+  const TokenizerSpec& spec() const { return spec_; }
+  const std::vector<SpecialToken>& special_tokens() const { return spec_.special_tokens; }
+  std::optional<TokenId> FindSpecial(std::string_view text) const;
+
+ private:
+  explicit Tokenizer(TokenizerSpec spec);
+  // Encodes ordinary text (no special tokens) starting at input offset `base`, appending to `out`.
+  absl::Status EncodeOrdinary(std::string_view text, size_t base, Encoding* out) const;
+  void EncodePiece(std::string_view text, Piece piece, size_t base, std::vector<BpeModel::Symbol>& scratch,
+                   Encoding* out) const;
+
+  TokenizerSpec spec_;
+  size_t vocab_size_ = 0;
+  std::array<TokenId, 256> byte_ids_{};  // Byte models: the token of each single byte.
+  std::vector<bool> is_special_;         // [vocab_size_]
+};
+
+}  // namespace tokvec
+
+#endif  // TOKVEC_TOKENIZER_TOKENIZER_H_

@@ -35,6 +35,7 @@ void RegisterConvertCommand(CLI::App& app, CommandAction* action);
 void RegisterInitCommand(CLI::App& app, CommandAction* action);
 void RegisterEmbedCommand(CLI::App& app, CommandAction* action);
 void RegisterAttendCommand(CLI::App& app, CommandAction* action);
+void RegisterBenchCommand(CLI::App& app, CommandAction* action);
 
 }  // namespace tokvec::cli
 

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   tokvec::cli::RegisterInitCommand(app, &action);
   tokvec::cli::RegisterEmbedCommand(app, &action);
   tokvec::cli::RegisterAttendCommand(app, &action);
+  tokvec::cli::RegisterBenchCommand(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

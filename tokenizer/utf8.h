@@ -1,0 +1,24 @@
+// Strict UTF-8 validation (Unicode 15, Table 3-7: no overlong forms, no surrogates, nothing above U+10FFFF).
+//
+//   Utf8SequenceLength("é", 0) == 2;  Utf8SequenceLength("\xC3", 0) == 0 (truncated);  "\xED\xA0\x80" -> 0
+//
+// Byte-level pre-tokenizers and normalizers work on the well-formed stretches of their input and pass every
+// byte that is not part of a well-formed sequence through on its own, so any bytes encode and decode back.
+#ifndef TOKVEC_TOKENIZER_UTF8_H_
+#define TOKVEC_TOKENIZER_UTF8_H_
+
+#include <cstddef>
+#include <string_view>
+
+namespace tokvec {
+
+// The length (1..4) of the well-formed UTF-8 sequence starting at `text[pos]`, or 0 when the bytes there do not
+// start one.
+size_t Utf8SequenceLength(std::string_view text, size_t pos);
+
+// The end of the longest well-formed stretch of `text` starting at `pos` (== pos when text[pos] is ill-formed).
+size_t Utf8ValidEnd(std::string_view text, size_t pos);
+
+}  // namespace tokvec
+
+#endif  // TOKVEC_TOKENIZER_UTF8_H_

@@ -1,0 +1,239 @@
+#include "attention/model.h"
+
+#include <cmath>
+#include <utility>
+
+#include "base/status_macros.h"
+#include "embeddings/positional.h"
+#include "embeddings/token_embedding.h"
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+
+namespace tokvec {
+namespace {
+
+// Reads tensors under one name prefix and checks each one's shape.
+class TensorReader {
+ public:
+  TensorReader(SafetensorsFile* file, std::string prefix) : file_(file), prefix_(std::move(prefix)) {}
+
+  // The tensor `name` (prefix added), which must have `shape`; `shape_doc` says where the shape comes from,
+  // e.g. "[n_embd, 3 * n_embd]".
+  absl::StatusOr<FloatTensor> Get(const std::string& name, const std::vector<int64_t>& shape,
+                                  std::string_view shape_doc) {
+    const std::string full = prefix_ + name;
+    if (file_->Find(full) == nullptr) {
+      return absl::NotFoundError(fmt::format("'{}' has no tensor '{}' (expected shape [{}] = {}); is it a {} checkpoint?",
+                                             file_->path(), full, fmt::join(shape, ", "), shape_doc, arch_name_));
+    }
+    TOKVEC_ASSIGN_OR_RETURN(FloatTensor tensor, file_->ReadFloat32(full));
+    if (tensor.shape != shape) {
+      return absl::InvalidArgumentError(fmt::format("'{}': tensor '{}' has shape [{}]; expected [{}] = {} from config.json",
+                                                    file_->path(), full, fmt::join(tensor.shape, ", "),
+                                                    fmt::join(shape, ", "), shape_doc));
+    }
+    return tensor;
+  }
+
+  absl::StatusOr<MatrixView> Matrix2(const std::string& name, int64_t rows, int64_t cols, std::string_view doc) {
+    TOKVEC_ASSIGN_OR_RETURN(FloatTensor t, Get(name, {rows, cols}, doc));
+    return MatrixView{t.data, rows, cols};
+  }
+
+  absl::StatusOr<std::span<const float>> Vector(const std::string& name, int64_t size, std::string_view doc) {
+    TOKVEC_ASSIGN_OR_RETURN(FloatTensor t, Get(name, {size}, doc));
+    return std::span<const float>(t.data, static_cast<size_t>(size));
+  }
+
+  // A Conv1D ([in, out], GPT-2) or nn.Linear ([out, in], RoBERTa) layer: name.weight and name.bias.
+  absl::StatusOr<LinearWeights> Linear(const std::string& name, int64_t in, int64_t out, WeightLayout layout,
+                                       std::string_view in_doc, std::string_view out_doc) {
+    LinearWeights w;
+    w.layout = layout;
+    if (layout == WeightLayout::kInOut) {
+      TOKVEC_ASSIGN_OR_RETURN(w.weight, Matrix2(name + ".weight", in, out, fmt::format("[{}, {}]", in_doc, out_doc)));
+    } else {
+      TOKVEC_ASSIGN_OR_RETURN(w.weight, Matrix2(name + ".weight", out, in, fmt::format("[{}, {}]", out_doc, in_doc)));
+    }
+    TOKVEC_ASSIGN_OR_RETURN(w.bias, Vector(name + ".bias", out, fmt::format("[{}]", out_doc)));
+    return w;
+  }
+
+  absl::StatusOr<LayerNormWeights> Norm(const std::string& name, int64_t d_model, std::string_view d_doc,
+                                        double eps) {
+    LayerNormWeights w;
+    TOKVEC_ASSIGN_OR_RETURN(w.gamma, Vector(name + ".weight", d_model, fmt::format("[{}]", d_doc)));
+    TOKVEC_ASSIGN_OR_RETURN(w.beta, Vector(name + ".bias", d_model, fmt::format("[{}]", d_doc)));
+    w.eps = static_cast<float>(eps);
+    return w;
+  }
+
+  void set_arch_name(std::string_view name) { arch_name_ = name; }
+
+ private:
+  SafetensorsFile* file_;
+  std::string prefix_;
+  std::string arch_name_;
+};
+
+// The name prefix under which `anchor` exists: "" or one of `prefixes`. NotFound lists every name tried.
+absl::StatusOr<std::string> FindPrefix(const SafetensorsFile& file, const std::string& anchor,
+                                       std::string_view other_prefix, std::string_view arch) {
+  if (file.Find(anchor) != nullptr) return std::string();
+  const std::string prefixed = std::string(other_prefix) + anchor;
+  if (file.Find(prefixed) != nullptr) return std::string(other_prefix);
+  return absl::NotFoundError(fmt::format(
+      "'{}' has no tensor '{}' (nor '{}'); config.json says model_type \"{}\" - is this the right checkpoint?",
+      file.path(), anchor, prefixed, arch));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir) {
+  return Load(dir + "/config.json", dir + "/model.safetensors");
+}
+
+absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& config_path, const std::string& weights_path) {
+  std::unique_ptr<Model> model(new Model());
+  TOKVEC_ASSIGN_OR_RETURN(model->config_, LoadModelConfig(config_path));
+  TOKVEC_RETURN_IF_ERROR(model->Bind(weights_path));
+  return model;
+}
+
+absl::Status Model::Bind(const std::string& weights_path) {
+  TOKVEC_ASSIGN_OR_RETURN(weights_, SafetensorsFile::Open(weights_path));
+  const ModelConfig& c = config_;
+  const int64_t d = c.d_model, f = c.d_ff;
+  stack_.config.n_heads = c.n_heads;
+  stack_.config.activation = c.activation;
+  stack_.config.causal = causal();
+  stack_.blocks.clear();
+  stack_.final_norm.reset();
+
+  if (c.arch == Architecture::kRoberta) {
+    // 1. RoBERTa embeddings, nn.Linear blocks, post-LN.
+    TOKVEC_ASSIGN_OR_RETURN(std::string prefix,
+                            FindPrefix(*weights_, "embeddings.word_embeddings.weight", "roberta.", c.model_type));
+    TensorReader r(weights_.get(), prefix);
+    r.set_arch_name(c.model_type);
+    TOKVEC_ASSIGN_OR_RETURN(token_table_, r.Matrix2("embeddings.word_embeddings.weight", c.vocab_size, d,
+                                                    "[vocab_size, hidden_size]"));
+    TOKVEC_ASSIGN_OR_RETURN(position_table_, r.Matrix2("embeddings.position_embeddings.weight", c.max_position_rows,
+                                                       d, "[max_position_embeddings, hidden_size]"));
+    TOKVEC_ASSIGN_OR_RETURN(MatrixView types, r.Matrix2("embeddings.token_type_embeddings.weight", c.type_vocab_size,
+                                                        d, "[type_vocab_size, hidden_size]"));
+    token_type_row_ = std::span<const float>(types.row(0), static_cast<size_t>(d));
+    TOKVEC_ASSIGN_OR_RETURN(embedding_norm_, r.Norm("embeddings.LayerNorm", d, "hidden_size", c.layer_norm_eps));
+    stack_.config.norm = NormPlacement::kPostLN;
+    for (int64_t i = 0; i < c.n_layers; ++i) {
+      const std::string p = fmt::format("encoder.layer.{}.", i);
+      TransformerBlockWeights b;
+      const auto out_in = WeightLayout::kOutIn;
+      TOKVEC_ASSIGN_OR_RETURN(b.attention.q, r.Linear(p + "attention.self.query", d, d, out_in, "hidden_size",
+                                                      "hidden_size"));
+      TOKVEC_ASSIGN_OR_RETURN(b.attention.k, r.Linear(p + "attention.self.key", d, d, out_in, "hidden_size",
+                                                      "hidden_size"));
+      TOKVEC_ASSIGN_OR_RETURN(b.attention.v, r.Linear(p + "attention.self.value", d, d, out_in, "hidden_size",
+                                                      "hidden_size"));
+      TOKVEC_ASSIGN_OR_RETURN(b.attention.out, r.Linear(p + "attention.output.dense", d, d, out_in, "hidden_size",
+                                                        "hidden_size"));
+      b.attention.n_heads = c.n_heads;
+      TOKVEC_ASSIGN_OR_RETURN(b.attention_norm,
+                              r.Norm(p + "attention.output.LayerNorm", d, "hidden_size", c.layer_norm_eps));
+      TOKVEC_ASSIGN_OR_RETURN(b.feed_forward.up, r.Linear(p + "intermediate.dense", d, f, out_in, "hidden_size",
+                                                          "intermediate_size"));
+      TOKVEC_ASSIGN_OR_RETURN(b.feed_forward.down, r.Linear(p + "output.dense", f, d, out_in, "intermediate_size",
+                                                            "hidden_size"));
+      TOKVEC_ASSIGN_OR_RETURN(b.feed_forward_norm, r.Norm(p + "output.LayerNorm", d, "hidden_size", c.layer_norm_eps));
+      stack_.blocks.push_back(std::move(b));
+    }
+  } else {
+    // 2. GPT-2 names, Conv1D blocks: pre-LN + wpe + ln_f (gpt2) or post-LN + sinusoid (encoder).
+    TOKVEC_ASSIGN_OR_RETURN(std::string prefix, FindPrefix(*weights_, "wte.weight", "transformer.", c.model_type));
+    TensorReader r(weights_.get(), prefix);
+    r.set_arch_name(c.model_type);
+    TOKVEC_ASSIGN_OR_RETURN(token_table_, r.Matrix2("wte.weight", c.vocab_size, d, "[vocab_size, n_embd]"));
+    if (c.arch == Architecture::kGpt2) {
+      TOKVEC_ASSIGN_OR_RETURN(position_table_, r.Matrix2("wpe.weight", c.max_len, d, "[n_positions, n_embd]"));
+      stack_.config.norm = NormPlacement::kPreLN;
+    } else {
+      TOKVEC_ASSIGN_OR_RETURN(sinusoid_, SinusoidalTable(c.max_len, d));
+      stack_.config.norm = NormPlacement::kPostLN;
+    }
+    for (int64_t i = 0; i < c.n_layers; ++i) {
+      const std::string p = fmt::format("h.{}.", i);
+      TransformerBlockWeights b;
+      const auto in_out = WeightLayout::kInOut;
+      TOKVEC_ASSIGN_OR_RETURN(b.attention_norm, r.Norm(p + "ln_1", d, "n_embd", c.layer_norm_eps));
+      TOKVEC_ASSIGN_OR_RETURN(b.attention.qkv, r.Linear(p + "attn.c_attn", d, 3 * d, in_out, "n_embd", "3 * n_embd"));
+      TOKVEC_ASSIGN_OR_RETURN(b.attention.out, r.Linear(p + "attn.c_proj", d, d, in_out, "n_embd", "n_embd"));
+      b.attention.n_heads = c.n_heads;
+      TOKVEC_ASSIGN_OR_RETURN(b.feed_forward_norm, r.Norm(p + "ln_2", d, "n_embd", c.layer_norm_eps));
+      TOKVEC_ASSIGN_OR_RETURN(b.feed_forward.up, r.Linear(p + "mlp.c_fc", d, f, in_out, "n_embd", "n_inner"));
+      TOKVEC_ASSIGN_OR_RETURN(b.feed_forward.down, r.Linear(p + "mlp.c_proj", f, d, in_out, "n_inner", "n_embd"));
+      stack_.blocks.push_back(std::move(b));
+    }
+    if (c.arch == Architecture::kGpt2) {
+      TOKVEC_ASSIGN_OR_RETURN(stack_.final_norm, r.Norm("ln_f", d, "n_embd", c.layer_norm_eps));
+    }
+  }
+  for (size_t i = 0; i < stack_.blocks.size(); ++i) {
+    TOKVEC_RETURN_IF_ERROR(
+        ValidateTransformerBlock(stack_.blocks[i], stack_.config, d, fmt::format("layer {}", i)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ModelOutput> Model::Forward(std::span<const uint32_t> ids, const ForwardOptions& options) const {
+  const int64_t seq_len = static_cast<int64_t>(ids.size());
+  const int64_t d = config_.d_model;
+  if (seq_len > config_.max_len) {
+    return absl::OutOfRangeError(fmt::format("{} tokens is longer than the model's maximum of {} tokens", seq_len,
+                                             config_.max_len));
+  }
+  for (int64_t layer : options.keep_weights_of) {
+    if (layer < 0 || layer >= config_.n_layers) {
+      return absl::OutOfRangeError(
+          fmt::format("layer {} does not exist; the model has layers 0..{}", layer, config_.n_layers - 1));
+    }
+  }
+  ModelOutput out;
+  if (seq_len == 0) {
+    out.hidden = Matrix(0, d);
+    return out;
+  }
+  // 1. Token (+ position, + type) embeddings: x [T, D].
+  TOKVEC_ASSIGN_OR_RETURN(Matrix x, EmbedTokens(token_table_, ids));
+  switch (config_.arch) {
+    case Architecture::kGpt2:
+      TOKVEC_RETURN_IF_ERROR(AddPositions(position_table_, 0, &x));
+      break;
+    case Architecture::kEncoder: {
+      // Vaswani et al. 2017, §3.4: "we multiply those weights by sqrt(d_model)".
+      const float scale = static_cast<float>(std::sqrt(static_cast<double>(d)));
+      for (float& v : x.storage()) v *= scale;
+      TOKVEC_RETURN_IF_ERROR(AddPositions(sinusoid_.view(), 0, &x));
+      break;
+    }
+    case Architecture::kRoberta: {
+      // Position ids pad_token_id + 1, + 2, ... (transformers' create_position_ids_from_input_ids, no padding).
+      TOKVEC_RETURN_IF_ERROR(AddPositions(position_table_, config_.pad_token_id + 1, &x));
+      for (int64_t t = 0; t < seq_len; ++t) {
+        float* row = x.row(t);
+        for (int64_t j = 0; j < d; ++j) row[j] += token_type_row_[static_cast<size_t>(j)];
+      }
+      TOKVEC_ASSIGN_OR_RETURN(x, LayerNorm(x.view(), *embedding_norm_));
+      break;
+    }
+  }
+  // 2. The blocks (and ln_f).
+  StackOptions stack_options;
+  stack_options.threads = options.threads;
+  stack_options.keep_weights_of = options.keep_weights_of;
+  TOKVEC_ASSIGN_OR_RETURN(StackOutput stack_out, RunTransformerStack(stack_, x.view(), stack_options));
+  out.hidden = std::move(stack_out.hidden);
+  out.attention_weights = std::move(stack_out.attention_weights);
+  return out;
+}
+
+}  // namespace tokvec

@@ -1,0 +1,90 @@
+// A model: config.json + model.safetensors turned into embedding tables and a transformer stack.
+//
+// Architectures (see model_config.h) and the tensors each reads, by Hugging Face's names; a checkpoint may prefix
+// every name with "transformer." (GPT-2 *LMHeadModel) or "roberta." (RoBERTa *ForMaskedLM); other tensors
+// (lm_head.*, attn.bias masks, pooler.*, position_ids) are ignored:
+//
+//   gpt2 (Radford et al. 2019), tokvec's own gpt2 too:
+//     wte.weight [V, D], wpe.weight [N, D],
+//     h.{i}.ln_1.{weight,bias} [D], h.{i}.attn.c_attn.{weight [D, 3D], bias [3D]},
+//     h.{i}.attn.c_proj.{weight [D, D], bias [D]}, h.{i}.ln_2.{weight,bias} [D],
+//     h.{i}.mlp.c_fc.{weight [D, F], bias [F]}, h.{i}.mlp.c_proj.{weight [F, D], bias [D]}, ln_f.{weight,bias} [D]
+//     (Conv1D weights, [in, out]).  x = wte[ids] + wpe[0..T); pre-LN causal blocks; ln_f.
+//   encoder (Vaswani et al. 2017): the gpt2 names without wpe and ln_f; ln_1 / ln_2 are the LayerNorms after the
+//     attention and feed-forward residuals (post-LN). x = wte[ids] * sqrt(D) + sinusoid[0..T) (§3.4, §3.5);
+//     bidirectional blocks.
+//   roberta (Liu et al. 2019):
+//     embeddings.{word_embeddings [V, D], position_embeddings [P, D], token_type_embeddings [types, D]}.weight,
+//     embeddings.LayerNorm.{weight,bias}, encoder.layer.{i}.attention.self.{query,key,value}.{weight [D, D], bias},
+//     encoder.layer.{i}.attention.output.{dense.*, LayerNorm.*}, encoder.layer.{i}.intermediate.dense.{weight [F, D],
+//     bias}, encoder.layer.{i}.output.{dense.weight [D, F], dense.bias, LayerNorm.*} (nn.Linear, [out, in]).
+//     x = LN(word[ids] + position[pad_token_id + 1 + t] + token_type[0]); post-LN bidirectional blocks.
+//
+//   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, Model::Load("models/gpt2"));
+//   TOKVEC_ASSIGN_OR_RETURN(ModelOutput out, model->Forward(ids, {.threads = 2, .keep_weights_of = {0}}));
+//   // out.hidden: [T, D] contextual vectors; out.attention_weights.at(0)[h]: [T, T]
+//
+// Errors name the file and tensor: a missing tensor (NotFound, with the names tried), a wrong shape
+// (InvalidArgument, with the expected shape and the config keys it follows from), an unsupported dtype.
+#ifndef TOKVEC_ATTENTION_MODEL_H_
+#define TOKVEC_ATTENTION_MODEL_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "attention/model_config.h"
+#include "attention/transformer_block.h"
+#include "embeddings/safetensors.h"
+#include "embeddings/tensor.h"
+
+namespace tokvec {
+
+struct ForwardOptions {
+  int threads = 1;
+  std::vector<int64_t> keep_weights_of;  // layers whose attention weights to return
+};
+
+struct ModelOutput {
+  Matrix hidden;                                            // [T, D]
+  std::map<int64_t, std::vector<Matrix>> attention_weights;  // layer -> [H] x [T, T]
+};
+
+class Model {
+ public:
+  // Reads DIR/config.json and DIR/model.safetensors.
+  static absl::StatusOr<std::unique_ptr<Model>> Load(const std::string& dir);
+  // The same from explicit files.
+  static absl::StatusOr<std::unique_ptr<Model>> Load(const std::string& config_path,
+                                                     const std::string& weights_path);
+
+  const ModelConfig& config() const { return config_; }
+  // True for gpt2 (a token sees only earlier tokens).
+  bool causal() const { return config_.arch == Architecture::kGpt2; }
+
+  // Runs ids ([T], special tokens included) through the model. T == 0 gives a [0, D] output; T > max_len is
+  // OutOfRange naming both; an id >= vocab_size is InvalidArgument naming it. Thread-safe (const).
+  absl::StatusOr<ModelOutput> Forward(std::span<const uint32_t> ids, const ForwardOptions& options = {}) const;
+
+ private:
+  Model() = default;
+  absl::Status Bind(const std::string& weights_path);
+
+  ModelConfig config_;
+  std::unique_ptr<SafetensorsFile> weights_;  // owns the memory every view below points into
+  MatrixView token_table_;                    // [V, D]
+  MatrixView position_table_;                 // [N, D] (gpt2: wpe; roberta: position_embeddings)
+  Matrix sinusoid_;                           // [max_len, D] (encoder)
+  std::span<const float> token_type_row_;     // [D] (roberta: token_type_embeddings row 0)
+  std::optional<LayerNormWeights> embedding_norm_;  // roberta: embeddings.LayerNorm
+  TransformerStack stack_;
+};
+
+}  // namespace tokvec
+
+#endif  // TOKVEC_ATTENTION_MODEL_H_

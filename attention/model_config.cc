@@ -1,0 +1,191 @@
+#include "attention/model_config.h"
+
+#include "base/file_io.h"
+#include "base/status_macros.h"
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+
+namespace tokvec {
+namespace {
+
+using nlohmann::json;
+
+absl::Status KeyError(std::string_view key, std::string_view path, std::string_view what) {
+  return absl::InvalidArgumentError(fmt::format("config '{}': key '{}' {}", path, key, what));
+}
+
+absl::StatusOr<int64_t> GetInt(const json& config, std::string_view key, std::string_view path) {
+  auto it = config.find(key);
+  if (it == config.end()) return KeyError(key, path, "is missing");
+  if (!it->is_number_integer()) return KeyError(key, path, fmt::format("must be an integer, not {}", it->dump()));
+  return it->get<int64_t>();
+}
+
+absl::StatusOr<int64_t> GetPositive(const json& config, std::string_view key, std::string_view path) {
+  TOKVEC_ASSIGN_OR_RETURN(int64_t value, GetInt(config, key, path));
+  if (value <= 0) return KeyError(key, path, fmt::format("must be positive, not {}", value));
+  return value;
+}
+
+absl::StatusOr<double> GetFloat(const json& config, std::string_view key, std::string_view path) {
+  auto it = config.find(key);
+  if (it == config.end()) return KeyError(key, path, "is missing");
+  if (!it->is_number() || it->get<double>() <= 0) {
+    return KeyError(key, path, fmt::format("must be a positive number, not {}", it->dump()));
+  }
+  return it->get<double>();
+}
+
+absl::StatusOr<Activation> ParseActivationKey(const json& value, std::string_view key,
+                                                      std::string_view path) {
+  if (value.is_string()) {
+    const std::string name = value.get<std::string>();
+    if (name == "gelu") return Activation::kGeluExact;
+    if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") {
+      return Activation::kGeluTanh;
+    }
+    if (name == "relu") return Activation::kRelu;
+  }
+  return KeyError(key, path,
+                  fmt::format("is {}; supported: \"gelu\", \"gelu_new\", \"gelu_pytorch_tanh\", \"relu\"", value.dump()));
+}
+
+absl::Status CheckHeads(const ModelConfig& config, std::string_view path) {
+  if (config.d_model % config.n_heads != 0) {
+    return absl::InvalidArgumentError(fmt::format("config '{}': d_model {} is not divisible by {} heads", path,
+                                                  config.d_model, config.n_heads));
+  }
+  return absl::OkStatus();
+}
+
+// GPT-2 key names: tokvec's gpt2 and encoder, and Hugging Face's gpt2.
+absl::StatusOr<ModelConfig> ParseGpt2Keys(const json& j, ModelConfig config, std::string_view path) {
+  TOKVEC_ASSIGN_OR_RETURN(config.d_model, GetPositive(j, "n_embd", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.n_heads, GetPositive(j, "n_head", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.n_layers, GetPositive(j, "n_layer", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.max_len, GetPositive(j, "n_positions", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.vocab_size, GetPositive(j, "vocab_size", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.layer_norm_eps, GetFloat(j, "layer_norm_epsilon", path));
+  auto inner = j.find("n_inner");
+  if (inner == j.end() || inner->is_null()) {
+    config.d_ff = 4 * config.d_model;
+  } else {
+    TOKVEC_ASSIGN_OR_RETURN(config.d_ff, GetPositive(j, "n_inner", path));
+  }
+  config.activation = config.arch == Architecture::kEncoder ? Activation::kRelu
+                                                            : Activation::kGeluTanh;
+  if (auto act = j.find("activation_function"); act != j.end()) {
+    TOKVEC_ASSIGN_OR_RETURN(config.activation, ParseActivationKey(*act, "activation_function", path));
+  }
+  TOKVEC_RETURN_IF_ERROR(CheckHeads(config, path));
+  return config;
+}
+
+absl::StatusOr<ModelConfig> ParseRobertaKeys(const json& j, ModelConfig config, std::string_view path) {
+  TOKVEC_ASSIGN_OR_RETURN(config.d_model, GetPositive(j, "hidden_size", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.n_heads, GetPositive(j, "num_attention_heads", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.n_layers, GetPositive(j, "num_hidden_layers", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.d_ff, GetPositive(j, "intermediate_size", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.max_position_rows, GetPositive(j, "max_position_embeddings", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.vocab_size, GetPositive(j, "vocab_size", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.type_vocab_size, GetPositive(j, "type_vocab_size", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.pad_token_id, GetInt(j, "pad_token_id", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.bos_token_id, GetInt(j, "bos_token_id", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.eos_token_id, GetInt(j, "eos_token_id", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.layer_norm_eps, GetFloat(j, "layer_norm_eps", path));
+  auto act = j.find("hidden_act");
+  if (act == j.end()) return KeyError("hidden_act", path, "is missing");
+  TOKVEC_ASSIGN_OR_RETURN(config.activation, ParseActivationKey(*act, "hidden_act", path));
+  if (auto pos = j.find("position_embedding_type"); pos != j.end() && *pos != "absolute") {
+    return KeyError("position_embedding_type", path,
+                    fmt::format("is {}; tokvec supports only \"absolute\"", pos->dump()));
+  }
+  for (auto [key, id] : {std::pair<const char*, int64_t>{"pad_token_id", config.pad_token_id},
+                         {"bos_token_id", config.bos_token_id},
+                         {"eos_token_id", config.eos_token_id}}) {
+    if (id < 0 || id >= config.vocab_size) {
+      return KeyError(key, path, fmt::format("is {}, outside the vocabulary [0, {})", id, config.vocab_size));
+    }
+  }
+  // Position ids run pad_token_id + 1, pad_token_id + 2, ...: that many rows remain for tokens.
+  config.max_len = config.max_position_rows - config.pad_token_id - 1;
+  if (config.max_len <= 0) {
+    return KeyError("max_position_embeddings", path,
+                    fmt::format("is {}, leaving no positions after pad_token_id {} + 1", config.max_position_rows,
+                                config.pad_token_id));
+  }
+  TOKVEC_RETURN_IF_ERROR(CheckHeads(config, path));
+  return config;
+}
+
+}  // namespace
+
+std::string_view ArchitectureName(Architecture arch) {
+  switch (arch) {
+    case Architecture::kGpt2:
+      return "gpt2";
+    case Architecture::kEncoder:
+      return "encoder";
+    case Architecture::kRoberta:
+      return "roberta";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<ModelConfig> ParseModelConfig(std::string_view json_text, std::string_view path) {
+  json j = json::parse(json_text.begin(), json_text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return absl::InvalidArgumentError(fmt::format("config '{}' is not a JSON object", path));
+  }
+  auto type = j.find("model_type");
+  if (type == j.end()) return KeyError("model_type", path, "is missing (expected \"gpt2\", \"encoder\" or \"roberta\")");
+  if (!type->is_string()) return KeyError("model_type", path, fmt::format("must be a string, not {}", type->dump()));
+  ModelConfig config;
+  config.model_type = type->get<std::string>();
+  if (config.model_type == "gpt2") {
+    config.arch = Architecture::kGpt2;
+    return ParseGpt2Keys(j, config, path);
+  }
+  if (config.model_type == "encoder") {
+    config.arch = Architecture::kEncoder;
+    return ParseGpt2Keys(j, config, path);
+  }
+  if (config.model_type == "roberta" || config.model_type == "xlm-roberta") {
+    config.arch = Architecture::kRoberta;
+    return ParseRobertaKeys(j, config, path);
+  }
+  return absl::InvalidArgumentError(fmt::format(
+      "config '{}': unsupported model_type \"{}\"; tokvec runs \"gpt2\", \"roberta\" and its own \"encoder\"", path,
+      config.model_type));
+}
+
+absl::StatusOr<ModelConfig> LoadModelConfig(const std::string& path) {
+  TOKVEC_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseModelConfig(text, path);
+}
+
+std::string ModelConfigToJson(const ModelConfig& config) {
+  nlohmann::ordered_json j;
+  j["model_type"] = std::string(ArchitectureName(config.arch));
+  j["n_embd"] = config.d_model;
+  j["n_head"] = config.n_heads;
+  j["n_layer"] = config.n_layers;
+  j["n_inner"] = config.d_ff;
+  j["n_positions"] = config.max_len;
+  j["vocab_size"] = config.vocab_size;
+  j["layer_norm_epsilon"] = config.layer_norm_eps;
+  switch (config.activation) {
+    case Activation::kGeluExact:
+      j["activation_function"] = "gelu";
+      break;
+    case Activation::kGeluTanh:
+      j["activation_function"] = "gelu_new";
+      break;
+    case Activation::kRelu:
+      j["activation_function"] = "relu";
+      break;
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace tokvec

@@ -1,0 +1,65 @@
+// config.json of a model directory: which architecture, and its sizes.
+//
+// Three dialects are read:
+//   - tokvec's own and Hugging Face GPT-2 (`"model_type": "gpt2"`, or tokvec's `"encoder"`): GPT-2's key names
+//     n_embd, n_head, n_layer, n_positions, vocab_size, layer_norm_epsilon (all required); n_inner (null or absent:
+//     4 * n_embd) and activation_function (default gelu_new for gpt2, relu for encoder) are optional.
+//   - Hugging Face RoBERTa (`"model_type": "roberta"`, also sentence-transformers models built on it): hidden_size,
+//     num_attention_heads, num_hidden_layers, intermediate_size, max_position_embeddings, vocab_size,
+//     type_vocab_size, pad_token_id, bos_token_id, eos_token_id, layer_norm_eps, hidden_act (all required).
+//
+//   TOKVEC_ASSIGN_OR_RETURN(ModelConfig config, LoadModelConfig("models/gpt2/config.json"));
+//   // config.arch == Architecture::kGpt2, config.d_model == 768, config.max_len == 1024
+//
+// A missing or mistyped key is InvalidArgument naming the key and the file.
+#ifndef TOKVEC_ATTENTION_MODEL_CONFIG_H_
+#define TOKVEC_ATTENTION_MODEL_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "attention/ops.h"
+
+namespace tokvec {
+
+enum class Architecture {
+  kGpt2,     // learned positions, pre-LN, causal, gelu_new, final LayerNorm (Radford et al. 2019)
+  kEncoder,  // Vaswani et al. 2017 encoder: sinusoidal positions, post-LN, bidirectional, ReLU
+  kRoberta,  // Liu et al. 2019: word + position + token-type embeddings, embedding LN, post-LN, exact GELU
+};
+
+struct ModelConfig {
+  Architecture arch = Architecture::kGpt2;
+  std::string model_type;  // as written in config.json: "gpt2", "encoder", "roberta"
+  int64_t vocab_size = 0;  // V
+  int64_t d_model = 0;     // D
+  int64_t n_heads = 0;     // H; d_model % n_heads == 0
+  int64_t n_layers = 0;    // L
+  int64_t d_ff = 0;        // F, feed-forward width
+  int64_t max_len = 0;     // tokens per sequence (n_positions; for RoBERTa max_position_embeddings - pad - 1)
+  double layer_norm_eps = 1e-5;
+  Activation activation = Activation::kGeluTanh;  // config "gelu" exact, "gelu_new" tanh, "relu"
+  // RoBERTa only.
+  int64_t type_vocab_size = 0;      // rows of token_type_embeddings
+  int64_t max_position_rows = 0;    // rows of position_embeddings (max_position_embeddings)
+  int64_t pad_token_id = -1;        // positions start at pad_token_id + 1
+  int64_t bos_token_id = -1;        // <s>, prepended to every text
+  int64_t eos_token_id = -1;        // </s>, appended to every text
+
+  int64_t head_dim() const { return d_model / n_heads; }
+};
+
+// Parses config.json text; `path` names the file in messages.
+absl::StatusOr<ModelConfig> ParseModelConfig(std::string_view json_text, std::string_view path);
+// Reads and parses a config.json file.
+absl::StatusOr<ModelConfig> LoadModelConfig(const std::string& path);
+// config.json for a tokvec gpt2 or encoder model (GPT-2 key names, so Hugging Face reads a tokvec gpt2 model).
+std::string ModelConfigToJson(const ModelConfig& config);
+
+std::string_view ArchitectureName(Architecture arch);
+
+}  // namespace tokvec
+
+#endif  // TOKVEC_ATTENTION_MODEL_CONFIG_H_

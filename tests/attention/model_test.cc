@@ -1,0 +1,122 @@
+// Parity with PyTorch: tiny random GPT-2 and RoBERTa checkpoints in Hugging Face's layout (F32, F16, BF16 copies)
+// and the hidden states a torch implementation computes on them, all from scripts/gen_hf_checkpoints.py.
+#include "attention/model.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "base/file_io.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace tokvec {
+namespace {
+
+const std::string kTestdata = std::string(TOKVEC_SOURCE_DIR) + "/tests/attention/testdata";
+
+nlohmann::json LoadReference(const std::string& arch) {
+  absl::StatusOr<std::string> text = ReadFile(kTestdata + "/hf_" + arch + "_reference.json");
+  EXPECT_TRUE(text.ok()) << text.status();
+  return text.ok() ? nlohmann::json::parse(*text) : nlohmann::json();
+}
+
+struct ParityCase {
+  std::string arch;   // gpt2 | roberta
+  std::string dtype;  // f32 | f16 | bf16
+};
+
+class ModelParityTest : public ::testing::TestWithParam<ParityCase> {};
+
+TEST_P(ModelParityTest, HiddenStatesAndAttentionMatchTorch) {
+  const ParityCase& c = GetParam();
+  nlohmann::json reference = LoadReference(c.arch);
+  ASSERT_FALSE(reference.is_null());
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(kTestdata + "/hf_" + c.arch + "_" + c.dtype);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const nlohmann::json& expected = reference[c.dtype];
+  double max_diff = 0.0, max_weight_diff = 0.0;
+  for (size_t i = 0; i < reference["texts"].size(); ++i) {
+    std::vector<uint32_t> ids = reference["ids"][i].get<std::vector<uint32_t>>();
+    ForwardOptions options;
+    if (i == 0) {
+      for (int64_t l = 0; l < (*model)->config().n_layers; ++l) options.keep_weights_of.push_back(l);
+    }
+    absl::StatusOr<ModelOutput> out = (*model)->Forward(ids, options);
+    ASSERT_TRUE(out.ok()) << out.status();
+    const nlohmann::json& hidden = expected["hidden"][i];
+    ASSERT_EQ(out->hidden.rows(), static_cast<int64_t>(hidden.size()));
+    for (int64_t t = 0; t < out->hidden.rows(); ++t) {
+      ASSERT_EQ(out->hidden.cols(), static_cast<int64_t>(hidden[t].size()));
+      for (int64_t j = 0; j < out->hidden.cols(); ++j) {
+        const double diff = std::abs(out->hidden.at(t, j) - hidden[t][j].get<double>());
+        ASSERT_LE(diff, 1e-4) << c.arch << " " << c.dtype << " text " << i << " token " << t << " dim " << j
+                              << ": tokvec " << out->hidden.at(t, j) << " torch " << hidden[t][j];
+        max_diff = std::max(max_diff, diff);
+      }
+    }
+    if (i == 0) {
+      const nlohmann::json& attentions = expected["attentions"];
+      for (int64_t l = 0; l < (*model)->config().n_layers; ++l) {
+        const std::vector<Matrix>& heads = out->attention_weights.at(l);
+        ASSERT_EQ(heads.size(), attentions[l].size());
+        for (size_t h = 0; h < heads.size(); ++h) {
+          for (int64_t q = 0; q < heads[h].rows(); ++q) {
+            for (int64_t k = 0; k < heads[h].cols(); ++k) {
+              const double diff = std::abs(heads[h].at(q, k) - attentions[l][h][q][k].get<double>());
+              ASSERT_LE(diff, 1e-5) << "layer " << l << " head " << h << " query " << q << " key " << k;
+              max_weight_diff = std::max(max_weight_diff, diff);
+            }
+          }
+        }
+      }
+    }
+  }
+  std::printf("[ measured ] %s %s: max |tokvec - torch| hidden %.3g, attention weights %.3g\n", c.arch.c_str(),
+              c.dtype.c_str(), max_diff, max_weight_diff);
+}
+
+INSTANTIATE_TEST_SUITE_P(HuggingFace, ModelParityTest,
+                         ::testing::Values(ParityCase{"gpt2", "f32"}, ParityCase{"gpt2", "f16"},
+                                           ParityCase{"gpt2", "bf16"}, ParityCase{"roberta", "f32"},
+                                           ParityCase{"roberta", "f16"}, ParityCase{"roberta", "bf16"}),
+                         [](const auto& info) { return info.param.arch + "_" + info.param.dtype; });
+
+TEST(ModelTest, ThreadCountDoesNotChangeResults) {
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(kTestdata + "/hf_gpt2_f32");
+  ASSERT_TRUE(model.ok()) << model.status();
+  std::vector<uint32_t> ids = {280, 261, 266, 262, 285, 261, 3, 7, 9};
+  absl::StatusOr<ModelOutput> one = (*model)->Forward(ids, {.threads = 1});
+  absl::StatusOr<ModelOutput> two = (*model)->Forward(ids, {.threads = 2});
+  ASSERT_TRUE(one.ok() && two.ok());
+  EXPECT_EQ(one->hidden.storage(), two->hidden.storage());
+}
+
+TEST(ModelTest, CausalPrefixIsUnchangedByLaterTokens) {
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(kTestdata + "/hf_gpt2_f32");
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<ModelOutput> a = (*model)->Forward(std::vector<uint32_t>{5, 6, 7, 8});
+  absl::StatusOr<ModelOutput> b = (*model)->Forward(std::vector<uint32_t>{5, 6, 7, 90});
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (int64_t t = 0; t < 3; ++t) {
+    for (int64_t j = 0; j < a->hidden.cols(); ++j) EXPECT_EQ(a->hidden.at(t, j), b->hidden.at(t, j));
+  }
+  EXPECT_NE(a->hidden.at(3, 0), b->hidden.at(3, 0));
+}
+
+TEST(ModelTest, TooLongInputAndBadIdsAreErrors) {
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(kTestdata + "/hf_gpt2_f32");
+  ASSERT_TRUE(model.ok()) << model.status();
+  std::vector<uint32_t> ids((*model)->config().max_len + 1, 5);
+  absl::StatusOr<ModelOutput> out = (*model)->Forward(ids);
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_NE(std::string(out.status().message()).find("49 tokens"), std::string::npos) << out.status();
+  out = (*model)->Forward(std::vector<uint32_t>{1, 100000});
+  EXPECT_FALSE(out.ok());
+  EXPECT_NE(std::string(out.status().message()).find("100000"), std::string::npos) << out.status();
+  out = (*model)->Forward(std::vector<uint32_t>{1, 2}, {.keep_weights_of = {7}});
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kOutOfRange);
+}
+
+}  // namespace
+}  // namespace tokvec

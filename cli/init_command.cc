@@ -1,11 +1,223 @@
-// Placeholder registration until the subcommand lands; it reports that it is not built yet.
+// tokvec init: a model directory with seeded random weights around an existing tokenizer.
+//
+//   tokvec init --tokenizer data/model.tokvec --arch gpt2 --d-model 64 --heads 4 --layers 2 --max-len 128
+//       --seed 1 -o models/tiny
+//
+// DIR gets the tokenizer file(s) (copied), config.json (GPT-2 key names) and model.safetensors (F32). Everything is
+// written into DIR.tmp-XXXXXX first and renamed to DIR at the end, so an error or interrupt leaves no half model.
+//
+// Initialisation, GPT-2's scheme (Radford et al. 2019; transformers' GPT2PreTrainedModel._init_weights): every
+// weight matrix normal(0, 0.02), the residual projections (attn.c_proj, mlp.c_proj) normal(0, 0.02 / sqrt(2 L)),
+// biases 0, LayerNorm gamma 1 and beta 0. Tensors are drawn in a fixed order (wte, wpe, then per layer c_attn,
+// attn.c_proj, c_fc, mlp.c_proj) from one NormalSampler(seed), so a seed always gives the same model.
+#include <stdlib.h>
+
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attention/model_config.h"
+#include "base/file_io.h"
+#include "base/status_macros.h"
 #include "cli/command.h"
+#include "embeddings/random_init.h"
+#include "embeddings/safetensors.h"
+#include "fmt/format.h"
+#include "tokenizer/tokenizer.h"
 
 namespace tokvec::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct InitOptions {
+  std::string tokenizer;
+  std::string arch = "gpt2";
+  int64_t d_model = 0;
+  int64_t heads = 0;
+  int64_t layers = 0;
+  int64_t max_len = 0;
+  int64_t d_ff = 0;  // 0: 4 * d_model
+  uint64_t seed = 0;
+  std::string output;
+};
+
+// Removes a temporary directory unless released.
+class TempDirGuard {
+ public:
+  explicit TempDirGuard(std::string path) : path_(std::move(path)) {}
+  ~TempDirGuard() {
+    if (!path_.empty()) {
+      std::error_code ignored;
+      fs::remove_all(path_, ignored);
+    }
+  }
+  void Release() { path_.clear(); }
+
+ private:
+  std::string path_;
+};
+
+// The files that make up the tokenizer at `path` (a file or a directory holding one), and the names they get in
+// the model directory.
+absl::StatusOr<std::vector<std::pair<fs::path, std::string>>> TokenizerFiles(const std::string& path) {
+  fs::path file = path;
+  if (fs::is_directory(file)) {
+    bool found = false;
+    for (const char* name : {"tokenizer.tokvec", "tokenizer.json", "vocab.json"}) {
+      if (fs::is_regular_file(file / name)) {
+        file = file / name;
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      for (const auto& entry : fs::directory_iterator(path)) {
+        if (entry.path().extension() == ".tiktoken") {
+          file = entry.path();
+          found = true;
+          break;
+        }
+      }
+    }
+    if (!found) return absl::NotFoundError(fmt::format("directory '{}' holds no tokenizer file", path));
+  }
+  const std::string name = file.filename().string();
+  if (name == "vocab.json") return std::vector<std::pair<fs::path, std::string>>{
+      {file, "vocab.json"}, {file.parent_path() / "merges.txt", "merges.txt"}};
+  if (file.extension() == ".tiktoken") return std::vector<std::pair<fs::path, std::string>>{{file, name}};
+  TOKVEC_ASSIGN_OR_RETURN(std::string head, ReadFile(file.string()));
+  if (!head.empty() && head.front() == '{') {
+    return std::vector<std::pair<fs::path, std::string>>{{file, "tokenizer.json"}};
+  }
+  return std::vector<std::pair<fs::path, std::string>>{{file, "tokenizer.tokvec"}};
+}
+
+absl::Status WriteRandomWeights(const ModelConfig& config, uint64_t seed, const std::string& path) {
+  NormalSampler sampler(seed);
+  const int64_t d = config.d_model, f = config.d_ff;
+  const float stddev = 0.02f;
+  const float residual_stddev = static_cast<float>(0.02 / std::sqrt(2.0 * static_cast<double>(config.n_layers)));
+  std::vector<std::unique_ptr<std::vector<float>>> storage;
+  std::vector<NamedTensor> tensors;
+  auto add = [&](std::string name, std::vector<int64_t> shape, float fill, float sample_stddev) {
+    int64_t n = 1;
+    for (int64_t s : shape) n *= s;
+    auto values = std::make_unique<std::vector<float>>(static_cast<size_t>(n), fill);
+    if (sample_stddev > 0) sampler.Fill(*values, 0.0f, sample_stddev);
+    tensors.push_back({std::move(name), std::move(shape), values->data()});
+    storage.push_back(std::move(values));
+  };
+  add("wte.weight", {config.vocab_size, d}, 0, stddev);
+  if (config.arch == Architecture::kGpt2) add("wpe.weight", {config.max_len, d}, 0, stddev);
+  for (int64_t i = 0; i < config.n_layers; ++i) {
+    const std::string p = fmt::format("h.{}.", i);
+    add(p + "ln_1.weight", {d}, 1, 0);
+    add(p + "ln_1.bias", {d}, 0, 0);
+    add(p + "attn.c_attn.weight", {d, 3 * d}, 0, stddev);
+    add(p + "attn.c_attn.bias", {3 * d}, 0, 0);
+    add(p + "attn.c_proj.weight", {d, d}, 0, residual_stddev);
+    add(p + "attn.c_proj.bias", {d}, 0, 0);
+    add(p + "ln_2.weight", {d}, 1, 0);
+    add(p + "ln_2.bias", {d}, 0, 0);
+    add(p + "mlp.c_fc.weight", {d, f}, 0, stddev);
+    add(p + "mlp.c_fc.bias", {f}, 0, 0);
+    add(p + "mlp.c_proj.weight", {f, d}, 0, residual_stddev);
+    add(p + "mlp.c_proj.bias", {d}, 0, 0);
+  }
+  if (config.arch == Architecture::kGpt2) {
+    add("ln_f.weight", {d}, 1, 0);
+    add("ln_f.bias", {d}, 0, 0);
+  }
+  return WriteSafetensors(path, tensors,
+                          {{"format", "pt"}, {"tokvec_seed", std::to_string(seed)},
+                           {"tokvec_init", "normal(0, 0.02), residual projections 0.02/sqrt(2L)"}});
+}
+
+absl::Status RunInit(const InitOptions& options) {
+  // 1. Check the shape and the tokenizer.
+  if (options.d_model % options.heads != 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--d-model {} is not divisible by --heads {}; each head gets d_model / heads features (try --d-model {})",
+        options.d_model, options.heads, (options.d_model / options.heads + 1) * options.heads));
+  }
+  TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::Load(options.tokenizer));
+  TOKVEC_ASSIGN_OR_RETURN(auto files, TokenizerFiles(options.tokenizer));
+  ModelConfig config;
+  config.arch = options.arch == "encoder" ? Architecture::kEncoder : Architecture::kGpt2;
+  config.model_type = options.arch;
+  config.vocab_size = static_cast<int64_t>(tokenizer->vocab_size());
+  config.d_model = options.d_model;
+  config.n_heads = options.heads;
+  config.n_layers = options.layers;
+  config.d_ff = options.d_ff > 0 ? options.d_ff : 4 * options.d_model;
+  config.max_len = options.max_len;
+  config.layer_norm_eps = 1e-5;
+  config.activation = config.arch == Architecture::kEncoder ? Activation::kRelu : Activation::kGeluTanh;
+
+  // 2. The target: absent, or an empty directory.
+  const fs::path target = fs::path(options.output).lexically_normal();
+  std::error_code error;
+  if (fs::exists(target, error)) {
+    if (!fs::is_directory(target) || !fs::is_empty(target)) {
+      return absl::AlreadyExistsError(
+          fmt::format("'{}' already exists and is not an empty directory; remove it or pick another -o", options.output));
+    }
+  }
+  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, error)) {
+    return absl::NotFoundError(fmt::format("cannot create '{}': folder '{}' does not exist", options.output,
+                                           parent.string()));
+  }
+
+  // 3. Write everything into a temporary sibling directory, then rename it into place.
+  std::string temp = (parent / (target.filename().string() + ".tmp-XXXXXX")).string();
+  if (mkdtemp(temp.data()) == nullptr) {
+    return absl::PermissionDeniedError(fmt::format("cannot create a temporary directory in '{}'", parent.string()));
+  }
+  TempDirGuard guard(temp);
+  for (const auto& [source, name] : files) {
+    TOKVEC_ASSIGN_OR_RETURN(std::string bytes, ReadFile(source.string()));
+    TOKVEC_RETURN_IF_ERROR(WriteFileAtomically((fs::path(temp) / name).string(), bytes));
+  }
+  TOKVEC_RETURN_IF_ERROR(WriteFileAtomically((fs::path(temp) / "config.json").string(), ModelConfigToJson(config)));
+  TOKVEC_RETURN_IF_ERROR(WriteRandomWeights(config, options.seed, (fs::path(temp) / "model.safetensors").string()));
+  if (fs::exists(target, error)) fs::remove(target, error);  // the empty directory checked above
+  fs::rename(temp, target, error);
+  if (error) {
+    return absl::InternalError(
+        fmt::format("cannot rename '{}' to '{}': {}", temp, options.output, error.message()));
+  }
+  guard.Release();
+  std::fprintf(stderr, "wrote %s: %s, vocab_size %lld, d_model %lld, %lld heads, %lld layers, max_len %lld\n",
+               options.output.c_str(), options.arch.c_str(), static_cast<long long>(config.vocab_size),
+               static_cast<long long>(config.d_model), static_cast<long long>(config.n_heads),
+               static_cast<long long>(config.n_layers), static_cast<long long>(config.max_len));
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 void RegisterInitCommand(CLI::App& app, CommandAction* action) {
-  CLI::App* sub = app.add_subcommand("init", "(not built yet)");
-  sub->callback([action] { *action = [] { return absl::UnimplementedError("'init' is not built yet"); }; });
+  auto options = std::make_shared<InitOptions>();
+  CLI::App* sub = app.add_subcommand("init", "Create a model directory with seeded random weights");
+  sub->add_option("--tokenizer", options->tokenizer, "Tokenizer model (any format tokvec reads, or a directory)")
+      ->required();
+  sub->add_option("--arch", options->arch, "gpt2 (pre-LN, causal, learned positions) or encoder (Vaswani 2017)")
+      ->check(CLI::IsMember({"gpt2", "encoder"}))
+      ->capture_default_str();
+  sub->add_option("--d-model", options->d_model, "Width of every vector (D)")->required()->check(CLI::PositiveNumber);
+  sub->add_option("--heads", options->heads, "Attention heads (must divide --d-model)")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--layers", options->layers, "Transformer blocks")->required()->check(CLI::PositiveNumber);
+  sub->add_option("--max-len", options->max_len, "Longest input in tokens")->required()->check(CLI::PositiveNumber);
+  sub->add_option("--ff", options->d_ff, "Feed-forward width (default 4 * d_model)")->check(CLI::PositiveNumber);
+  sub->add_option("--seed", options->seed, "Random seed")->required();
+  sub->add_option("-o,--output", options->output, "Model directory to create")->required();
+  sub->callback([options, action] { *action = [options] { return RunInit(*options); }; });
 }
 
 }  // namespace tokvec::cli

@@ -130,7 +130,7 @@ absl::Status SafetensorsFile::ParseHeader() {
       }
       continue;
     }
-    auto bad = [&](std::string_view why) {
+    auto bad = [&, &name = name](std::string_view why) {  // clang 14 cannot capture a structured binding.
       return absl::InvalidArgumentError(fmt::format("'{}': tensor '{}': {}", path_, name, why));
     };
     if (!value.is_object()) return bad("header entry is not a JSON object");

@@ -1,0 +1,326 @@
+#include "tokenizer/word_counter.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "absl/container/flat_hash_map.h"
+#include "base/status_macros.h"
+#include "fmt/format.h"
+#include "tokenizer/whitespace_pre_tokenizer.h"
+
+namespace tokvec {
+namespace {
+
+using CountMap = absl::flat_hash_map<std::string, uint64_t>;
+
+// A run of whole lines of one input, counted as a unit.
+struct Chunk {
+  size_t sequence = 0;  // Position in the stream of chunks (orders errors deterministically).
+  const std::string* name = nullptr;
+  uint64_t offset = 0;  // Byte offset of text[0] in its input.
+  std::string text;
+};
+
+// Counts the pieces of `chunk` into `counts`. `pieces` is scratch.
+absl::Status CountChunk(const Chunk& chunk, const WordCounterOptions& options, CountMap* counts,
+                        std::vector<Piece>* pieces) {
+  std::string_view text = chunk.text;
+  if (options.require_utf8) {
+    if (std::optional<size_t> bad = FindInvalidUtf8(text)) {
+      return absl::InvalidArgumentError(fmt::format(
+          "{}: invalid UTF-8 at byte offset {} (byte 0x{:02X}); word models need UTF-8 text: convert the file "
+          "(e.g. `iconv -f LATIN1 -t UTF-8`) or train a byte model (--type byte)",
+          *chunk.name, chunk.offset + *bad, static_cast<unsigned char>(text[*bad])));
+    }
+  }
+  size_t line_begin = 0;
+  while (line_begin < text.size()) {
+    size_t newline = text.find('\n', line_begin);
+    size_t line_end = newline == std::string_view::npos ? text.size() : newline + 1;
+    std::string_view line = text.substr(line_begin, line_end - line_begin);
+    std::optional<NormalizedText> normalized;
+    if (options.normalizer != nullptr) {
+      absl::StatusOr<NormalizedText> result = options.normalizer->Normalize(line);
+      if (!result.ok()) {
+        return absl::Status(result.status().code(),
+                            fmt::format("{}: line at byte offset {}: {}", *chunk.name, chunk.offset + line_begin,
+                                        std::string(result.status().message())));
+      }
+      normalized = std::move(result).value();
+      line = normalized->text;
+    }
+    pieces->clear();
+    absl::Status split = options.pre_tokenizer->Split(line, pieces);
+    if (!split.ok()) {
+      return absl::Status(split.code(), fmt::format("{}: line at byte offset {}: {}", *chunk.name,
+                                                    chunk.offset + line_begin, std::string(split.message())));
+    }
+    for (const Piece& piece : *pieces) {
+      absl::string_view word(line.data() + piece.begin, piece.end - piece.begin);
+      auto it = counts->find(word);
+      if (it != counts->end()) {
+        ++it->second;
+      } else {
+        counts->emplace(std::string(word), 1);
+      }
+    }
+    line_begin = line_end;
+  }
+  return absl::OkStatus();
+}
+
+// Reads one input in chunks of whole lines.
+class ChunkReader {
+ public:
+  ChunkReader(std::FILE* stream, const std::string* name, size_t chunk_bytes)
+      : stream_(stream), name_(name), chunk_bytes_(std::max<size_t>(chunk_bytes, 1)) {}
+
+  // Fills `chunk` with the next run of whole lines (the last one may lack its '\n'); false at the end.
+  absl::StatusOr<bool> Next(Chunk* chunk) {
+    std::string buffer = std::move(carry_);
+    carry_.clear();
+    while (true) {
+      if (buffer.size() >= chunk_bytes_ || (eof_ && !buffer.empty())) {
+        size_t newline = eof_ ? std::string::npos : buffer.rfind('\n');
+        if (eof_ || newline != std::string::npos) {
+          if (!eof_) {
+            carry_.assign(buffer, newline + 1);
+            buffer.resize(newline + 1);
+          }
+          chunk->name = name_;
+          chunk->offset = offset_;
+          offset_ += buffer.size();
+          chunk->text = std::move(buffer);
+          return true;
+        }
+      }
+      if (eof_) return false;
+      const size_t old_size = buffer.size();
+      const size_t want = chunk_bytes_;
+      buffer.resize(old_size + want);
+      size_t got = std::fread(buffer.data() + old_size, 1, want, stream_);
+      buffer.resize(old_size + got);
+      if (got < want) {
+        if (std::ferror(stream_)) {
+          return absl::DataLossError(fmt::format("cannot read '{}': {}", *name_, std::strerror(errno)));
+        }
+        eof_ = true;
+      }
+    }
+  }
+
+ private:
+  std::FILE* stream_;
+  const std::string* name_;
+  size_t chunk_bytes_;
+  std::string carry_;  // Bytes after the last newline of the previous chunk.
+  uint64_t offset_ = 0;
+  bool eof_ = false;
+};
+
+// Opens `path` ("-" = standard input) for reading.
+absl::StatusOr<std::FILE*> OpenInput(const std::string& path) {
+  if (path == "-") return stdin;
+  std::FILE* stream = std::fopen(path.c_str(), "rb");
+  if (stream == nullptr) {
+    const int error = errno;
+    std::string message = fmt::format("cannot open '{}': {}", path, std::strerror(error));
+    if (error == ENOENT) return absl::NotFoundError(message + "; check the path");
+    if (error == EACCES) return absl::PermissionDeniedError(message);
+    return absl::InvalidArgumentError(message);
+  }
+  return stream;
+}
+
+std::vector<WordCount> ToVector(CountMap counts) {
+  std::vector<WordCount> words;
+  words.reserve(counts.size());
+  for (auto& [word, count] : counts) words.push_back({word, count});
+  return words;
+}
+
+void MergeInto(CountMap* into, const CountMap& from) {
+  for (const auto& [word, count] : from) (*into)[word] += count;
+}
+
+// Hands chunks from the reading thread to the counting workers; bounded so memory stays small.
+class ChunkQueue {
+ public:
+  explicit ChunkQueue(size_t capacity) : capacity_(capacity) {}
+  // Blocks while full; false if the queue was closed for errors.
+  void Push(Chunk chunk) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    not_full_.wait(lock, [&] { return chunks_.size() < capacity_; });
+    chunks_.push_back(std::move(chunk));
+    not_empty_.notify_one();
+  }
+  // Blocks until a chunk is available or the queue is closed and empty.
+  std::optional<Chunk> Pop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    not_empty_.wait(lock, [&] { return !chunks_.empty() || closed_; });
+    if (chunks_.empty()) return std::nullopt;
+    Chunk chunk = std::move(chunks_.front());
+    chunks_.pop_front();
+    not_full_.notify_one();
+    return chunk;
+  }
+  void Close() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+    not_empty_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable not_empty_, not_full_;
+  std::deque<Chunk> chunks_;
+  size_t capacity_;
+  bool closed_ = false;
+};
+
+// The first error by chunk order, so the reported error does not depend on thread timing.
+class FirstError {
+ public:
+  void Record(size_t sequence, absl::Status status) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!failed_ || sequence < sequence_) {
+      failed_ = true;
+      sequence_ = sequence;
+      status_ = std::move(status);
+    }
+  }
+  bool failed() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return failed_;
+  }
+  absl::Status status() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return status_;
+  }
+
+ private:
+  std::mutex mutex_;
+  bool failed_ = false;
+  size_t sequence_ = 0;
+  absl::Status status_;
+};
+
+// Counts every chunk that `next` produces (false at the end) with `options.threads` workers.
+template <typename NextChunk>
+absl::StatusOr<std::vector<WordCount>> CountChunks(NextChunk next, const WordCounterOptions& options) {
+  if (options.pre_tokenizer == nullptr) return absl::InvalidArgumentError("word counter needs a pre-tokenizer");
+  Chunk chunk;
+  size_t sequence = 0;
+  if (options.threads <= 1) {
+    CountMap counts;
+    std::vector<Piece> pieces;
+    while (true) {
+      TOKVEC_ASSIGN_OR_RETURN(bool more, next(&chunk));
+      if (!more) break;
+      TOKVEC_RETURN_IF_ERROR(CountChunk(chunk, options, &counts, &pieces));
+    }
+    return ToVector(std::move(counts));
+  }
+  // 1. Workers count chunks into their own maps.
+  ChunkQueue queue(2 * options.threads);
+  FirstError first_error;
+  std::vector<CountMap> counts(options.threads);
+  std::vector<std::thread> workers;
+  for (size_t t = 0; t < options.threads; ++t) {
+    workers.emplace_back([&, t] {
+      std::vector<Piece> pieces;
+      while (std::optional<Chunk> work = queue.Pop()) {
+        absl::Status status = CountChunk(*work, options, &counts[t], &pieces);
+        if (!status.ok()) first_error.Record(work->sequence, std::move(status));
+      }
+    });
+  }
+  // 2. This thread reads, until the end or the first error.
+  absl::Status read_status;
+  while (!first_error.failed()) {
+    absl::StatusOr<bool> more = next(&chunk);
+    if (!more.ok()) {
+      read_status = more.status();
+      break;
+    }
+    if (!*more) break;
+    chunk.sequence = sequence++;
+    queue.Push(std::move(chunk));
+    chunk = Chunk();
+  }
+  queue.Close();
+  for (std::thread& worker : workers) worker.join();
+  if (first_error.failed()) return first_error.status();
+  TOKVEC_RETURN_IF_ERROR(read_status);
+  // 3. Sum the maps into the largest one.
+  auto largest = std::max_element(counts.begin(), counts.end(),
+                                  [](const CountMap& a, const CountMap& b) { return a.size() < b.size(); });
+  CountMap total = std::move(*largest);
+  for (CountMap& map : counts) {
+    if (&map != &*largest) MergeInto(&total, map);
+  }
+  return ToVector(std::move(total));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<WordCount>> CountWords(const std::vector<std::string>& paths,
+                                                  const WordCounterOptions& options) {
+  std::vector<std::string> names;
+  for (const std::string& path : paths) names.push_back(path == "-" ? "standard input" : path);
+  size_t file = 0;
+  std::FILE* stream = nullptr;
+  std::optional<ChunkReader> reader;
+  uint64_t bytes_read = 0;
+  auto close = [&] {
+    if (stream != nullptr && stream != stdin) std::fclose(stream);
+    stream = nullptr;
+  };
+  auto next = [&](Chunk* chunk) -> absl::StatusOr<bool> {
+    while (file < paths.size()) {
+      if (!reader) {
+        TOKVEC_ASSIGN_OR_RETURN(stream, OpenInput(paths[file]));
+        reader.emplace(stream, &names[file], options.chunk_bytes);
+      }
+      TOKVEC_ASSIGN_OR_RETURN(bool more, reader->Next(chunk));
+      if (more) {
+        bytes_read += chunk->text.size();
+        if (options.progress) options.progress(bytes_read);
+        return true;
+      }
+      reader.reset();
+      close();
+      ++file;
+    }
+    return false;
+  };
+  absl::StatusOr<std::vector<WordCount>> words = CountChunks(next, options);
+  close();
+  return words;
+}
+
+absl::StatusOr<std::vector<WordCount>> CountWordsInText(std::string_view text, const WordCounterOptions& options,
+                                                        const std::string& name) {
+  size_t begin = 0;
+  auto next = [&](Chunk* chunk) -> absl::StatusOr<bool> {
+    if (begin >= text.size()) return false;
+    size_t end = std::min(text.size(), begin + std::max<size_t>(options.chunk_bytes, 1));
+    size_t newline = end < text.size() ? text.find('\n', end - 1) : std::string_view::npos;
+    end = newline == std::string_view::npos ? text.size() : newline + 1;
+    chunk->name = &name;
+    chunk->offset = begin;
+    chunk->text.assign(text.substr(begin, end - begin));
+    begin = end;
+    return true;
+  };
+  return CountChunks(next, options);
+}
+
+}  // namespace tokvec

@@ -1,0 +1,53 @@
+// Counting the unique pieces ("words") of a corpus in one streaming pass, the first step of BPE training.
+//
+//   WhitespacePreTokenizer pre_tokenizer;
+//   WordCounterOptions options{.pre_tokenizer = &pre_tokenizer, .require_utf8 = true, .threads = 2};
+//   TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> words, CountWords({"corpus.txt"}, options));
+//   // "low low lower" -> {"low", 2}, {"lower", 1} (in no particular order)
+//
+// Files are read in chunks of about `chunk_bytes` that end at a newline, so memory follows the number of unique
+// pieces, not the corpus size. Each line, with its '\n', is normalized and pre-tokenized on its own (as the
+// Hugging Face trainer does); for whitespace words this is the same as splitting the whole text. With
+// `threads` > 1 the chunks are counted by that many workers; the counts are exact sums, so the result does not
+// depend on the thread count (only its order does, and the trainer does not depend on that order).
+#ifndef TOKVEC_TOKENIZER_WORD_COUNTER_H_
+#define TOKVEC_TOKENIZER_WORD_COUNTER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tokenizer/normalizer.h"
+#include "tokenizer/pre_tokenizer.h"
+
+namespace tokvec {
+
+struct WordCount {
+  std::string word;  // The piece's bytes.
+  uint64_t count;    // How many times it occurs in the corpus.
+};
+
+struct WordCounterOptions {
+  const PreTokenizer* pre_tokenizer = nullptr;  // Required; not owned.
+  const Normalizer* normalizer = nullptr;       // Optional; not owned.
+  bool require_utf8 = false;  // Invalid UTF-8 is an error naming the file and byte offset (word models).
+  size_t threads = 1;         // Counting workers; 1 counts on the calling thread.
+  size_t chunk_bytes = size_t{1} << 20;  // Read size; a chunk grows until it ends at a newline.
+  // Called on the reading thread after each chunk with the total bytes read so far.
+  std::function<void(uint64_t bytes_read)> progress;
+};
+
+// Counts the pieces of every file in `paths` ("-" is standard input). Errors name the file (and byte offset).
+absl::StatusOr<std::vector<WordCount>> CountWords(const std::vector<std::string>& paths,
+                                                  const WordCounterOptions& options);
+// The same for a text held in memory (named `name` in messages).
+absl::StatusOr<std::vector<WordCount>> CountWordsInText(std::string_view text, const WordCounterOptions& options,
+                                                        const std::string& name = "<text>");
+
+}  // namespace tokvec
+
+#endif  // TOKVEC_TOKENIZER_WORD_COUNTER_H_

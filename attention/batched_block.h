@@ -1,0 +1,31 @@
+// One transformer block (transformer_block.h) over a batch of equal-length sequences at once: the
+// projections and the feed-forward run as single GEMMs over all B·T rows (TiledLinearInto), attention runs
+// per (sequence, head) pair in parallel. Same result as RunTransformerBlock on each sequence, within 1e-5
+// (tests/attention/batched_block_test.cc). PyTorch: nn.TransformerEncoderLayer(..., batch_first=True) on a
+// [B, T, D] tensor.
+//
+//   // x: [B·T, D], sequence b in rows [b·T, (b+1)·T)
+//   TOKVEC_ASSIGN_OR_RETURN(Matrix y, RunTransformerBlockBatched(weights, config, x.view(), /*batch=*/8,
+//                                                                 /*threads=*/2));   // [B·T, D]
+//
+// Supported: both norm placements, every activation, causal or not. Rotary positions and extra masks are not
+// (use RunTransformerBlock per sequence): asking for them is InvalidArgument.
+#ifndef TOKVEC_ATTENTION_BATCHED_BLOCK_H_
+#define TOKVEC_ATTENTION_BATCHED_BLOCK_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "attention/transformer_block.h"
+#include "embeddings/tensor.h"
+
+namespace tokvec {
+
+// x: [B·T, D] with x.rows divisible by `batch`. Errors: shapes (as ValidateTransformerBlock), a row count not
+// divisible by batch, rotary positions.
+absl::StatusOr<Matrix> RunTransformerBlockBatched(const TransformerBlockWeights& w, const BlockConfig& config,
+                                                  MatrixView x, int64_t batch, int threads);
+
+}  // namespace tokvec
+
+#endif  // TOKVEC_ATTENTION_BATCHED_BLOCK_H_

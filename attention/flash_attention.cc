@@ -1,0 +1,187 @@
+#include "attention/flash_attention.h"
+
+#include <cblas.h>
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "attention/ops.h"
+#include "fmt/format.h"
+
+namespace tokvec {
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// One row of the online softmax. s[0, valid) holds this key block's scaled scores of one query, entries
+// [valid, width) are masked. On return s[0, width) holds P = exp(s - m'), zero where masked, *row_max = m',
+// *row_sum = α·l + ΣP; the return value is α = exp(m - m'), the factor for the row's running context.
+float OnlineSoftmaxRowScalar(float* s, int64_t valid, int64_t width, float* row_max, float* row_sum) {
+  float block_max = kNegInf;
+  for (int64_t j = 0; j < valid; ++j) block_max = std::max(block_max, s[j]);
+  const float m_new = std::max(*row_max, block_max);
+  const float alpha = *row_max == kNegInf ? 0.0f : std::exp(*row_max - m_new);
+  float sum = 0.0f;
+  for (int64_t j = 0; j < valid; ++j) {
+    s[j] = std::exp(s[j] - m_new);
+    sum += s[j];
+  }
+  std::fill(s + valid, s + width, 0.0f);
+  *row_max = m_new;
+  *row_sum = *row_sum * alpha + sum;
+  return alpha;
+}
+
+#if defined(__x86_64__)
+// exp(x) for 16 floats: x = n·ln2 + r with |r| <= ln2/2, exp(r) by its degree-7 Taylor polynomial (relative
+// error < 1e-8 before rounding), times 2^n by vscalefps, which also flushes x < -103 to zero without NaN.
+// Constants: Cody & Waite split of ln2 (as in Cephes expf).
+__attribute__((target("avx512f"))) inline __m512 Exp16(__m512 x) {
+  x = _mm512_max_ps(x, _mm512_set1_ps(-103.0f));
+  x = _mm512_min_ps(x, _mm512_set1_ps(88.7f));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.0f / 5040.0f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  return _mm512_scalef_ps(p, n);
+}
+
+// OnlineSoftmaxRowScalar with AVX-512.
+__attribute__((target("avx512f"))) float OnlineSoftmaxRowAvx512(float* s, int64_t valid, int64_t width,
+                                                                   float* row_max, float* row_sum) {
+  __m512 vmax = _mm512_set1_ps(kNegInf);
+  int64_t j = 0;
+  for (; j + 16 <= valid; j += 16) vmax = _mm512_max_ps(vmax, _mm512_loadu_ps(s + j));
+  const __mmask16 tail = static_cast<__mmask16>((1u << (valid - j)) - 1u);
+  if (tail != 0) vmax = _mm512_max_ps(vmax, _mm512_mask_loadu_ps(_mm512_set1_ps(kNegInf), tail, s + j));
+  const float m_new = std::max(*row_max, _mm512_reduce_max_ps(vmax));
+  const float alpha = *row_max == kNegInf ? 0.0f : std::exp(*row_max - m_new);
+  const __m512 vm = _mm512_set1_ps(m_new);
+  __m512 vsum = _mm512_setzero_ps();
+  for (j = 0; j + 16 <= valid; j += 16) {
+    const __m512 p = Exp16(_mm512_sub_ps(_mm512_loadu_ps(s + j), vm));
+    _mm512_storeu_ps(s + j, p);
+    vsum = _mm512_add_ps(vsum, p);
+  }
+  if (tail != 0) {
+    const __m512 p = _mm512_maskz_mov_ps(tail, Exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(tail, s + j), vm)));
+    _mm512_mask_storeu_ps(s + j, tail, p);
+    vsum = _mm512_add_ps(vsum, p);
+  }
+  std::fill(s + valid, s + width, 0.0f);
+  *row_max = m_new;
+  *row_sum = *row_sum * alpha + _mm512_reduce_add_ps(vsum);
+  return alpha;
+}
+
+bool HasAvx512() {
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
+}
+#else
+bool HasAvx512() { return false; }
+float OnlineSoftmaxRowAvx512(float* s, int64_t valid, int64_t width, float* row_max, float* row_sum) {
+  return OnlineSoftmaxRowScalar(s, valid, width, row_max, row_sum);
+}
+#endif
+
+}  // namespace
+
+void FlashAttendHead(StridedView q, StridedView k, StridedView v, bool causal, float scale,
+                     FlashScratch* scratch, float* out, int64_t out_stride, bool portable) {
+  UseSingleThreadedBlas();
+  const int64_t q_len = q.rows, k_len = k.rows, head_dim = q.cols, v_dim = v.cols;
+  const int64_t offset = k_len - q_len;  // causal: query i sees keys j <= i + offset
+  auto* row_update = (!portable && HasAvx512()) ? OnlineSoftmaxRowAvx512 : OnlineSoftmaxRowScalar;
+  scratch->scores.resize(static_cast<size_t>(kFlashQueryBlock * kFlashKeyBlock));
+  scratch->row_max.resize(static_cast<size_t>(kFlashQueryBlock));
+  scratch->row_sum.resize(static_cast<size_t>(kFlashQueryBlock));
+  float* scores = scratch->scores.data();  // [Bq, Bk]
+  float* row_max = scratch->row_max.data();  // [Bq]
+  float* row_sum = scratch->row_sum.data();  // [Bq]
+
+  for (int64_t q0 = 0; q0 < q_len; q0 += kFlashQueryBlock) {
+    const int64_t rows = std::min(kFlashQueryBlock, q_len - q0);
+    float* o = out + q0 * out_stride;  // [rows, Dv], running (unnormalized) context
+    for (int64_t r = 0; r < rows; ++r) std::fill_n(o + r * out_stride, v_dim, 0.0f);
+    std::fill_n(row_max, rows, kNegInf);
+    std::fill_n(row_sum, rows, 0.0f);
+    // Keys visible to the block's last query; later key blocks are fully masked and skipped.
+    const int64_t k_end = causal ? std::clamp<int64_t>(q0 + rows + offset, 0, k_len) : k_len;
+    for (int64_t k0 = 0; k0 < k_end; k0 += kFlashKeyBlock) {
+      const int64_t cols = std::min(kFlashKeyBlock, k_end - k0);
+      // 1. S = scale · Q_b·K_bᵀ   [rows, cols], row stride Bk
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(rows), static_cast<blasint>(cols),
+                  static_cast<blasint>(head_dim), scale, q.data + q0 * q.stride, static_cast<blasint>(q.stride),
+                  k.data + k0 * k.stride, static_cast<blasint>(k.stride), 0.0f, scores,
+                  static_cast<blasint>(kFlashKeyBlock));
+      // 2. online softmax per row; rescale the running context by α
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t valid = causal ? std::clamp<int64_t>(q0 + r + offset - k0 + 1, 0, cols) : cols;
+        float* s = scores + r * kFlashKeyBlock;
+        if (valid == 0) {
+          std::fill_n(s, cols, 0.0f);
+          continue;
+        }
+        const float alpha = row_update(s, valid, cols, row_max + r, row_sum + r);
+        if (alpha != 1.0f) {
+          float* o_row = o + r * out_stride;
+          for (int64_t c = 0; c < v_dim; ++c) o_row[c] *= alpha;
+        }
+      }
+      // 3. O += P·V_b   [rows, Dv]
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows),
+                  static_cast<blasint>(v_dim), static_cast<blasint>(cols), 1.0f, scores,
+                  static_cast<blasint>(kFlashKeyBlock), v.data + k0 * v.stride, static_cast<blasint>(v.stride),
+                  1.0f, o, static_cast<blasint>(out_stride));
+    }
+    // 4. normalize: O /= l (a row that saw no key stays zero)
+    for (int64_t r = 0; r < rows; ++r) {
+      if (row_sum[r] == 0.0f) continue;
+      const float inv = 1.0f / row_sum[r];
+      float* o_row = o + r * out_stride;
+      for (int64_t c = 0; c < v_dim; ++c) o_row[c] *= inv;
+    }
+  }
+}
+
+absl::StatusOr<Matrix> FlashAttention(MatrixView q, MatrixView k, MatrixView v,
+                                      const FlashAttentionOptions& options) {
+  const int64_t n_heads = options.n_heads;
+  if (n_heads <= 0 || q.cols % n_heads != 0 || v.cols % n_heads != 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "query width {} and value width {} must both be divisible by n_heads {}", q.cols, v.cols, n_heads));
+  }
+  if (q.cols != k.cols) {
+    return absl::InvalidArgumentError(fmt::format(
+        "queries have width {} but keys have width {}; Q·Kᵀ needs equal widths", q.cols, k.cols));
+  }
+  if (k.rows != v.rows) {
+    return absl::InvalidArgumentError(
+        fmt::format("{} keys but {} values; each key needs one value row", k.rows, v.rows));
+  }
+  const int64_t head_dim = q.cols / n_heads, v_dim = v.cols / n_heads;
+  const float scale =
+      options.scale.value_or(static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim))));
+  Matrix context(q.rows, v.cols);  // [Tq, H·Dv]
+  ParallelFor(n_heads, options.threads, [&](int64_t h) {
+    FlashScratch scratch;
+    FlashAttendHead({q.data + h * head_dim, q.rows, head_dim, q.cols},
+                    {k.data + h * head_dim, k.rows, head_dim, k.cols},
+                    {v.data + h * v_dim, v.rows, v_dim, v.cols}, options.causal, scale, &scratch,
+                    context.data() + h * v_dim, v.cols, options.portable);
+  });
+  return context;
+}
+
+}  // namespace tokvec

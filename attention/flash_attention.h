@@ -1,0 +1,69 @@
+// Tiled scaled dot-product attention with an online softmax: FlashAttention (Dao et al. 2022,
+// https://arxiv.org/abs/2205.14135) on the CPU, using the one-pass softmax of Milakov & Gimelshein 2018
+// (https://arxiv.org/abs/1805.02867). Same result as ScaledDotProductAttention (scaled_dot_product.h) without
+// ever holding the [Tq, Tk] score matrix: memory is linear in the sequence length.
+//
+//   FlashAttentionOptions options{.n_heads = 12, .causal = true, .threads = 2};
+//   TOKVEC_ASSIGN_OR_RETURN(Matrix context, FlashAttention(q.view(), k.view(), v.view(), options));
+//   // q: [Tq, H·Dh], k, v: [Tk, H·Dh] with head h in columns [h·Dh, (h+1)·Dh) -> context [Tq, H·Dh]
+//
+// Per head and per block of kFlashQueryBlock queries, the keys are visited in blocks of kFlashKeyBlock:
+//
+//   S = scale · Q_b·K_bᵀ                                   // [Bq, Bk], one cblas_sgemm
+//   m' = max(m, rowmax(S));  P = exp(S - m');  α = exp(m - m')
+//   l = α·l + rowsum(P);     O = α·O + P·V_b               // O: [Bq, Dv], one cblas_sgemm (beta = 1)
+//   ...after the last key block: O /= l
+//
+// With `causal`, key blocks entirely above the diagonal are skipped (about half the work) and the diagonal
+// block masks element-wise. The exp/max/sum pass over S is hand-vectorized for AVX-512 (function-level
+// __attribute__((target)) chosen at run time by __builtin_cpu_supports, so the default build needs no -march
+// flag and still runs on any x86-64), with a portable scalar loop otherwise.
+// Heads run in parallel over `threads`; a head's arithmetic never depends on the thread count.
+#ifndef TOKVEC_ATTENTION_FLASH_ATTENTION_H_
+#define TOKVEC_ATTENTION_FLASH_ATTENTION_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "attention/scaled_dot_product.h"
+#include "embeddings/tensor.h"
+
+namespace tokvec {
+
+// Tile sizes. Tuned with `tokvec bench attention --seq-len 8192 --heads 12 --head-dim 64 --threads 1` (see the
+// figures in flash_attention.cc); the score tile (Bq·Bk floats = 256 KiB) stays in the per-core L2.
+inline constexpr int64_t kFlashQueryBlock = 128;
+inline constexpr int64_t kFlashKeyBlock = 512;
+
+// Per-thread working memory of one head: the score tile and the running max / sum per query row.
+struct FlashScratch {
+  std::vector<float> scores;   // [Bq, Bk]
+  std::vector<float> row_max;  // [Bq]
+  std::vector<float> row_sum;  // [Bq]
+};
+
+// Unchecked kernel for one head. q: [Tq, Dk], k: [Tk, Dk], v: [Tk, Dv] (strided views); context row r is
+// written to out + r * out_stride (Dv floats). Causal means query i sees keys j <= i + (Tk - Tq), as in
+// AttentionMask. A query with no visible key gets a zero context row (as the reference path).
+// `portable` forces the scalar exp pass.
+void FlashAttendHead(StridedView q, StridedView k, StridedView v, bool causal, float scale,
+                     FlashScratch* scratch, float* out, int64_t out_stride, bool portable = false);
+
+struct FlashAttentionOptions {
+  int64_t n_heads = 1;
+  bool causal = false;
+  int threads = 1;
+  std::optional<float> scale;  // default 1/√head_dim
+  bool portable = false;       // force the scalar exp pass even on AVX-512 (tests check both)
+};
+
+// Multi-head: q: [Tq, H·Dh], k: [Tk, H·Dh], v: [Tk, H·Dv] -> [Tq, H·Dv]. InvalidArgument (naming the shapes)
+// when widths differ, keys and values disagree in length, or a width is not divisible by n_heads.
+absl::StatusOr<Matrix> FlashAttention(MatrixView q, MatrixView k, MatrixView v,
+                                      const FlashAttentionOptions& options);
+
+}  // namespace tokvec
+
+#endif  // TOKVEC_ATTENTION_FLASH_ATTENTION_H_

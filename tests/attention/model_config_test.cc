@@ -1,0 +1,111 @@
+#include "attention/model_config.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace tokvec {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+// GPT-2 small's published config.json (huggingface.co/gpt2), abridged to the keys tokvec reads plus two it ignores.
+constexpr char kGpt2Small[] = R"({"activation_function": "gelu_new", "model_type": "gpt2", "n_ctx": 1024,
+  "n_embd": 768, "n_head": 12, "n_layer": 12, "n_positions": 1024, "vocab_size": 50257,
+  "layer_norm_epsilon": 1e-05, "resid_pdrop": 0.1})";
+
+// roberta-base's published config.json, abridged likewise.
+constexpr char kRobertaBase[] = R"({"model_type": "roberta", "hidden_act": "gelu", "hidden_size": 768,
+  "num_attention_heads": 12, "num_hidden_layers": 12, "intermediate_size": 3072, "max_position_embeddings": 514,
+  "vocab_size": 50265, "type_vocab_size": 1, "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2,
+  "layer_norm_eps": 1e-05, "position_embedding_type": "absolute"})";
+
+TEST(ModelConfigTest, Gpt2Small) {
+  absl::StatusOr<ModelConfig> c = ParseModelConfig(kGpt2Small, "gpt2/config.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->arch, Architecture::kGpt2);
+  EXPECT_EQ(c->d_model, 768);
+  EXPECT_EQ(c->n_heads, 12);
+  EXPECT_EQ(c->head_dim(), 64);
+  EXPECT_EQ(c->n_layers, 12);
+  EXPECT_EQ(c->d_ff, 3072);  // n_inner absent: 4 * n_embd
+  EXPECT_EQ(c->max_len, 1024);
+  EXPECT_EQ(c->vocab_size, 50257);
+  EXPECT_DOUBLE_EQ(c->layer_norm_eps, 1e-5);
+  EXPECT_EQ(c->activation, Activation::kGeluTanh);
+}
+
+TEST(ModelConfigTest, RobertaBaseLeaves512Positions) {
+  absl::StatusOr<ModelConfig> c = ParseModelConfig(kRobertaBase, "roberta/config.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->arch, Architecture::kRoberta);
+  EXPECT_EQ(c->max_position_rows, 514);
+  EXPECT_EQ(c->max_len, 512);  // positions 2..513
+  EXPECT_EQ(c->activation, Activation::kGeluExact);
+  EXPECT_EQ(c->bos_token_id, 0);
+  EXPECT_EQ(c->eos_token_id, 2);
+}
+
+TEST(ModelConfigTest, TokvecConfigRoundTrips) {
+  ModelConfig c;
+  c.arch = Architecture::kEncoder;
+  c.vocab_size = 300;
+  c.d_model = 64;
+  c.n_heads = 4;
+  c.n_layers = 2;
+  c.d_ff = 128;
+  c.max_len = 77;
+  c.activation = Activation::kRelu;
+  absl::StatusOr<ModelConfig> back = ParseModelConfig(ModelConfigToJson(c), "x");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->arch, Architecture::kEncoder);
+  EXPECT_EQ(back->d_ff, 128);
+  EXPECT_EQ(back->max_len, 77);
+  EXPECT_EQ(back->activation, Activation::kRelu);
+}
+
+TEST(ModelConfigTest, EveryMissingKeyIsNamed) {
+  for (const char* key : {"n_embd", "n_head", "n_layer", "n_positions", "vocab_size", "layer_norm_epsilon"}) {
+    nlohmann::json j = nlohmann::json::parse(kGpt2Small);
+    j.erase(key);
+    absl::StatusOr<ModelConfig> c = ParseModelConfig(j.dump(), "dir/config.json");
+    ASSERT_FALSE(c.ok()) << key;
+    EXPECT_THAT(std::string(c.status().message()),
+                AllOf(HasSubstr("dir/config.json"), HasSubstr(std::string("'") + key + "'"), HasSubstr("missing")));
+  }
+  for (const char* key : {"hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size",
+                          "max_position_embeddings", "vocab_size", "type_vocab_size", "pad_token_id", "bos_token_id",
+                          "eos_token_id", "layer_norm_eps", "hidden_act"}) {
+    nlohmann::json j = nlohmann::json::parse(kRobertaBase);
+    j.erase(key);
+    absl::StatusOr<ModelConfig> c = ParseModelConfig(j.dump(), "r/config.json");
+    ASSERT_FALSE(c.ok()) << key;
+    EXPECT_THAT(std::string(c.status().message()),
+                AllOf(HasSubstr("r/config.json"), HasSubstr(std::string("'") + key + "'")));
+  }
+}
+
+TEST(ModelConfigTest, BadValues) {
+  absl::StatusOr<ModelConfig> c = ParseModelConfig(R"({"model_type": "bert"})", "c.json");
+  EXPECT_THAT(std::string(c.status().message()), AllOf(HasSubstr("unsupported model_type \"bert\""), HasSubstr("c.json")));
+  nlohmann::json j = nlohmann::json::parse(kGpt2Small);
+  j["n_head"] = 7;
+  c = ParseModelConfig(j.dump(), "c.json");
+  EXPECT_THAT(std::string(c.status().message()), HasSubstr("not divisible by 7 heads"));
+  j = nlohmann::json::parse(kGpt2Small);
+  j["n_embd"] = "768";
+  c = ParseModelConfig(j.dump(), "c.json");
+  EXPECT_THAT(std::string(c.status().message()), HasSubstr("'n_embd' must be an integer"));
+  j = nlohmann::json::parse(kGpt2Small);
+  j["activation_function"] = "swish";
+  c = ParseModelConfig(j.dump(), "c.json");
+  EXPECT_THAT(std::string(c.status().message()), HasSubstr("'activation_function' is \"swish\""));
+  c = ParseModelConfig("[1, 2]", "c.json");
+  EXPECT_THAT(std::string(c.status().message()), HasSubstr("not a JSON object"));
+}
+
+}  // namespace
+}  // namespace tokvec

@@ -1,0 +1,97 @@
+// `tokvec init`: a model directory another `tokvec embed` can read; seeded, atomic, validated.
+#include <filesystem>
+#include <string>
+
+#include "attention/model_config.h"
+#include "embeddings/safetensors.h"
+#include "fmt/format.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/cli/model_cli_testutil.h"
+
+namespace tokvec {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using testing::ModelTestdata;
+using testing::RunShell;
+using testing::ScratchDir;
+using testing::Tokvec;
+
+std::string InitCommand(const std::string& out, const std::string& arch, int seed, int d_model = 32) {
+  return fmt::format("{} init --tokenizer {}/hf_gpt2_f32/vocab.json --arch {} --d-model {} --heads 4 --layers 2 "
+                     "--max-len 40 --seed {} -o {}",
+                     Tokvec(), ModelTestdata(), arch, d_model, seed, out);
+}
+
+TEST(InitCommandTest, MakesADirectoryThatEmbedReads) {
+  ScratchDir scratch;
+  testing::ShellResult r = RunShell(InitCommand(scratch / "m", "gpt2", 7));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* name : {"vocab.json", "merges.txt", "config.json", "model.safetensors"}) {
+    EXPECT_TRUE(std::filesystem::exists(scratch / ("m/" + std::string(name)))) << name;
+  }
+  int leftovers = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(scratch.path())) leftovers += entry.path() != scratch / "m";
+  EXPECT_EQ(leftovers, 0) << "the temporary directory must be gone";
+  absl::StatusOr<ModelConfig> config = LoadModelConfig(scratch / "m/config.json");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->vocab_size, 297);  // the tokenizer's size
+  EXPECT_EQ(config->d_ff, 128);
+  absl::StatusOr<std::unique_ptr<SafetensorsFile>> weights = SafetensorsFile::Open(scratch / "m/model.safetensors");
+  ASSERT_TRUE(weights.ok()) << weights.status();
+  // GPT-2's scheme: LayerNorm ones and zeros, weights with a standard deviation near 0.02.
+  absl::StatusOr<FloatTensor> ln = (*weights)->ReadFloat32("h.0.ln_1.weight");
+  ASSERT_TRUE(ln.ok());
+  EXPECT_EQ(ln->data[0], 1.0f);
+  absl::StatusOr<FloatTensor> wte = (*weights)->ReadFloat32("wte.weight");
+  ASSERT_TRUE(wte.ok());
+  double sum_sq = 0;
+  for (int64_t i = 0; i < wte->num_elements(); ++i) sum_sq += wte->data[i] * wte->data[i];
+  EXPECT_NEAR(std::sqrt(sum_sq / wte->num_elements()), 0.02, 0.002);
+
+  testing::WriteWhole(scratch / "in.txt", "Your cat is a lovely cat\n");
+  r = RunShell(fmt::format("{} embed -m {} {}", Tokvec(), scratch / "m", scratch / "in.txt"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json out = nlohmann::json::parse(r.out);
+  EXPECT_EQ(out["ids"], nlohmann::json::parse("[280, 261, 266, 262, 285, 261]"));
+  EXPECT_EQ(out["vectors"].size(), 6u);
+  EXPECT_EQ(out["vectors"][0].size(), 32u);
+}
+
+TEST(InitCommandTest, SameSeedSameBytesOtherSeedOtherWeights) {
+  ScratchDir scratch;
+  ASSERT_EQ(RunShell(InitCommand(scratch / "a", "encoder", 3)).exit_code, 0);
+  ASSERT_EQ(RunShell(InitCommand(scratch / "b", "encoder", 3)).exit_code, 0);
+  ASSERT_EQ(RunShell(InitCommand(scratch / "c", "encoder", 4)).exit_code, 0);
+  EXPECT_EQ(testing::ReadWhole(scratch / "a/model.safetensors"), testing::ReadWhole(scratch / "b/model.safetensors"));
+  EXPECT_NE(testing::ReadWhole(scratch / "a/model.safetensors"), testing::ReadWhole(scratch / "c/model.safetensors"));
+  testing::WriteWhole(scratch / "in.txt", "Your cat is a lovely cat");
+  testing::ShellResult r = RunShell(fmt::format("{} embed -m {} --pooling mean {}", Tokvec(), scratch / "a", scratch / "in.txt"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["vectors"].size(), 1u);
+}
+
+TEST(InitCommandTest, Errors) {
+  ScratchDir scratch;
+  testing::ShellResult r = RunShell(InitCommand(scratch / "m", "gpt2", 1, /*d_model=*/30));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, StartsWith("error: "));
+  EXPECT_THAT(r.err, HasSubstr("--d-model 30 is not divisible by --heads 4"));
+  EXPECT_FALSE(std::filesystem::exists(scratch / "m"));
+  ASSERT_EQ(RunShell(InitCommand(scratch / "m", "gpt2", 1)).exit_code, 0);
+  r = RunShell(InitCommand(scratch / "m", "gpt2", 2));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("already exists"));
+  r = RunShell(InitCommand(scratch / "x", "bert", 1));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = RunShell(fmt::format("{} init --tokenizer {} --d-model 8 --heads 2 --layers 1 --max-len 8 --seed 1 -o {}",
+                           Tokvec(), scratch / "nope.tokvec", scratch / "y"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("nope.tokvec"));
+}
+
+}  // namespace
+}  // namespace tokvec

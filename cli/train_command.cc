@@ -1,11 +1,182 @@
-// Placeholder registration until the subcommand lands; it reports that it is not built yet.
+// tokvec train: learn a BPE model from text files (or standard input) and write tokvec's model file.
+//
+//   tokvec train --type word --merges 4 -o seed.tokvec corpus.txt
+//   tokvec train --type byte --pattern gpt2 --vocab-size 30000 --special '<|endoftext|>' --threads 2 -o m.tokvec *.txt
+//
+// Word models cut words at Unicode White_Space; byte models cut pieces with a split pattern (default gpt2). The
+// training rules and the id layout are in tokenizer/bpe_trainer.h; the file format in tokenizer/model_file.cc.
+// Invalid UTF-8 in a word corpus is an error naming the file and byte offset (train a byte model for such
+// data). Progress (bytes read, merges done, rate) goes to stderr when stderr is a terminal; a note there says
+// when training stopped before its target.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/file_io.h"
+#include "base/status_macros.h"
 #include "cli/command.h"
+#include "fmt/format.h"
+#include "tokenizer/bpe_trainer.h"
+#include "tokenizer/formats.h"
+#include "tokenizer/icu_normalizer.h"
+#include "tokenizer/split_pattern.h"
+#include "tokenizer/whitespace_pre_tokenizer.h"
+#include "tokenizer/word_counter.h"
 
 namespace tokvec::cli {
+namespace {
+
+struct TrainCommandOptions {
+  std::string type = "word";
+  std::string pattern;
+  std::string normalize = "none";
+  std::string output;
+  size_t merges = 0;
+  size_t vocab_size = 0;
+  bool has_merges = false;
+  bool has_vocab_size = false;
+  uint64_t min_frequency = 0;
+  std::vector<std::string> special_tokens;
+  size_t threads = 0;  // 0: one per core.
+  std::vector<std::string> files;
+};
+
+// A progress line on stderr, redrawn at most every 100 ms, only when stderr is a terminal.
+class Progress {
+ public:
+  Progress() : enabled_(isatty(STDERR_FILENO) == 1), start_(Clock::now()) {}
+  void Bytes(uint64_t bytes) {
+    if (Due()) std::fprintf(stderr, "\rcounting words: %.1f MB read   ", static_cast<double>(bytes) / 1e6);
+  }
+  void Merges(size_t done, size_t target) {
+    if (!Due()) return;
+    const double seconds = std::chrono::duration<double>(Clock::now() - merge_start_).count();
+    std::fprintf(stderr, "\rmerges: %zu%s (%.0f/s)          ", done,
+                 target ? fmt::format("/{}", target).c_str() : "", seconds > 0 ? done / seconds : 0.0);
+  }
+  void StartMerges() { merge_start_ = Clock::now(); }
+  void Done() {
+    if (enabled_ && drawn_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool Due() {
+    if (!enabled_) return false;
+    auto now = Clock::now();
+    if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return false;
+    last_ = now;
+    drawn_ = true;
+    return true;
+  }
+  bool enabled_;
+  bool drawn_ = false;
+  Clock::time_point start_, last_, merge_start_;
+};
+
+absl::Status RunTrain(const TrainCommandOptions& options) {
+  // 1. The pieces to count: whitespace words or split-pattern pieces, after the optional normalizer.
+  const bool word = options.type == "word";
+  if (word && !options.pattern.empty()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}--pattern applies to byte models only; word models always split at whitespace (use --type byte)",
+        kUsagePrefix));
+  }
+  if (options.has_merges == options.has_vocab_size) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}give exactly one of --merges N and --vocab-size N", kUsagePrefix));
+  }
+  std::unique_ptr<PreTokenizer> pre_tokenizer;
+  if (word) {
+    pre_tokenizer = std::make_unique<WhitespacePreTokenizer>();
+  } else {
+    TOKVEC_ASSIGN_OR_RETURN(pre_tokenizer, MakeSplitPreTokenizer(options.pattern.empty() ? "gpt2" : options.pattern));
+  }
+  TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> normalizer, MakeNormalizer(options.normalize));
+  const size_t threads =
+      options.threads > 0 ? options.threads : std::max<size_t>(1, std::thread::hardware_concurrency());
+  // Open the output first, so an unwritable path fails before the work.
+  TOKVEC_ASSIGN_OR_RETURN(AtomicFile out, AtomicFile::Create(options.output));
+
+  // 2. Count the unique pieces in one streaming pass.
+  Progress progress;
+  WordCounterOptions counter;
+  counter.pre_tokenizer = pre_tokenizer.get();
+  counter.normalizer = normalizer.get();
+  counter.require_utf8 = word;
+  counter.threads = threads;
+  counter.progress = [&](uint64_t bytes) { progress.Bytes(bytes); };
+  std::vector<std::string> files = options.files;
+  if (files.empty()) files.push_back("-");
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> words, CountWords(files, counter));
+
+  // 3. Learn the merges.
+  BpeTrainerOptions trainer;
+  trainer.type = word ? ModelType::kWord : ModelType::kByte;
+  if (options.has_merges) trainer.merges = options.merges;
+  if (options.has_vocab_size) trainer.vocab_size = options.vocab_size;
+  trainer.min_frequency = options.min_frequency;
+  trainer.special_tokens = options.special_tokens;
+  trainer.threads = threads;
+  progress.StartMerges();
+  trainer.progress = [&](size_t done) { progress.Merges(done, options.has_merges ? options.merges : 0); };
+  absl::StatusOr<TrainedBpe> trained = TrainBpe(std::move(words), trainer);
+  progress.Done();
+  if (!trained.ok()) {
+    return absl::Status(trained.status().code(), std::string(trained.status().message()));
+  }
+  if (!trained->note.empty()) std::fprintf(stderr, "note: %s\n", trained->note.c_str());
+
+  // 4. Write the model file atomically.
+  TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer,
+                          MakeTrainedTokenizer(std::move(trained).value(), std::move(pre_tokenizer),
+                                               std::move(normalizer)));
+  TOKVEC_RETURN_IF_ERROR(out.Write(WriteTokvecModel(*tokenizer)));
+  TOKVEC_RETURN_IF_ERROR(out.Commit());
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
-  CLI::App* sub = app.add_subcommand("train", "(not built yet)");
-  sub->callback([action] { *action = [] { return absl::UnimplementedError("'train' is not built yet"); }; });
+  auto options = std::make_shared<TrainCommandOptions>();
+  CLI::App* sub = app.add_subcommand("train", "Learn a BPE model (word or byte-level) from text");
+  sub->add_option("--type", options->type, "word (classic BPE, words at whitespace, </w>) or byte (byte-level)")
+      ->check(CLI::IsMember({"word", "byte"}))
+      ->capture_default_str();
+  sub->add_option("--pattern", options->pattern,
+                  "Byte models: split pattern, a preset (gpt2, r50k, p50k, cl100k, o200k) or an ICU regex "
+                  "(default gpt2)");
+  sub->add_option("--normalize", options->normalize,
+                  "Unicode normalization stored in the model: none, nfc, nfkc, lowercase, or a combination "
+                  "such as nfkc+lowercase")
+      ->capture_default_str();
+  sub->add_option("-o,--output", options->output, "Model file to write (tokvec format)")->required();
+  CLI::Option* merges = sub->add_option("--merges", options->merges, "Number of merges to learn");
+  CLI::Option* vocab_size = sub->add_option(
+      "--vocab-size", options->vocab_size,
+      "Vocabulary size to reach: special tokens + <unk> and </w> (word) + alphabet + merged tokens");
+  merges->excludes(vocab_size);
+  vocab_size->excludes(merges);
+  sub->add_option("--min-frequency", options->min_frequency,
+                  "Stop when the most frequent pair occurs fewer than K times")
+      ->capture_default_str();
+  sub->add_option("--special", options->special_tokens,
+                  "Special token (repeatable): reserved ids 0.. in the order given, never produced from text "
+                  "unless allowed at encode");
+  sub->add_option("--threads", options->threads, "Counting threads (default: one per core)");
+  sub->add_option("files", options->files, "Text files to learn from; none or '-' reads standard input");
+  sub->callback([options, merges, vocab_size, action] {
+    options->has_merges = merges->count() > 0;
+    options->has_vocab_size = vocab_size->count() > 0;
+    *action = [options] { return RunTrain(*options); };
+  });
 }
 
 }  // namespace tokvec::cli

@@ -16,9 +16,13 @@
 namespace tokvec {
 namespace {
 
-// Rows per GEMM call in LinearInto. Fixed (not derived from the thread count) so that every row is computed by
-// the same sgemm call shape whatever the number of threads: results are bit-identical for any `threads`.
-constexpr int64_t kRowBlock = 64;
+// LinearInto computes y in fixed tiles of kRowBlock rows x kColBlock output features, one cblas_sgemm each.
+// The tiles do not depend on the thread count, so every output element comes from the same sgemm call shape
+// whatever `threads` is: results are bit-identical for any thread count (splitting by thread count would not be:
+// OpenBLAS picks kernels by matrix size). 128 x 512 ran at ~62 GFLOP/s single-threaded for [512, 768] x
+// [768, 3072], against ~68 for one whole-matrix call and ~40 for 64-row full-width blocks.
+constexpr int64_t kRowBlock = 128;
+constexpr int64_t kColBlock = 512;
 
 const char* LayoutName(WeightLayout layout) {
   return layout == WeightLayout::kOutIn ? "[out, in] (nn.Linear)" : "[in, out] (Conv1D)";
@@ -80,19 +84,27 @@ void LinearInto(MatrixView x, const LinearWeights& w, float* y, int threads) {
   UseSingleThreadedBlas();
   const int64_t in = w.in_features(), out = w.out_features();
   const CBLAS_TRANSPOSE trans_w = w.layout == WeightLayout::kOutIn ? CblasTrans : CblasNoTrans;
-  const int64_t blocks = (x.rows + kRowBlock - 1) / kRowBlock;
-  ParallelFor(blocks, threads, [&](int64_t block) {
-    const int64_t row0 = block * kRowBlock;
-    const int64_t rows = std::min(kRowBlock, x.rows - row0);
-    float* y_block = y + row0 * out;  // [rows, out]
-    // y_block = x_block · W (kInOut) or x_block · Wᵀ (kOutIn)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_w, static_cast<blasint>(rows), static_cast<blasint>(out),
-                static_cast<blasint>(in), 1.0f, x.row(row0), static_cast<blasint>(x.cols), w.weight.data,
-                static_cast<blasint>(w.ld()), 0.0f, y_block, static_cast<blasint>(out));
-    if (!w.bias.empty()) {
+  if (in == 0) {  // empty product: y = b (sgemm rejects a zero leading dimension)
+    for (int64_t r = 0; r < x.rows; ++r) {
+      for (int64_t o = 0; o < out; ++o) y[r * out + o] = w.bias.empty() ? 0.0f : w.bias[static_cast<size_t>(o)];
+    }
+    return;
+  }
+  const int64_t row_blocks = (x.rows + kRowBlock - 1) / kRowBlock;
+  const int64_t col_blocks = (out + kColBlock - 1) / kColBlock;
+  ParallelFor(row_blocks * col_blocks, threads, [&](int64_t tile) {
+    const int64_t row0 = (tile / col_blocks) * kRowBlock, col0 = (tile % col_blocks) * kColBlock;
+    const int64_t rows = std::min(kRowBlock, x.rows - row0), cols = std::min(kColBlock, out - col0);
+    const LinearWeights w_tile = SliceOutputs(w, col0, cols);
+    float* y_tile = y + row0 * out + col0;  // [rows, cols], row stride out
+    // y_tile = x_block · W[:, cols] (kInOut) or x_block · W[cols, :]ᵀ (kOutIn)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_w, static_cast<blasint>(rows), static_cast<blasint>(cols),
+                static_cast<blasint>(in), 1.0f, x.row(row0), static_cast<blasint>(x.cols), w_tile.weight.data,
+                static_cast<blasint>(w_tile.ld()), 0.0f, y_tile, static_cast<blasint>(out));
+    if (!w_tile.bias.empty()) {
       for (int64_t r = 0; r < rows; ++r) {
-        float* y_row = y_block + r * out;
-        for (int64_t o = 0; o < out; ++o) y_row[o] += w.bias[static_cast<size_t>(o)];
+        float* y_row = y_tile + r * out;
+        for (int64_t o = 0; o < cols; ++o) y_row[o] += w_tile.bias[static_cast<size_t>(o)];
       }
     }
   });
@@ -179,6 +191,15 @@ void ApplyActivation(Activation activation, std::span<float> values) {
       return;
     }
   }
+}
+
+void ApplyActivation(Activation activation, std::span<float> values, int threads) {
+  constexpr size_t kChunk = 16384;  // elements per task
+  const int64_t chunks = static_cast<int64_t>((values.size() + kChunk - 1) / kChunk);
+  ParallelFor(chunks, threads, [&](int64_t c) {
+    const size_t begin = static_cast<size_t>(c) * kChunk;
+    ApplyActivation(activation, values.subspan(begin, std::min(kChunk, values.size() - begin)));
+  });
 }
 
 void SoftmaxInPlace(std::span<float> row) {

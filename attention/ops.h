@@ -80,6 +80,8 @@ enum class Activation {
 absl::StatusOr<Activation> ParseActivation(std::string_view name);
 std::string_view ActivationName(Activation activation);  // "relu", "gelu", "gelu_new"
 void ApplyActivation(Activation activation, std::span<float> values);
+// The same over fixed chunks spread on `threads` (element-wise, so any thread count gives the same bits).
+void ApplyActivation(Activation activation, std::span<float> values, int threads);
 
 // Stable softmax of one row in place: exp(x - max) / sum. -infinity entries get weight 0; a row that is entirely
 // -infinity (fully masked) becomes all zeros, never NaN.

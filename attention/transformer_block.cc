@@ -13,7 +13,7 @@ namespace {
 Matrix FeedForward(MatrixView x, const FeedForwardWeights& w, Activation activation, int threads) {
   Matrix hidden(x.rows, w.up.out_features());  // [T, F]
   LinearInto(x, w.up, hidden.data(), threads);
-  ApplyActivation(activation, hidden.storage());
+  ApplyActivation(activation, hidden.storage(), threads);
   Matrix out(x.rows, w.down.out_features());  // [T, D]
   LinearInto(hidden.view(), w.down, out.data(), threads);
   return out;

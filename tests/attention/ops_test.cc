@@ -52,7 +52,7 @@ TEST(LinearTest, ShapeMismatchIsInvalidArgumentWithShapes) {
 TEST(LinearTest, ThreadCountDoesNotChangeABit) {
   std::mt19937_64 engine(5);
   std::normal_distribution<float> normal;  // the inputs only need to be some numbers
-  Matrix x(300, 48), w(40, 48);            // 300 rows: several 64-row blocks plus a remainder
+  Matrix x(300, 48), w(600, 48);           // several row and column tiles, with remainders
   for (float& v : x.storage()) v = normal(engine);
   for (float& v : w.storage()) v = normal(engine);
   absl::StatusOr<Matrix> one = Linear(x.view(), {.weight = w.view()}, 1);
@@ -86,6 +86,15 @@ TEST(ActivationTest, MatchesPyTorch) {
     ApplyActivation(activation, values.storage());
     ExpectClose(std::string("F.") + key, values.view(), g.View(key), 1e-5);
   }
+}
+
+TEST(ActivationTest, ThreadedIsBitIdenticalToSerial) {
+  std::vector<float> serial(100000), threaded;
+  for (size_t i = 0; i < serial.size(); ++i) serial[i] = static_cast<float>(i % 977) * 0.013f - 6.0f;
+  threaded = serial;
+  ApplyActivation(Activation::kGeluTanh, serial);
+  ApplyActivation(Activation::kGeluTanh, threaded, 3);
+  EXPECT_EQ(serial, threaded);
 }
 
 TEST(ActivationTest, ParsesNamesAndRejectsUnknownOnes) {

@@ -1,11 +1,96 @@
-// Placeholder registration until the subcommand lands; it reports that it is not built yet.
+// tokvec inspect: what a tokenizer is made of.
+//
+//   tokvec inspect model.tokvec            # summary: format, type, sizes, settings, special tokens
+//   tokvec inspect model.tokvec --merges   # the merges in rank order, one `LEFT RIGHT` per line
+//
+// Merges are spelled as `tokvec encode --tokens` spells tokens: word models with `</w>` (`er </w>`), byte models
+// in GPT-2's byte-to-unicode spelling, exactly like a merges.txt line (`Ġ t`).
+#include <memory>
+#include <string>
+
+#include "base/file_io.h"
+#include "base/status_macros.h"
 #include "cli/command.h"
+#include "fmt/format.h"
+#include "tokenizer/formats.h"
+#include "tokenizer/tokenizer.h"
 
 namespace tokvec::cli {
+namespace {
+
+struct InspectCommandOptions {
+  std::string model;
+  std::string pattern;
+  bool merges = false;
+};
+
+std::string Summary(const Tokenizer& tokenizer, const std::string& path) {
+  const TokenizerSpec& spec = tokenizer.spec();
+  const BpeModel& bpe = spec.bpe;
+  const bool word = spec.type == ModelType::kWord;
+  std::string out;
+  out += fmt::format("model: {}\n", path);
+  out += fmt::format("type: {}\n", word ? "word (classic BPE, </w> ends each word)" : "byte (byte-level BPE)");
+  out += fmt::format("vocab_size: {}\n", tokenizer.vocab_size());
+  out += fmt::format("merge_rule: {}\n", bpe.rule() == BpeModel::Rule::kMergeList
+                                             ? "merge list (rank = position in the list)"
+                                             : "ranks (tiktoken: a pair merges if its concatenation is a token)");
+  out += fmt::format("merges: {}\n", bpe.merges().size());
+  size_t alphabet = 0;
+  for (TokenId id = 0; id < bpe.size(); ++id) {
+    const std::string& bytes = bpe.token(id);
+    if (bytes.empty() || (word && spec.end_of_word_id && id == *spec.end_of_word_id)) continue;
+    const bool single = word ? bytes.size() <= 4 && bpe.Find(bytes) && [&] {
+      unsigned char lead = static_cast<unsigned char>(bytes[0]);
+      size_t len = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+      return len == bytes.size();
+    }() : bytes.size() == 1;
+    if (single) ++alphabet;
+  }
+  out += fmt::format("alphabet: {} {}\n", alphabet, word ? "code points" : "bytes");
+  out += fmt::format("pre_tokenizer: {}\n", spec.pre_tokenizer->name());
+  out += fmt::format("normalizer: {}\n", spec.normalizer ? spec.normalizer->name() : "none");
+  if (word) {
+    out += fmt::format("unk_id: {}\n", *spec.unk_id);
+    out += fmt::format("end_of_word_id: {}\n", *spec.end_of_word_id);
+  }
+  out += fmt::format("special_tokens: {}\n", spec.special_tokens.size());
+  for (const SpecialToken& special : spec.special_tokens) out += fmt::format("  {} {}\n", special.id, special.text);
+  return out;
+}
+
+absl::Status RunInspect(const InspectCommandOptions& options) {
+  Tokenizer::LoadOptions load;
+  load.pattern = options.pattern;
+  TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::Load(options.model, load));
+  if (!options.merges) return WriteAll(stdout, Summary(*tokenizer, options.model));
+  const BpeModel& bpe = tokenizer->bpe();
+  if (bpe.rule() == BpeModel::Rule::kRanks) {
+    return absl::FailedPreconditionError(fmt::format(
+        "'{}' holds tiktoken ranks, not a merge list; `tokvec convert -m {} -o OUT` writes OUT.json with merges",
+        options.model, options.model));
+  }
+  std::string out;
+  out.reserve(bpe.merges().size() * 12);
+  for (const BpeModel::MergePair& merge : bpe.merges()) {
+    out += tokenizer->TokenSpelling(merge.left);
+    out += ' ';
+    out += tokenizer->TokenSpelling(merge.right);
+    out += '\n';
+  }
+  return WriteAll(stdout, out);
+}
+
+}  // namespace
 
 void RegisterInspectCommand(CLI::App& app, CommandAction* action) {
-  CLI::App* sub = app.add_subcommand("inspect", "(not built yet)");
-  sub->callback([action] { *action = [] { return absl::UnimplementedError("'inspect' is not built yet"); }; });
+  auto options = std::make_shared<InspectCommandOptions>();
+  CLI::App* sub = app.add_subcommand("inspect", "Show a tokenizer's summary or its merges");
+  sub->add_option("model", options->model, "Tokenizer: tokvec model, .tiktoken, vocab.json, tokenizer.json or a directory")
+      ->required();
+  sub->add_flag("--merges", options->merges, "Print the merges in rank order, one `LEFT RIGHT` per line");
+  sub->add_option("--pattern", options->pattern, "Split pattern for a .tiktoken file of unknown name");
+  sub->callback([options, action] { *action = [options] { return RunInspect(*options); }; });
 }
 
 }  // namespace tokvec::cli

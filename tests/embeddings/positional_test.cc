@@ -113,6 +113,20 @@ TEST(RotaryTest, TwoDimensionalHeadRotatesByPositionRadians) {
   EXPECT_FLOAT_EQ(x.at(1, 1), std::sin(1.0f));
 }
 
+TEST(RotaryTest, MatchesTheComplexFormAndRotateHalfInTorch) {
+  const Golden g = Golden::Load("rotary");  // x: [T=6, H=2 * Dh=8], positions 3..8
+  const int64_t n_heads = g.config.at("n_heads").get<int64_t>();
+  const int64_t first_position = g.config.at("first_position").get<int64_t>();
+  for (auto [pairing, key] : {std::pair{RotaryPairing::kInterleaved, "interleaved"},
+                              {RotaryPairing::kHalves, "halves"}}) {
+    Matrix x = ToMatrix(g.View("x"));
+    ASSERT_TRUE(ApplyRotary({.base = g.config.at("base").get<float>(), .pairing = pairing}, n_heads, first_position,
+                            &x)
+                    .ok());
+    ExpectClose(std::string("RoPE, ") + key + " pairs", x.view(), g.View(key), 1e-5);
+  }
+}
+
 TEST(RotaryTest, OddHeadDimIsInvalidArgument) {
   Matrix x(2, 6);
   EXPECT_EQ(ApplyRotary({}, 2, 0, &x).code(), absl::StatusCode::kInvalidArgument);  // head_dim 3

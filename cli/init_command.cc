@@ -11,6 +11,7 @@
 // biases 0, LayerNorm gamma 1 and beta 0. Tensors are drawn in a fixed order (wte, wpe, then per layer c_attn,
 // attn.c_proj, c_fc, mlp.c_proj) from one NormalSampler(seed), so a seed always gives the same model.
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <filesystem>
@@ -178,6 +179,9 @@ absl::Status RunInit(const InitOptions& options) {
     return absl::PermissionDeniedError(fmt::format("cannot create a temporary directory in '{}'", parent.string()));
   }
   TempDirGuard guard(temp);
+  const mode_t mask = umask(0);  // mkdtemp makes 0700; give the model directory the usual permissions
+  umask(mask);
+  chmod(temp.c_str(), 0777 & ~mask);
   for (const auto& [source, name] : files) {
     TOKVEC_ASSIGN_OR_RETURN(std::string bytes, ReadFile(source.string()));
     TOKVEC_RETURN_IF_ERROR(WriteFileAtomically((fs::path(temp) / name).string(), bytes));

@@ -148,6 +148,13 @@ absl::StatusOr<AtomicFile> AtomicFile::Create(const std::string& path) {
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     return absl::InvalidArgumentError(fmt::format("output '{}' is a directory", path));
   }
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    // A device or FIFO (/dev/null, /dev/stdout, a named pipe) is written in place: renaming a temporary file
+    // onto it would replace the device node itself with a regular file.
+    std::FILE* stream = std::fopen(path.c_str(), "wbe");
+    if (stream == nullptr) return ErrnoStatus(errno, "cannot open output file", path);
+    return AtomicFile(path, "", stream);
+  }
   std::string temp = fmt::format("{}.tmp-{}-{}", path, getpid(), std::random_device{}());
   int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus(errno, "cannot create output file", path);
@@ -173,7 +180,8 @@ absl::Status AtomicFile::Write(std::string_view data) {
 
 absl::Status AtomicFile::Commit() {
   if (stream_ == nullptr) return absl::FailedPreconditionError("commit of a closed file");
-  bool ok = std::fflush(stream_) == 0 && fsync(fileno(stream_)) == 0;
+  const bool in_place = temp_path_.empty();  // A device or FIFO: nothing to fsync or rename.
+  bool ok = std::fflush(stream_) == 0 && (in_place || fsync(fileno(stream_)) == 0);
   int err = errno;
   ok = (std::fclose(stream_) == 0) && ok;
   stream_ = nullptr;
@@ -181,6 +189,7 @@ absl::Status AtomicFile::Commit() {
     Abandon();
     return ErrnoStatus(err ? err : EIO, "cannot write", path_);
   }
+  if (in_place) return absl::OkStatus();
   if (rename(temp_path_.c_str(), path_.c_str()) != 0) {
     err = errno;
     Abandon();

@@ -27,7 +27,8 @@ absl::StatusOr<std::string> ReadFile(const std::string& path);
 // Writes all of `data` to `stream` and flushes; a short write (disk full, closed pipe) is DataLoss.
 absl::Status WriteAll(std::FILE* stream, std::string_view data, std::string_view name = "standard output");
 
-// A file written under a temporary name in the target's folder, renamed into place by Commit().
+// A file written under a temporary name in the target's folder, renamed into place by Commit(). An existing
+// target that is not a regular file (/dev/null, a FIFO) is written in place instead, never replaced.
 class AtomicFile {
  public:
   static absl::StatusOr<AtomicFile> Create(const std::string& path);

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""Writes the small seed corpora of tests/fuzz/corpus/<target>/ (run from anywhere; plain python3, no packages).
+
+   python3 tests/fuzz/make_seeds.py
+
+Seeds are tiny valid (and a few nearly valid) inputs so libFuzzer starts from the interesting parts of each
+format. Targets built with FuzzedDataProvider take integers from the END of the input and strings from the
+front; a random-length string ends at a backslash followed by any other byte.
+"""
+import base64
+import json
+import os
+import random
+import struct
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+
+
+def write(target, name, data):
+    os.makedirs(os.path.join(ROOT, target), exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    with open(os.path.join(ROOT, target, name), "wb") as f:
+        f.write(data)
+
+
+def fdp_string(s):
+    """Encodes `s` as FuzzedDataProvider::ConsumeRandomLengthString reads it (then ends it)."""
+    if isinstance(s, str):
+        s = s.encode("utf-8")
+    return s.replace(b"\\", b"\\\\") + b"\\x"
+
+
+def safetensors(tensors, dtype="F32"):
+    """tensors: list of (name, shape, values); returns the file bytes."""
+    header, data = {}, b""
+    for name, shape, values in tensors:
+        if dtype == "F32":
+            blob = struct.pack("<%df" % len(values), *values)
+        else:  # F16
+            blob = struct.pack("<%de" % len(values), *values)
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(data), len(data) + len(blob)]}
+        data += blob
+    header["__metadata__"] = {"format": "pt"}
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    return struct.pack("<Q", len(text)) + text + data
+
+
+def gpt2_tensors(V=8, D=4, F=8, N=8, L=1, seed=0):
+    rng = random.Random(seed)
+    def t(name, *shape):
+        n = 1
+        for s in shape:
+            n *= s
+        return (name, list(shape), [round(rng.uniform(-0.5, 0.5), 3) for _ in range(n)])
+    out = [t("wte.weight", V, D), t("wpe.weight", N, D)]
+    for i in range(L):
+        p = "h.%d." % i
+        out += [t(p + "ln_1.weight", D), t(p + "ln_1.bias", D), t(p + "attn.c_attn.weight", D, 3 * D),
+                t(p + "attn.c_attn.bias", 3 * D), t(p + "attn.c_proj.weight", D, D), t(p + "attn.c_proj.bias", D),
+                t(p + "ln_2.weight", D), t(p + "ln_2.bias", D), t(p + "mlp.c_fc.weight", D, F),
+                t(p + "mlp.c_fc.bias", F), t(p + "mlp.c_proj.weight", F, D), t(p + "mlp.c_proj.bias", D)]
+    out += [t("ln_f.weight", D), t("ln_f.bias", D)]
+    return out
+
+
+GPT2_CONFIG = {"model_type": "gpt2", "n_embd": 4, "n_head": 2, "n_layer": 1, "n_positions": 8, "vocab_size": 8,
+               "layer_norm_epsilon": 1e-5}
+ENCODER_CONFIG = dict(GPT2_CONFIG, model_type="encoder", n_inner=8, activation_function="relu")
+ROBERTA_CONFIG = {"model_type": "roberta", "hidden_size": 4, "num_attention_heads": 2, "num_hidden_layers": 1,
+                  "intermediate_size": 8, "max_position_embeddings": 10, "vocab_size": 8, "type_vocab_size": 1,
+                  "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2, "layer_norm_eps": 1e-5,
+                  "hidden_act": "gelu"}
+
+TEXTS = ["hello world", "low lower newest widest", "aaabdaaabac", "  spaces\tand\nnewlines  ",
+         "caf\u00e9 \u65e5\u672c\u8a9e \U0001F600!", "<|endoftext|>x<|endoftext|>", "don't 123 4567 ?!...",
+         "\xff\xfe bad \x80 utf8"]
+
+
+def bytes_to_unicode():
+    """GPT-2's printable spelling of each byte (printable Latin-1 bytes spell themselves, the rest map to 256+)."""
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    table, extra = {}, 0
+    for b in range(256):
+        if b in keep:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(256 + extra)
+            extra += 1
+    return table
+
+
+def spell(bs):
+    table = bytes_to_unicode()
+    return "".join(table[b] for b in bs)
+
+
+MERGES = [(b"h", b"e"), (b"l", b"l"), (b"he", b"ll"), (b"hell", b"o"), (b" ", b"w"), (b" w", b"o"), (b"r", b"l"),
+          (b" wo", b"rl"), (b" worl", b"d"), (b"l", b"o"), (b"lo", b"w"), (b"e", b"r")]
+
+
+def byte_vocab():
+    tokens = [bytes([b]) for b in range(256)]
+    for left, right in MERGES:
+        tokens.append(left + right)
+    return tokens, MERGES
+
+
+def main():
+    rng = random.Random(7)
+    # bpe_merge: bytes drive the model and the piece directly.
+    for i in range(6):
+        write("bpe_merge", "seed%d" % i, bytes(rng.randrange(256) for _ in range(8 + 40 * i)))
+
+    # byte_roundtrip: [merge source][text][pattern][allow_special][ranks] (integers from the end).
+    for i, text in enumerate(TEXTS):
+        raw = text.encode("utf-8", "surrogateescape") if "\xff" not in text else text.encode("latin-1")
+        write("byte_roundtrip", "seed%d" % i, fdp_string(raw[:12]) + raw + bytes([i % 3, i % 2, (i // 2) % 2]))
+
+    # train_roundtrip: [text][with_special][merges][preset][type] (integers from the end).
+    for i, text in enumerate(TEXTS):
+        raw = text.encode("utf-8") if "\xff" not in text else text.encode("latin-1")
+        write("train_roundtrip", "seed%d" % i, raw + bytes([i % 2, 10 + i, i % 3, (i // 2) % 2]))
+
+    # tokvec_model: tokvec's model file (tokenizer/model_file.cc), a word and a byte model, then a sample.
+    _, merges = byte_vocab()
+    sample = "\n#\nhello world lower \u00e9".encode("utf-8") + b"\xff"
+    word_model = ["tokvec-bpe 1", "type word", "pre_tokenizer whitespace", "normalizer none", "unk 0",
+                  "end_of_word 1"]
+    letters = "abdeilnorstw\u00e9"
+    word_model.append("alphabet %d" % len(letters))
+    word_model += ["%d %s" % (2 + i, c) for i, c in enumerate(letters)]
+    word_merges = ["e r", "er </w>", "l o", "lo w", "n e", "ne w", "e s", "es t", "est </w>"]
+    word_model += ["merges %d" % len(word_merges)] + word_merges + ["end"]
+    write("tokvec_model", "word", "\n".join(word_model) + "\n")
+    write("tokvec_model", "word_sample", "\n".join(word_model) + "\n\n#\nlow lower newest widest caf\u00e9\n")
+    byte_model = ["tokvec-bpe 1", "type byte", "pre_tokenizer gpt2", "normalizer none", "special 0 <|endoftext|>",
+                  "alphabet 256"]
+    byte_model += ["%d %s" % (1 + b, spell(bytes([b]))) for b in range(256)]
+    byte_model += ["merges %d" % len(merges)] + ["%s %s" % (spell(a), spell(b)) for a, b in merges] + ["end"]
+    write("tokvec_model", "byte", "\n".join(byte_model) + "\n")
+    write("tokvec_model", "byte_sample", ("\n".join(byte_model) + "\n").encode() + sample)
+    write("tokvec_model", "truncated", "\n".join(word_model[:10]) + "\n")
+
+    # model_safetensors: valid F32 and F16 files.
+    write("model_safetensors", "gpt2_f32", safetensors(gpt2_tensors()))
+    write("model_safetensors", "small_f16", safetensors([("a", [2, 2], [1.0, -2.0, 0.5, 65504.0])], "F16"))
+    write("model_safetensors", "empty_header", struct.pack("<Q", 8) + b"{}      ")
+
+    # model_config: the three dialects.
+    for name, config in [("gpt2", GPT2_CONFIG), ("encoder", ENCODER_CONFIG), ("roberta", ROBERTA_CONFIG)]:
+        write("model_config", name, json.dumps(config, indent=1))
+
+    # model_load: [config][safetensors][ids...][n_ids] (integers from the end).
+    weights = safetensors(gpt2_tensors())
+    write("model_load", "gpt2", fdp_string(json.dumps(GPT2_CONFIG)) + weights + bytes([1, 5, 2, 3]))
+    # tiktoken: base64(token) rank, ranks 0..n-1.
+    tokens, merges = byte_vocab()
+    sample = "\n#\nhello world lower \u00e9\xff".encode("utf-8", "surrogatepass")
+    tiktoken = "".join("%s %d\n" % (base64.b64encode(t).decode(), r) for r, t in enumerate(tokens))
+    write("tiktoken", "valid", tiktoken)
+    write("tiktoken", "valid_sample", tiktoken.encode() + sample)
+    write("tiktoken", "gap", "YQ== 0\nYg== 2\n")
+    write("tiktoken", "bad_base64", "YQ== 0\n!!!! 1\n")
+
+    # vocab.json + merges.txt, joined by "\n#\n" (then an optional sample).
+    vocab = {spell(t): i for i, t in enumerate(tokens)}
+    merges_txt = "#version: 0.2\n" + "".join("%s %s\n" % (spell(a), spell(b)) for a, b in merges)
+    write("gpt2_files", "valid", json.dumps(vocab, ensure_ascii=False) + "\n#\n" + merges_txt)
+    write("gpt2_files", "valid_sample",
+          (json.dumps(vocab, ensure_ascii=False) + "\n#\n" + merges_txt).encode() + sample)
+    write("gpt2_files", "unknown_merge", '{"a": 0, "b": 1}\n#\n#version: 0.2\na c\n')
+
+    # tokenizer.json: a byte-level model (GPT-2 style) and a classic one (end-of-word suffix, whitespace split).
+    byte_level = {
+        "version": "1.0",
+        "added_tokens": [{"id": len(tokens), "content": "<|endoftext|>", "single_word": False, "lstrip": False,
+                          "rstrip": False, "normalized": False, "special": True}],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+        "post_processor": None,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+                  "vocab": vocab, "merges": ["%s %s" % (spell(a), spell(b)) for a, b in merges]},
+    }
+    write("hf_tokenizer_json", "byte_level", json.dumps(byte_level, ensure_ascii=False))
+    write("hf_tokenizer_json", "byte_level_sample", json.dumps(byte_level, ensure_ascii=False).encode() + sample)
+    classic_vocab = {"<unk>": 0}
+    for c in "abdehilnorstw":
+        classic_vocab[c] = len(classic_vocab)
+        classic_vocab[c + "</w>"] = len(classic_vocab)
+    classic_merges = [("l", "o"), ("lo", "w</w>"), ("e", "r</w>")]
+    for a, b in classic_merges:
+        classic_vocab.setdefault(a + b, len(classic_vocab))
+    classic = {
+        "version": "1.0", "added_tokens": [], "normalizer": {"type": "Lowercase"},
+        "pre_tokenizer": {"type": "WhitespaceSplit"}, "post_processor": None, "decoder": {"type": "BPEDecoder", "suffix": "</w>"},
+        "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>", "continuing_subword_prefix": None,
+                  "end_of_word_suffix": "</w>", "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+                  "vocab": classic_vocab, "merges": [[a, b] for a, b in classic_merges]},
+    }
+    write("hf_tokenizer_json", "classic", json.dumps(classic))
+
+    write("model_load", "encoder", fdp_string(json.dumps(ENCODER_CONFIG)) + weights + bytes([7, 0, 2]))
+
+
+if __name__ == "__main__":
+    main()

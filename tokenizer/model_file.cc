@@ -367,13 +367,15 @@ absl::StatusOr<TokenizerSpec> ModelReader::Read() {
     token_ids.emplace(merged, static_cast<TokenId>(id));
     tokens[id] = std::move(merged);
   }
-  for (size_t id = 0; id < taken.size(); ++id) {
-    if (!taken[id]) return Error(fmt::format("id {} is never assigned (ids must run 0..{} without gaps)", id,
-                                             taken.size() - 1));
-  }
   TOKVEC_ASSIGN_OR_RETURN(fields, Next("'end'"));
   if (fields.size() != 1 || fields[0] != "end") {
     return Error(fmt::format("expected 'end' after {} merges (is the merge count right?)", merge_count));
+  }
+  for (size_t id = 0; id < taken.size(); ++id) {
+    if (!taken[id]) {
+      return Error(fmt::format("at the end, id {} is never assigned (ids must run 0..{} without gaps)", id,
+                               taken.size() - 1));
+    }
   }
   if (Peek().has_value() && !Peek()->empty()) {
     ++line_number_;

@@ -1,13 +1,421 @@
-// Placeholder until the tokenizer.json reader and writer land.
+// Hugging Face tokenizers' `tokenizer.json` for byte-level BPE models (https://github.com/huggingface/tokenizers,
+// tokenizers/src/tokenizer/serialization.rs). What is read:
+//   model             {"type": "BPE", "vocab": {spelling: id}, "merges": ["a b", ...] or [["a", "b"], ...],
+//                      "ignore_merges": bool}; continuing_subword_prefix / end_of_word_suffix must be empty
+//   pre_tokenizer     ByteLevel {add_prefix_space, use_regex}  (use_regex: GPT-2's pattern, our preset gpt2)
+//                     Sequence [Split {pattern: {Regex | String}, behavior: "Isolated", invert: false},
+//                               ByteLevel {use_regex: false}]
+//   normalizer        null, NFC, NFKC, Lowercase, or a Sequence of them (add_prefix_space joins as prefix_space)
+//   added_tokens      [{id, content, ...}]: our special tokens (matched only when allowed)
+// Other parts (decoder, post_processor, truncation, padding) do not change ids and are ignored.
+//
+// The writer emits the same shapes. A rank model (tiktoken) has no merge list: each token's merge is the split
+// into two tokens that BPE with lower ranks gives, and ignore_merges is set, as tiktoken looks whole pieces up.
+#include <optional>
+#include <vector>
+
+#include "base/status_macros.h"
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+#include "tokenizer/byte_unicode.h"
 #include "tokenizer/formats.h"
+#include "tokenizer/icu_normalizer.h"
+#include "tokenizer/spelled_vocab.h"
+#include "tokenizer/split_pattern.h"
+#include "tokenizer/utf8.h"
 
 namespace tokvec {
+namespace {
 
-absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view, const std::string& path) {
-  return absl::UnimplementedError("reading tokenizer.json is not built yet: " + path);
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
+
+absl::Status KeyError(const std::string& path, const std::string& key, const std::string& what) {
+  return absl::InvalidArgumentError(fmt::format("{}: key '{}': {}", path, key, what));
 }
-absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer&) {
-  return absl::UnimplementedError("writing tokenizer.json is not built yet");
+
+// Where a JSON text stops parsing: the dotted path of the key being read (re-parses with a callback; only
+// called on the error path).
+std::string FailingKey(std::string_view text) {
+  std::vector<std::string> path;
+  std::vector<bool> in_array;
+  std::string pending_key;
+  auto callback = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::key:
+        pending_key = parsed.get<std::string>();
+        break;
+      case Json::parse_event_t::object_start:
+      case Json::parse_event_t::array_start:
+        path.push_back(pending_key);
+        in_array.push_back(event == Json::parse_event_t::array_start);
+        pending_key.clear();
+        break;
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        if (!path.empty()) path.pop_back();
+        if (!in_array.empty()) in_array.pop_back();
+        break;
+      case Json::parse_event_t::value:
+        break;
+    }
+    // Keep no values (only the path matters); containers must start to be walked.
+    return event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start ||
+           event == Json::parse_event_t::key;
+  };
+  Json discarded = Json::parse(text, callback, /*allow_exceptions=*/false);
+  (void)discarded;
+  std::string key;
+  for (const std::string& part : path) {
+    if (part.empty()) continue;
+    if (!key.empty()) key += '.';
+    key += part;
+  }
+  if (!pending_key.empty()) key += (key.empty() ? "" : ".") + pending_key;
+  return key.empty() ? "(top level)" : key;
+}
+
+// Appends normalizer step names for an HF normalizer object.
+absl::Status ReadNormalizer(const Json& node, const std::string& path, const std::string& key,
+                            std::vector<std::string>* steps) {
+  if (node.is_null()) return absl::OkStatus();
+  if (!node.is_object() || !node.contains("type") || !node["type"].is_string()) {
+    return KeyError(path, key, "expected null or an object with a \"type\"");
+  }
+  const std::string type = node["type"].get<std::string>();
+  if (type == "NFC") {
+    steps->push_back("nfc");
+  } else if (type == "NFKC") {
+    steps->push_back("nfkc");
+  } else if (type == "Lowercase") {
+    steps->push_back("lowercase");
+  } else if (type == "Sequence" && node.contains("normalizers") && node["normalizers"].is_array()) {
+    for (size_t i = 0; i < node["normalizers"].size(); ++i) {
+      TOKVEC_RETURN_IF_ERROR(
+          ReadNormalizer(node["normalizers"][i], path, fmt::format("{}.normalizers[{}]", key, i), steps));
+    }
+  } else {
+    return KeyError(path, key + ".type",
+                    fmt::format("normalizer '{}' is not supported (supported: NFC, NFKC, Lowercase, Sequence)", type));
+  }
+  return absl::OkStatus();
+}
+
+// The split pattern (preset or regex) and whether a prefix space is added, from the pre_tokenizer.
+struct PreTokenizerChoice {
+  std::string pattern;
+  bool add_prefix_space = false;
+};
+
+absl::StatusOr<PreTokenizerChoice> ReadPreTokenizer(const Json& node, const std::string& path) {
+  const std::string key = "pre_tokenizer";
+  if (!node.is_object() || !node.contains("type") || !node["type"].is_string()) {
+    return KeyError(path, key, "expected a ByteLevel pre-tokenizer, or a Sequence of Split then ByteLevel");
+  }
+  auto flag = [](const Json& object, const char* name, bool fallback) {
+    return object.contains(name) && object[name].is_boolean() ? object[name].get<bool>() : fallback;
+  };
+  const std::string type = node["type"].get<std::string>();
+  PreTokenizerChoice choice;
+  if (type == "ByteLevel") {
+    choice.add_prefix_space = flag(node, "add_prefix_space", false);
+    if (!flag(node, "use_regex", true)) {
+      return KeyError(path, key + ".use_regex", "ByteLevel without its regex (and no Split) is not supported");
+    }
+    choice.pattern = "gpt2";
+    return choice;
+  }
+  if (type != "Sequence" || !node.contains("pretokenizers") || !node["pretokenizers"].is_array() ||
+      node["pretokenizers"].size() != 2) {
+    return KeyError(path, key + ".type",
+                    fmt::format("pre-tokenizer '{}' is not supported (supported: ByteLevel, or Sequence "
+                                "[Split, ByteLevel {{use_regex: false}}])",
+                                type));
+  }
+  const Json& split = node["pretokenizers"][0];
+  const Json& byte_level = node["pretokenizers"][1];
+  const std::string split_key = key + ".pretokenizers[0]";
+  const std::string byte_key = key + ".pretokenizers[1]";
+  if (!split.is_object() || split.value("type", "") != "Split") return KeyError(path, split_key, "expected a Split");
+  if (!byte_level.is_object() || byte_level.value("type", "") != "ByteLevel") {
+    return KeyError(path, byte_key, "expected a ByteLevel");
+  }
+  if (flag(byte_level, "use_regex", true)) {
+    return KeyError(path, byte_key + ".use_regex", "must be false after a Split (two regexes are not supported)");
+  }
+  if (flag(byte_level, "add_prefix_space", false)) {
+    return KeyError(path, byte_key + ".add_prefix_space", "a prefix space after a Split is not supported");
+  }
+  if (split.value("behavior", "") != "Isolated") {
+    return KeyError(path, split_key + ".behavior", "only \"Isolated\" is supported");
+  }
+  if (flag(split, "invert", false)) return KeyError(path, split_key + ".invert", "only false is supported");
+  const Json* pattern = split.contains("pattern") ? &split["pattern"] : nullptr;
+  if (pattern != nullptr && pattern->contains("Regex") && (*pattern)["Regex"].is_string()) {
+    choice.pattern = (*pattern)["Regex"].get<std::string>();
+  } else if (pattern != nullptr && pattern->contains("String") && (*pattern)["String"].is_string()) {
+    choice.pattern = "\\Q" + (*pattern)["String"].get<std::string>() + "\\E";
+  } else {
+    return KeyError(path, split_key + ".pattern", "expected {\"Regex\": \"...\"} or {\"String\": \"...\"}");
+  }
+  return choice;
+}
+
+// For a rank model: the two tokens that BPE with ranks below `id` reduces token `id` to, if it does.
+std::optional<BpeModel::MergePair> RankMergeOf(const BpeModel& bpe, TokenId id,
+                                               const std::array<std::optional<TokenId>, 256>& byte_ids) {
+  const std::string& token = bpe.token(id);
+  std::vector<TokenId> parts;
+  for (unsigned char c : token) {
+    if (!byte_ids[c]) return std::nullopt;
+    parts.push_back(*byte_ids[c]);
+  }
+  while (parts.size() > 2) {
+    size_t best = 0;
+    std::optional<BpeModel::MergeResult> best_result;
+    for (size_t i = 0; i + 1 < parts.size(); ++i) {
+      std::optional<BpeModel::MergeResult> result = bpe.Lookup(parts[i], parts[i + 1]);
+      if (result && result->priority < id && (!best_result || result->priority < best_result->priority)) {
+        best = i;
+        best_result = result;
+      }
+    }
+    if (!best_result) return std::nullopt;
+    parts[best] = best_result->id;
+    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+  }
+  if (parts.size() != 2) return std::nullopt;
+  return BpeModel::MergePair{parts[0], parts[1]};
+}
+
+}  // namespace
+
+absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const std::string& path) {
+  Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: not valid JSON (truncated?); parsing stopped inside key '{}'", path, FailingKey(text)));
+  }
+  if (!json.is_object()) return KeyError(path, "(top level)", "expected a JSON object");
+  // 1. The model.
+  if (!json.contains("model") || !json["model"].is_object()) return KeyError(path, "model", "missing");
+  const Json& model = json["model"];
+  if (model.contains("type") && model["type"] != "BPE") {
+    return KeyError(path, "model.type", fmt::format("only BPE models are supported, got {}", model["type"].dump()));
+  }
+  for (const char* affix : {"continuing_subword_prefix", "end_of_word_suffix"}) {
+    if (model.contains(affix) && model[affix].is_string() && !model[affix].get<std::string>().empty()) {
+      return KeyError(path, fmt::format("model.{}", affix), "must be empty for byte-level BPE");
+    }
+  }
+  if (!model.contains("vocab") || !model["vocab"].is_object()) {
+    return KeyError(path, "model.vocab", "missing or not an object {\"spelling\": id}");
+  }
+  if (!model.contains("merges") || !model["merges"].is_array()) {
+    return KeyError(path, "model.merges", "missing or not an array");
+  }
+  SpelledVocab vocab;
+  vocab.tokens.reserve(model["vocab"].size());
+  for (const auto& [spelling, id] : model["vocab"].items()) {
+    if (!id.is_number_unsigned()) {
+      return KeyError(path, fmt::format("model.vocab.{}", spelling), "the id must be a non-negative integer");
+    }
+    vocab.tokens.emplace_back(spelling, id.get<uint64_t>());
+  }
+  const Json& merges = model["merges"];
+  vocab.merges.reserve(merges.size());
+  for (size_t i = 0; i < merges.size(); ++i) {
+    const Json& merge = merges[i];
+    std::string where = fmt::format("{}: key 'model.merges[{}]'", path, i);
+    if (merge.is_string()) {
+      const std::string spelled = merge.get<std::string>();
+      const size_t space = spelled.find(' ');
+      if (space == std::string::npos || spelled.find(' ', space + 1) != std::string::npos) {
+        return KeyError(path, fmt::format("model.merges[{}]", i),
+                        fmt::format("expected \"LEFT RIGHT\" (one space), got '{}'", spelled));
+      }
+      vocab.merges.push_back({spelled.substr(0, space), spelled.substr(space + 1), std::move(where)});
+    } else if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {
+      vocab.merges.push_back({merge[0].get<std::string>(), merge[1].get<std::string>(), std::move(where)});
+    } else {
+      return KeyError(path, fmt::format("model.merges[{}]", i), "expected \"LEFT RIGHT\" or [\"LEFT\", \"RIGHT\"]");
+    }
+  }
+  TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe, BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path)));
+  TokenizerSpec spec = ByteLevelSpec(std::move(bpe));
+  spec.source = path;
+  spec.ignore_merges = model.contains("ignore_merges") && model["ignore_merges"].is_boolean() &&
+                       model["ignore_merges"].get<bool>();
+  // 2. Pre-tokenizer and normalizer.
+  if (!json.contains("pre_tokenizer")) return KeyError(path, "pre_tokenizer", "missing");
+  TOKVEC_ASSIGN_OR_RETURN(PreTokenizerChoice choice, ReadPreTokenizer(json["pre_tokenizer"], path));
+  absl::StatusOr<std::unique_ptr<PreTokenizer>> pre_tokenizer = MakeSplitPreTokenizer(choice.pattern);
+  if (!pre_tokenizer.ok()) return KeyError(path, "pre_tokenizer", std::string(pre_tokenizer.status().message()));
+  spec.pre_tokenizer = std::move(pre_tokenizer).value();
+  std::vector<std::string> steps;
+  if (json.contains("normalizer")) TOKVEC_RETURN_IF_ERROR(ReadNormalizer(json["normalizer"], path, "normalizer", &steps));
+  if (choice.add_prefix_space) steps.push_back("prefix_space");
+  std::string normalizer_name;
+  for (const std::string& step : steps) normalizer_name += (normalizer_name.empty() ? "" : "+") + step;
+  TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, MakeNormalizer(normalizer_name));
+  // 3. Added tokens.
+  if (json.contains("added_tokens") && !json["added_tokens"].is_null()) {
+    const Json& added = json["added_tokens"];
+    if (!added.is_array()) return KeyError(path, "added_tokens", "expected an array");
+    for (size_t i = 0; i < added.size(); ++i) {
+      const Json& token = added[i];
+      if (!token.is_object() || !token.contains("id") || !token["id"].is_number_unsigned() ||
+          !token.contains("content") || !token["content"].is_string() || token["content"].get<std::string>().empty()) {
+        return KeyError(path, fmt::format("added_tokens[{}]", i), "expected {\"id\": N, \"content\": \"...\"}");
+      }
+      const uint64_t id = token["id"].get<uint64_t>();
+      const std::string content = token["content"].get<std::string>();
+      if (id >= (uint64_t{1} << 31)) return KeyError(path, fmt::format("added_tokens[{}].id", i), "id too large");
+      if (id < spec.bpe.size() && !spec.bpe.token(id).empty() && BytesToUnicode(spec.bpe.token(id)) != content) {
+        return KeyError(path, fmt::format("added_tokens[{}]", i),
+                        fmt::format("'{}' has id {}, which is the vocabulary token '{}'", content, id,
+                                    BytesToUnicode(spec.bpe.token(id))));
+      }
+      spec.special_tokens.push_back({content, static_cast<TokenId>(id)});
+    }
+  }
+  return spec;
+}
+
+absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
+  if (tokenizer.type() != ModelType::kByte) {
+    return absl::FailedPreconditionError(
+        "only byte-level models can be written as tokenizer.json; this is a word model (train with --type byte)");
+  }
+  const TokenizerSpec& spec = tokenizer.spec();
+  const BpeModel& bpe = tokenizer.bpe();
+  // 1. Normalizer steps; prefix_space becomes ByteLevel's add_prefix_space.
+  std::vector<std::string> steps;
+  if (spec.normalizer != nullptr) {
+    std::string name = spec.normalizer->name();
+    for (size_t begin = 0; begin <= name.size();) {
+      size_t plus = name.find('+', begin);
+      if (plus == std::string::npos) plus = name.size();
+      steps.push_back(name.substr(begin, plus - begin));
+      begin = plus + 1;
+    }
+  }
+  bool add_prefix_space = false;
+  OrderedJson normalizers = OrderedJson::array();
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i] == "prefix_space") {
+      if (i + 1 != steps.size()) {
+        return absl::FailedPreconditionError("prefix_space must be the last normalizer step for tokenizer.json");
+      }
+      add_prefix_space = true;
+    } else if (steps[i] == "nfc" || steps[i] == "nfkc") {
+      normalizers.push_back({{"type", steps[i] == "nfc" ? "NFC" : "NFKC"}});
+    } else if (steps[i] == "lowercase") {
+      normalizers.push_back({{"type", "Lowercase"}});
+    } else {
+      return absl::FailedPreconditionError(fmt::format("normalizer step '{}' has no tokenizer.json form", steps[i]));
+    }
+  }
+  // 2. Pre-tokenizer.
+  const std::string pattern = spec.pre_tokenizer->name();
+  auto byte_level = [](bool prefix_space, bool use_regex) {
+    return OrderedJson{{"type", "ByteLevel"},
+                       {"add_prefix_space", prefix_space},
+                       {"trim_offsets", true},
+                       {"use_regex", use_regex}};
+  };
+  OrderedJson pre_tokenizer;
+  if (pattern == "gpt2") {
+    pre_tokenizer = byte_level(add_prefix_space, true);
+  } else {
+    if (add_prefix_space) {
+      return absl::FailedPreconditionError("prefix_space with a split pattern other than gpt2 has no tokenizer.json form");
+    }
+    std::optional<std::string> preset = SplitPresetRegex(pattern);
+    OrderedJson split = {{"type", "Split"},
+                         {"pattern", {{"Regex", preset ? *preset : pattern}}},
+                         {"behavior", "Isolated"},
+                         {"invert", false}};
+    pre_tokenizer = {{"type", "Sequence"}, {"pretokenizers", {split, byte_level(false, false)}}};
+  }
+  // 3. Model: vocab in id order, merges in rank order.
+  // Written as text: ordered_json's object insertion is a linear search, quadratic for 200k tokens.
+  std::string vocab = "{";
+  for (TokenId id = 0; id < bpe.size(); ++id) {
+    if (bpe.token(id).empty()) continue;
+    if (vocab.size() > 1) vocab += ',';
+    vocab += Json(BytesToUnicode(bpe.token(id))).dump();
+    vocab += ':';
+    vocab += std::to_string(id);
+  }
+  vocab += '}';
+  std::string merges = "[";
+  auto add_merge = [&](const BpeModel::MergePair& pair) {
+    if (merges.size() > 1) merges += ',';
+    merges += '[';
+    merges += Json(BytesToUnicode(bpe.token(pair.left))).dump();
+    merges += ',';
+    merges += Json(BytesToUnicode(bpe.token(pair.right))).dump();
+    merges += ']';
+  };
+  bool ignore_merges = spec.ignore_merges;
+  if (bpe.rule() == BpeModel::Rule::kMergeList) {
+    for (const BpeModel::MergePair& pair : bpe.merges()) add_merge(pair);
+  } else {
+    std::array<std::optional<TokenId>, 256> byte_ids;
+    for (int b = 0; b < 256; ++b) byte_ids[b] = bpe.Find(std::string(1, static_cast<char>(b)));
+    for (TokenId id = 0; id < bpe.size(); ++id) {
+      if (bpe.token(id).size() < 2) continue;
+      if (std::optional<BpeModel::MergePair> pair = RankMergeOf(bpe, id, byte_ids)) add_merge(*pair);
+    }
+    ignore_merges = true;
+  }
+  merges += ']';
+  OrderedJson added = OrderedJson::array();
+  for (const SpecialToken& special : spec.special_tokens) {
+    if (Utf8ValidEnd(special.text, 0) != special.text.size()) {
+      return absl::FailedPreconditionError(
+          fmt::format("special token {} is not valid UTF-8 and cannot be written to JSON", special.id));
+    }
+    added.push_back({{"id", special.id},
+                     {"content", special.text},
+                     {"single_word", false},
+                     {"lstrip", false},
+                     {"rstrip", false},
+                     {"normalized", false},
+                     {"special", true}});
+  }
+  OrderedJson root = {
+      {"version", "1.0"},
+      {"truncation", nullptr},
+      {"padding", nullptr},
+      {"added_tokens", added},
+      {"normalizer", normalizers.empty()       ? OrderedJson(nullptr)
+                     : normalizers.size() == 1 ? normalizers[0]
+                                               : OrderedJson{{"type", "Sequence"}, {"normalizers", normalizers}}},
+      {"pre_tokenizer", pre_tokenizer},
+      {"post_processor", nullptr},
+      {"decoder", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}}},
+      {"model",
+       {{"type", "BPE"},
+        {"dropout", nullptr},
+        {"unk_token", nullptr},
+        {"continuing_subword_prefix", nullptr},
+        {"end_of_word_suffix", nullptr},
+        {"fuse_unk", false},
+        {"byte_fallback", false},
+        {"ignore_merges", ignore_merges},
+        {"vocab", nullptr},
+        {"merges", nullptr}}},
+  };
+  // The model is the last key and vocab, merges its last two: put their text in place of the nulls.
+  std::string text = root.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+  constexpr std::string_view kTail = R"("vocab":null,"merges":null}})";
+  if (text.size() < kTail.size() || text.compare(text.size() - kTail.size(), kTail.size(), kTail) != 0) {
+    return absl::InternalError("tokenizer.json writer: unexpected layout");
+  }
+  text.resize(text.size() - kTail.size());
+  return text + R"("vocab":)" + vocab + R"(,"merges":)" + merges + "}}\n";
 }
 
 }  // namespace tokvec

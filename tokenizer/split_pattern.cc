@@ -133,6 +133,9 @@ class RegexSplitter : public PreTokenizer {
     thread_local Cache cache;
     if (cache.serial != serial_ || cache.matcher == nullptr) {
       cache.matcher.reset(pattern_->matcher(status));
+      // No cap on the backtracking stack (ICU's default is 8 MB): `\s*[\r\n]+` over a megabyte of spaces
+      // backtracks through every one of them. The stack lives on the heap and grows with the input.
+      if (U_SUCCESS(status)) cache.matcher->setStackLimit(0, status);
       if (U_FAILURE(status)) {
         cache.serial = 0;
         return nullptr;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "attention/flash_kernels.h"
 #include "attention/ops.h"
 #include "fmt/format.h"
 
@@ -84,12 +85,7 @@ __attribute__((target("avx512f"))) float OnlineSoftmaxRowAvx512(float* s, int64_
   return alpha;
 }
 
-bool HasAvx512() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-}
 #else
-bool HasAvx512() { return false; }
 float OnlineSoftmaxRowAvx512(float* s, int64_t valid, int64_t width, float* row_max, float* row_sum) {
   return OnlineSoftmaxRowScalar(s, valid, width, row_max, row_sum);
 }
@@ -102,13 +98,18 @@ void FlashAttendHead(StridedView q, StridedView k, StridedView v, bool causal, f
   UseSingleThreadedBlas();
   const int64_t q_len = q.rows, k_len = k.rows, head_dim = q.cols, v_dim = v.cols;
   const int64_t offset = k_len - q_len;  // causal: query i sees keys j <= i + offset
-  auto* row_update = (!portable && HasAvx512()) ? OnlineSoftmaxRowAvx512 : OnlineSoftmaxRowScalar;
+  const bool avx512 = !portable && Avx512Available();
+  const bool kernels = avx512 && TileContextSupports(v_dim);  // else cblas_sgemm per product
+  auto* row_update = avx512 ? OnlineSoftmaxRowAvx512 : OnlineSoftmaxRowScalar;
   scratch->scores.resize(static_cast<size_t>(kFlashQueryBlock * kFlashKeyBlock));
   scratch->row_max.resize(static_cast<size_t>(kFlashQueryBlock));
   scratch->row_sum.resize(static_cast<size_t>(kFlashQueryBlock));
-  float* scores = scratch->scores.data();  // [Bq, Bk]
-  float* row_max = scratch->row_max.data();  // [Bq]
-  float* row_sum = scratch->row_sum.data();  // [Bq]
+  scratch->row_alpha.resize(static_cast<size_t>(kFlashQueryBlock));
+  float* scores = scratch->scores.data();      // [Bq, Bk]
+  float* row_max = scratch->row_max.data();    // [Bq]
+  float* row_sum = scratch->row_sum.data();    // [Bq]
+  float* row_alpha = scratch->row_alpha.data();  // [Bq]
+  if (kernels) PackKeyPanels(k, &scratch->key_panels);  // [ceil(Tk/32), Dk, 32]
 
   for (int64_t q0 = 0; q0 < q_len; q0 += kFlashQueryBlock) {
     const int64_t rows = std::min(kFlashQueryBlock, q_len - q0);
@@ -121,29 +122,41 @@ void FlashAttendHead(StridedView q, StridedView k, StridedView v, bool causal, f
     for (int64_t k0 = 0; k0 < k_end; k0 += kFlashKeyBlock) {
       const int64_t cols = std::min(kFlashKeyBlock, k_end - k0);
       // 1. S = scale · Q_b·K_bᵀ   [rows, cols], row stride Bk
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(rows), static_cast<blasint>(cols),
-                  static_cast<blasint>(head_dim), scale, q.data + q0 * q.stride, static_cast<blasint>(q.stride),
-                  k.data + k0 * k.stride, static_cast<blasint>(k.stride), 0.0f, scores,
-                  static_cast<blasint>(kFlashKeyBlock));
-      // 2. online softmax per row; rescale the running context by α
+      if (kernels) {
+        TileScores(q.data + q0 * q.stride, q.stride, rows, head_dim, scratch->key_panels.data(), k0, cols, scale,
+                   scores, kFlashKeyBlock);
+      } else {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(rows),
+                    static_cast<blasint>(cols), static_cast<blasint>(head_dim), scale, q.data + q0 * q.stride,
+                    static_cast<blasint>(q.stride), k.data + k0 * k.stride, static_cast<blasint>(k.stride), 0.0f,
+                    scores, static_cast<blasint>(kFlashKeyBlock));
+      }
+      // 2. online softmax per row: P, and α, the rescale factor of the row's running context
       for (int64_t r = 0; r < rows; ++r) {
         const int64_t valid = causal ? std::clamp<int64_t>(q0 + r + offset - k0 + 1, 0, cols) : cols;
         float* s = scores + r * kFlashKeyBlock;
         if (valid == 0) {
           std::fill_n(s, cols, 0.0f);
+          row_alpha[r] = 1.0f;
           continue;
         }
-        const float alpha = row_update(s, valid, cols, row_max + r, row_sum + r);
-        if (alpha != 1.0f) {
-          float* o_row = o + r * out_stride;
-          for (int64_t c = 0; c < v_dim; ++c) o_row[c] *= alpha;
-        }
+        row_alpha[r] = row_update(s, valid, cols, row_max + r, row_sum + r);
       }
-      // 3. O += P·V_b   [rows, Dv]
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows),
-                  static_cast<blasint>(v_dim), static_cast<blasint>(cols), 1.0f, scores,
-                  static_cast<blasint>(kFlashKeyBlock), v.data + k0 * v.stride, static_cast<blasint>(v.stride),
-                  1.0f, o, static_cast<blasint>(out_stride));
+      // 3. O = diag(α)·O + P·V_b   [rows, Dv]
+      if (kernels) {
+        TileContext(scores, kFlashKeyBlock, rows, cols, v.data + k0 * v.stride, v.stride, v_dim, row_alpha, o,
+                    out_stride);
+      } else {
+        for (int64_t r = 0; r < rows; ++r) {
+          if (row_alpha[r] == 1.0f) continue;
+          float* o_row = o + r * out_stride;
+          for (int64_t c = 0; c < v_dim; ++c) o_row[c] *= row_alpha[r];
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows),
+                    static_cast<blasint>(v_dim), static_cast<blasint>(cols), 1.0f, scores,
+                    static_cast<blasint>(kFlashKeyBlock), v.data + k0 * v.stride, static_cast<blasint>(v.stride),
+                    1.0f, o, static_cast<blasint>(out_stride));
+      }
     }
     // 4. normalize: O /= l (a row that saw no key stays zero)
     for (int64_t r = 0; r < rows; ++r) {

@@ -15,9 +15,10 @@
 //   ...after the last key block: O /= l
 //
 // With `causal`, key blocks entirely above the diagonal are skipped (about half the work) and the diagonal
-// block masks element-wise. The exp/max/sum pass over S is hand-vectorized for AVX-512 (function-level
-// __attribute__((target)) chosen at run time by __builtin_cpu_supports, so the default build needs no -march
-// flag and still runs on any x86-64), with a portable scalar loop otherwise.
+// block masks element-wise. On AVX-512 CPUs the two products run in the micro-kernels of flash_kernels.h and the
+// exp/max/sum pass is vectorized (function-level __attribute__((target("avx512f"))), chosen at run time by
+// __builtin_cpu_supports: the default build needs no -march flag and the binary still runs on any x86-64);
+// otherwise (or with `portable`) the products are cblas_sgemm calls and the pass is a scalar loop.
 // Heads run in parallel over `threads`; a head's arithmetic never depends on the thread count.
 #ifndef TOKVEC_ATTENTION_FLASH_ATTENTION_H_
 #define TOKVEC_ATTENTION_FLASH_ATTENTION_H_
@@ -37,11 +38,14 @@ namespace tokvec {
 inline constexpr int64_t kFlashQueryBlock = 128;
 inline constexpr int64_t kFlashKeyBlock = 512;
 
-// Per-thread working memory of one head: the score tile and the running max / sum per query row.
+// Per-thread working memory of one head: the score tile, the running max / sum / rescale factor per query row
+// and (AVX-512 path) the keys transposed in panels of 32 (flash_kernels.h).
 struct FlashScratch {
-  std::vector<float> scores;   // [Bq, Bk]
-  std::vector<float> row_max;  // [Bq]
-  std::vector<float> row_sum;  // [Bq]
+  std::vector<float> scores;      // [Bq, Bk]
+  std::vector<float> row_max;     // [Bq]
+  std::vector<float> row_sum;     // [Bq]
+  std::vector<float> row_alpha;   // [Bq]
+  std::vector<float> key_panels;  // [ceil(Tk/32), Dk, 32]
 };
 
 // Unchecked kernel for one head. q: [Tq, Dk], k: [Tk, Dk], v: [Tk, Dv] (strided views); context row r is

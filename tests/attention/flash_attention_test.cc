@@ -78,7 +78,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Case{1, 1, 1, 64, false}, Case{1, 1, 1, 64, true}, Case{7, 7, 2, 8, true},
                       Case{129, 129, 3, 64, false}, Case{129, 129, 3, 64, true}, Case{1031, 1031, 2, 64, false},
                       Case{1031, 1031, 2, 64, true}, Case{100, 1300, 2, 32, true}, Case{300, 45, 2, 17, true},
-                      Case{300, 45, 2, 17, false}, Case{257, 700, 1, 64, false}));
+                      Case{300, 45, 2, 17, false}, Case{257, 700, 1, 64, false}, Case{131, 131, 2, 16, true},
+                      Case{77, 200, 1, 48, false}, Case{1100, 600, 1, 64, true}));
 
 TEST(FlashAttentionTest, ResultDoesNotDependOnThreadCount) {
   NormalSampler sampler(99);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <utility>
 
+#include "attention/batched_block.h"
 #include "base/status_macros.h"
 #include "embeddings/positional.h"
 #include "embeddings/token_embedding.h"
@@ -184,25 +185,9 @@ absl::Status Model::Bind(const std::string& weights_path) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<ModelOutput> Model::Forward(std::span<const uint32_t> ids, const ForwardOptions& options) const {
+absl::StatusOr<Matrix> Model::Embed(std::span<const uint32_t> ids) const {
   const int64_t seq_len = static_cast<int64_t>(ids.size());
   const int64_t d = config_.d_model;
-  if (seq_len > config_.max_len) {
-    return absl::OutOfRangeError(fmt::format("{} tokens is longer than the model's maximum of {} tokens", seq_len,
-                                             config_.max_len));
-  }
-  for (int64_t layer : options.keep_weights_of) {
-    if (layer < 0 || layer >= config_.n_layers) {
-      return absl::OutOfRangeError(
-          fmt::format("layer {} does not exist; the model has layers 0..{}", layer, config_.n_layers - 1));
-    }
-  }
-  ModelOutput out;
-  if (seq_len == 0) {
-    out.hidden = Matrix(0, d);
-    return out;
-  }
-  // 1. Token (+ position, + type) embeddings: x [T, D].
   TOKVEC_ASSIGN_OR_RETURN(Matrix x, EmbedTokens(token_table_, ids));
   switch (config_.arch) {
     case Architecture::kGpt2:
@@ -226,6 +211,29 @@ absl::StatusOr<ModelOutput> Model::Forward(std::span<const uint32_t> ids, const 
       break;
     }
   }
+  return x;
+}
+
+absl::StatusOr<ModelOutput> Model::Forward(std::span<const uint32_t> ids, const ForwardOptions& options) const {
+  const int64_t seq_len = static_cast<int64_t>(ids.size());
+  const int64_t d = config_.d_model;
+  if (seq_len > config_.max_len) {
+    return absl::OutOfRangeError(fmt::format("{} tokens is longer than the model's maximum of {} tokens", seq_len,
+                                             config_.max_len));
+  }
+  for (int64_t layer : options.keep_weights_of) {
+    if (layer < 0 || layer >= config_.n_layers) {
+      return absl::OutOfRangeError(
+          fmt::format("layer {} does not exist; the model has layers 0..{}", layer, config_.n_layers - 1));
+    }
+  }
+  ModelOutput out;
+  if (seq_len == 0) {
+    out.hidden = Matrix(0, d);
+    return out;
+  }
+  // 1. Token (+ position, + type) embeddings: x [T, D].
+  TOKVEC_ASSIGN_OR_RETURN(Matrix x, Embed(ids));
   // 2. The blocks (and ln_f).
   StackOptions stack_options;
   stack_options.threads = options.threads;
@@ -233,6 +241,51 @@ absl::StatusOr<ModelOutput> Model::Forward(std::span<const uint32_t> ids, const 
   TOKVEC_ASSIGN_OR_RETURN(StackOutput stack_out, RunTransformerStack(stack_, x.view(), stack_options));
   out.hidden = std::move(stack_out.hidden);
   out.attention_weights = std::move(stack_out.attention_weights);
+  return out;
+}
+
+absl::StatusOr<std::vector<Matrix>> Model::ForwardBatch(const std::vector<std::vector<uint32_t>>& batch,
+                                                        int threads) const {
+  std::vector<Matrix> out;
+  if (batch.empty()) return out;
+  const int64_t seq_len = static_cast<int64_t>(batch[0].size());
+  const int64_t d = config_.d_model;
+  const int64_t n = static_cast<int64_t>(batch.size());
+  if (seq_len > config_.max_len) {
+    return absl::OutOfRangeError(fmt::format("{} tokens is longer than the model's maximum of {} tokens", seq_len,
+                                             config_.max_len));
+  }
+  // 1. Embeddings of every sequence, stacked: x [B·T, D], sequence b in rows [b·T, (b+1)·T).
+  Matrix x(n * seq_len, d);
+  for (int64_t b = 0; b < n; ++b) {
+    if (static_cast<int64_t>(batch[b].size()) != seq_len) {
+      return absl::InvalidArgumentError(fmt::format("ForwardBatch: sequence {} has {} tokens, sequence 0 has {}", b,
+                                                    batch[b].size(), seq_len));
+    }
+    if (seq_len == 0) continue;
+    TOKVEC_ASSIGN_OR_RETURN(Matrix one, Embed(batch[b]));  // [T, D]
+    std::copy(one.data(), one.data() + one.size(), x.row(b * seq_len));
+  }
+  // 2. The blocks over the whole batch, then ln_f.
+  if (seq_len > 0) {
+    for (size_t layer = 0; layer < stack_.blocks.size(); ++layer) {
+      absl::StatusOr<Matrix> next = RunTransformerBlockBatched(stack_.blocks[layer], stack_.config, x.view(), n, threads);
+      if (!next.ok()) {
+        return absl::Status(next.status().code(),
+                            fmt::format("layer {}: {}", layer, std::string(next.status().message())));
+      }
+      x = std::move(*next);
+    }
+    if (stack_.final_norm) {
+      TOKVEC_ASSIGN_OR_RETURN(x, LayerNorm(x.view(), *stack_.final_norm));
+    }
+  }
+  // 3. Split back into sequences.
+  for (int64_t b = 0; b < n; ++b) {
+    Matrix one(seq_len, d);
+    std::copy(x.row(b * seq_len), x.row(b * seq_len) + seq_len * d, one.data());
+    out.push_back(std::move(one));
+  }
   return out;
 }
 

@@ -71,9 +71,17 @@ class Model {
   // OutOfRange naming both; an id >= vocab_size is InvalidArgument naming it. Thread-safe (const).
   absl::StatusOr<ModelOutput> Forward(std::span<const uint32_t> ids, const ForwardOptions& options = {}) const;
 
+  // Several sequences of one length at once (attention/batched_block.h: the projections and feed-forward run as
+  // single GEMMs over all B·T rows): hidden states [B] x [T, D], the same as Forward on each sequence within
+  // 1e-5. Sequences of different lengths are InvalidArgument. No attention weights.
+  absl::StatusOr<std::vector<Matrix>> ForwardBatch(const std::vector<std::vector<uint32_t>>& batch,
+                                                   int threads) const;
+
  private:
   Model() = default;
   absl::Status Bind(const std::string& weights_path);
+  // Step 1 of Forward: token (+ position, + type) embeddings, [T, D]; T <= max_len checked by the caller.
+  absl::StatusOr<Matrix> Embed(std::span<const uint32_t> ids) const;
 
   ModelConfig config_;
   std::unique_ptr<SafetensorsFile> weights_;  // owns the memory every view below points into

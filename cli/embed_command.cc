@@ -6,12 +6,14 @@
 //
 // Pooling: none (default; auto for a sentence-transformers directory) keeps [T, D]; mean, cls, last, max give one
 // vector per text. --normalize scales each output vector to unit length. The text's final newline is not part
-// of it. --lines: one text per line, spread over --threads (each line on one thread), a progress line on stderr
-// when stderr is a terminal and there are at least 100 lines; json output is then JSON Lines (one object per
+// of it. --lines: one text per line; lines of equal token count run together (Model::ForwardBatch), batches
+// spread over --threads; a progress line on stderr when stderr is a terminal and there are at least 100 lines; json output is then JSON Lines (one object per
 // text), npy needs a pooling ([N, D]), tsv gives the vectors of all texts one after another.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <map>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -58,9 +60,8 @@ std::string_view StripFinalNewline(std::string_view text) {
   return text;
 }
 
-absl::StatusOr<TextVectors> EmbedOne(const ModelDirectory& dir, std::string_view text, Pooling pooling,
-                                     bool normalize, const EmbedOptions& options) {
-  TOKVEC_ASSIGN_OR_RETURN(EmbeddedText embedded, dir.Embed(text, options));
+// Pools (unless none) and normalizes (if asked) one text's hidden states.
+absl::StatusOr<TextVectors> ToOutput(EmbeddedText embedded, Pooling pooling, bool normalize) {
   TextVectors out{std::move(embedded.ids), std::move(embedded.tokens), {}};
   if (pooling == Pooling::kNone) {
     out.vectors = std::move(embedded.hidden);
@@ -75,6 +76,109 @@ absl::StatusOr<TextVectors> EmbedOne(const ModelDirectory& dir, std::string_view
     }
   }
   return out;
+}
+
+absl::StatusOr<TextVectors> EmbedOne(const ModelDirectory& dir, std::string_view text, Pooling pooling,
+                                     bool normalize, const EmbedOptions& options) {
+  TOKVEC_ASSIGN_OR_RETURN(EmbeddedText embedded, dir.Embed(text, options));
+  return ToOutput(std::move(embedded), pooling, normalize);
+}
+
+// Most rows one batched forward pass takes (B·T), and most sequences.
+constexpr int64_t kBatchRows = 2048;
+constexpr size_t kBatchSequences = 32;
+
+// --lines: tokenize every line, then run lines of equal token count together through Model::ForwardBatch
+// (one GEMM per projection over all their rows), batches spread over the threads. With windows each line runs on
+// its own. A line's result depends on the input only, never on --threads.
+absl::Status EmbedLines(const ModelDirectory& dir, const std::vector<std::string_view>& texts, Pooling pooling,
+                        bool normalize, EmbedOptions embed_options, int threads, std::vector<TextVectors>* results) {
+  const size_t n = texts.size();
+  results->assign(n, TextVectors{});
+  std::vector<absl::Status> errors(n);
+  const bool progress = isatty(STDERR_FILENO) && n >= 100;
+  std::atomic<size_t> done{0};
+  std::mutex progress_mutex;
+  auto finish = [&](size_t i, absl::StatusOr<TextVectors> r) {
+    if (r.ok()) {
+      (*results)[i] = std::move(*r);
+    } else {
+      errors[i] = r.status();
+    }
+    const size_t count = ++done;
+    if (progress && (count % 50 == 0 || count == n)) {
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      std::fprintf(stderr, "\rembedded %zu/%zu lines", count, n);
+      if (count == n) std::fprintf(stderr, "\n");
+    }
+  };
+  auto first_error = [&]() -> absl::Status {
+    for (size_t i = 0; i < n; ++i) {
+      if (!errors[i].ok()) {
+        return absl::Status(errors[i].code(), fmt::format("line {}: {}", i + 1, std::string(errors[i].message())));
+      }
+    }
+    return absl::OkStatus();
+  };
+  embed_options.threads = 1;
+  if (embed_options.window > 0) {
+    ParallelFor(static_cast<int64_t>(n), threads,
+                [&](int64_t i) { finish(i, EmbedOne(dir, texts[i], pooling, normalize, embed_options)); });
+    return first_error();
+  }
+  // 1. Tokenize.
+  std::vector<std::vector<uint32_t>> ids(n);
+  ParallelFor(static_cast<int64_t>(n), threads, [&](int64_t i) {
+    absl::StatusOr<std::vector<uint32_t>> r = dir.Tokenize(texts[i]);
+    if (r.ok()) {
+      ids[i] = std::move(*r);
+    } else {
+      errors[i] = r.status();
+    }
+  });
+  TOKVEC_RETURN_IF_ERROR(first_error());
+  // 2. Batches of lines with the same token count, in a fixed order (by length, then line number).
+  std::map<size_t, std::vector<size_t>> by_length;
+  for (size_t i = 0; i < n; ++i) by_length[ids[i].size()].push_back(i);
+  std::vector<std::vector<size_t>> batches;
+  for (const auto& [length, lines] : by_length) {
+    const size_t per_batch = std::clamp<size_t>(static_cast<size_t>(kBatchRows) / std::max<size_t>(length, 1), 1,
+                                                kBatchSequences);
+    for (size_t b = 0; b < lines.size(); b += per_batch) {
+      batches.emplace_back(lines.begin() + b, lines.begin() + std::min(lines.size(), b + per_batch));
+    }
+  }
+  // 3. Run them: several batches side by side, or one batch at a time with every thread inside it.
+  const int outer = static_cast<int64_t>(batches.size()) >= threads ? threads : 1;
+  const int inner = outer == 1 ? threads : 1;
+  ParallelFor(static_cast<int64_t>(batches.size()), outer, [&](int64_t b) {
+    const std::vector<size_t>& lines = batches[b];
+    std::vector<std::vector<uint32_t>> batch;
+    for (size_t i : lines) batch.push_back(ids[i]);
+    const int64_t max_len = dir.model().config().max_len;
+    if (static_cast<int64_t>(batch[0].size()) > max_len) {
+      for (size_t i : lines) {
+        finish(i, absl::OutOfRangeError(fmt::format(
+                      "{} tokens, longer than the model's maximum of {}; pass --window N --stride S to embed it in "
+                      "overlapping windows (it is never truncated)",
+                      batch[0].size(), max_len)));
+      }
+      return;
+    }
+    absl::StatusOr<std::vector<Matrix>> hidden = dir.model().ForwardBatch(batch, inner);
+    for (size_t k = 0; k < lines.size(); ++k) {
+      if (!hidden.ok()) {
+        finish(lines[k], hidden.status());
+        continue;
+      }
+      EmbeddedText embedded;
+      embedded.ids = std::move(batch[k]);
+      for (uint32_t id : embedded.ids) embedded.tokens.push_back(dir.tokenizer().TokenSpelling(id));
+      embedded.hidden = std::move((*hidden)[k]);
+      finish(lines[k], ToOutput(std::move(embedded), pooling, normalize));
+    }
+  });
+  return first_error();
 }
 
 // Floats in their shortest round-trip form.
@@ -152,31 +256,7 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
       texts.push_back(line);
       rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
     }
-    results.resize(texts.size());
-    std::vector<absl::Status> errors(texts.size());
-    embed_options.threads = 1;
-    const bool progress = isatty(STDERR_FILENO) && texts.size() >= 100;
-    std::atomic<size_t> done{0};
-    std::mutex progress_mutex;
-    ParallelFor(static_cast<int64_t>(texts.size()), options.threads, [&](int64_t i) {
-      absl::StatusOr<TextVectors> r = EmbedOne(dir, texts[i], pooling, normalize, embed_options);
-      if (r.ok()) {
-        results[i] = std::move(*r);
-      } else {
-        errors[i] = r.status();
-      }
-      const size_t n = ++done;
-      if (progress && (n % 50 == 0 || n == texts.size())) {
-        std::lock_guard<std::mutex> lock(progress_mutex);
-        std::fprintf(stderr, "\rembedded %zu/%zu lines", n, texts.size());
-        if (n == texts.size()) std::fprintf(stderr, "\n");
-      }
-    });
-    for (size_t i = 0; i < errors.size(); ++i) {
-      if (!errors[i].ok()) {
-        return absl::Status(errors[i].code(), fmt::format("line {}: {}", i + 1, std::string(errors[i].message())));
-      }
-    }
+    TOKVEC_RETURN_IF_ERROR(EmbedLines(dir, texts, pooling, normalize, embed_options, options.threads, &results));
   }
 
   // 3. Write.

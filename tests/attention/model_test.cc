@@ -92,6 +92,33 @@ TEST(ModelTest, ThreadCountDoesNotChangeResults) {
   EXPECT_EQ(one->hidden.storage(), two->hidden.storage());
 }
 
+TEST(ModelTest, ForwardBatchEqualsForwardOnEachSequence) {
+  for (const std::string dir : {"hf_gpt2_f32", "hf_roberta_f32"}) {
+    absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(kTestdata + "/" + dir);
+    ASSERT_TRUE(model.ok()) << model.status();
+    std::vector<std::vector<uint32_t>> batch = {{0, 280, 261, 266, 2}, {0, 5, 6, 7, 2}, {0, 9, 9, 9, 2}};
+    for (int threads : {1, 2}) {
+      absl::StatusOr<std::vector<Matrix>> hidden = (*model)->ForwardBatch(batch, threads);
+      ASSERT_TRUE(hidden.ok()) << hidden.status();
+      ASSERT_EQ(hidden->size(), batch.size());
+      double max_diff = 0;
+      for (size_t b = 0; b < batch.size(); ++b) {
+        absl::StatusOr<ModelOutput> one = (*model)->Forward(batch[b]);
+        ASSERT_TRUE(one.ok());
+        ASSERT_EQ((*hidden)[b].rows(), one->hidden.rows());
+        for (int64_t i = 0; i < one->hidden.size(); ++i) {
+          max_diff = std::max(max_diff, static_cast<double>(std::abs((*hidden)[b].data()[i] - one->hidden.data()[i])));
+        }
+      }
+      EXPECT_LE(max_diff, 1e-5) << dir;
+      std::printf("[ measured ] %s ForwardBatch vs Forward (threads %d): max diff %.3g\n", dir.c_str(), threads,
+                  max_diff);
+    }
+    std::vector<std::vector<uint32_t>> ragged = {{1, 2, 3}, {1, 2}};
+    EXPECT_FALSE((*model)->ForwardBatch(ragged, 1).ok());
+  }
+}
+
 TEST(ModelTest, CausalPrefixIsUnchangedByLaterTokens) {
   absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(kTestdata + "/hf_gpt2_f32");
   ASSERT_TRUE(model.ok()) << model.status();

@@ -1,15 +1,16 @@
-// A linear layer for many rows at once (e.g. a whole batch, [B·T, in]), split over threads by fixed blocks of
-// output columns instead of blocks of rows, with the bias and an optional activation applied while the block
-// is still in cache.
+// A linear layer for many rows at once (e.g. a whole batch, [B·T, in]), split over threads in fixed tiles of
+// kTiledLinearRows x kTiledLinearColumns outputs, one cblas_sgemm per tile, with the bias and an optional
+// activation applied while the tile is still in cache.
 //
 //   Matrix y(x.rows, w.out_features());                                   // [B·T, out]
 //   TiledLinearInto(x, w, y.data(), /*threads=*/2, Activation::kRelu);    // y = relu(x·Wᵀ + b)
 //
-// Why: LinearInto (ops.h) calls cblas_sgemm once per 64 rows, so OpenBLAS re-packs the whole weight matrix for
-// every 64 rows; for [1024, 768] x [768, 3072] that packing costs more than it saves. One call per block of
-// kTiledLinearColumns output columns with all rows packs each weight once. Measured with `tokvec bench layer
-// --d-model 768 --heads 12 --ff 3072 --batch 8 --seq-len 128 --threads 2` (see tiled_linear.cc for figures).
-// Results are the same for any thread count (the blocks are fixed); they equal LinearInto within float
+// Why: LinearInto (ops.h) calls cblas_sgemm once per 64 rows, so OpenBLAS re-packs the whole weight for every
+// 64 rows; every tile here re-packs its inputs once, so big tiles win. CPU (user) time of 11 runs of
+// `tokvec bench layer --threads 1` (768/12/3072, batch 8 x 128; shared machine): 128-column tiles of all rows
+// 1.64–1.75 s, 384 columns 1.50–1.64 s, 768 columns 1.40–1.41 s; 512 rows x 768 columns 1.45–1.49 s, kept so
+// that a 768-wide output still gives both threads a tile.
+// Results are the same for any thread count (the tiles are fixed); they equal LinearInto within float
 // rounding (a different sgemm blocking), see tests/attention/tiled_linear_test.cc.
 #ifndef TOKVEC_ATTENTION_TILED_LINEAR_H_
 #define TOKVEC_ATTENTION_TILED_LINEAR_H_
@@ -22,7 +23,8 @@
 
 namespace tokvec {
 
-inline constexpr int64_t kTiledLinearColumns = 128;
+inline constexpr int64_t kTiledLinearColumns = 768;
+inline constexpr int64_t kTiledLinearRows = 512;
 
 // Unchecked: y ([x.rows, out], ld = out) = act(x·W(ᵀ) + b). See ValidateLinear for the shape checks.
 void TiledLinearInto(MatrixView x, const LinearWeights& w, float* y, int threads,

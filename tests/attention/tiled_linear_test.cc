@@ -49,7 +49,9 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TiledLinearEqualsReference,
                                            Case{300, 96, 300, WeightLayout::kOutIn, true},
                                            Case{300, 96, 300, WeightLayout::kInOut, true},
                                            Case{129, 200, 129, WeightLayout::kInOut, false},
-                                           Case{70, 257, 513, WeightLayout::kOutIn, false}));
+                                           Case{70, 257, 513, WeightLayout::kOutIn, false},
+                                           Case{600, 64, 800, WeightLayout::kOutIn, true},
+                                           Case{1030, 40, 1540, WeightLayout::kInOut, true}));
 
 }  // namespace
 }  // namespace tokvec

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cwchar>
 #include <limits>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -15,6 +16,8 @@ namespace {
 
 constexpr std::string_view kUnkText = "<unk>";
 constexpr size_t kProgressEvery = 256;
+// A merge step goes parallel only with at least this many words per worker (thread start-up is ~20 us).
+constexpr size_t kWordsPerWorker = 2048;
 
 uint64_t PairKey(TokenId left, TokenId right) { return (uint64_t{left} << 32) | right; }
 TokenId LeftOf(uint64_t key) { return static_cast<TokenId>(key >> 32); }
@@ -52,7 +55,10 @@ class Trainer {
   absl::Status LoadWords(std::vector<WordCount> words);
   void CountPairs();
   void Learn();
-  void MergeWord(uint32_t word, TokenId left, TokenId right, TokenId merged);
+  // Merges (left, right) in `word`, calling emit(pair_left, pair_right, delta, word) for each count change.
+  template <typename Emit>
+  void MergeWord(uint32_t word, TokenId left, TokenId right, TokenId merged, Emit&& emit);
+  void MergeWords(const std::vector<uint32_t>& words, TokenId left, TokenId right, TokenId merged);
   void Add(TokenId left, TokenId right, int64_t delta, uint32_t word);
   PairStats& Stats(uint64_t key);
   TokenId AddToken(std::string bytes);
@@ -193,10 +199,14 @@ void Trainer::CountPairs() {
 
 bool Trainer::LowerPriority(const HeapEntry& a, const HeapEntry& b) const {
   if (a.count != b.count) return a.count < b.count;
-  const std::string& a_left = spelling_[LeftOf(a.pair)];
-  const std::string& b_left = spelling_[LeftOf(b.pair)];
-  if (int c = a_left.compare(b_left); c != 0) return c > 0;
-  return spelling_[RightOf(a.pair)].compare(spelling_[RightOf(b.pair)]) > 0;
+  const TokenId a_left = LeftOf(a.pair), b_left = LeftOf(b.pair);
+  const TokenId a_right = RightOf(a.pair), b_right = RightOf(b.pair);
+  if (int c = spelling_[a_left].compare(spelling_[b_left]); c != 0) return c > 0;
+  if (int c = spelling_[a_right].compare(spelling_[b_right]); c != 0) return c > 0;
+  // Equal spellings of different tokens (word models: a literal "</w>" in text and the end-of-word symbol):
+  // the raw bytes decide, so the order is total and never depends on the heap's history.
+  if (int c = out_.tokens[a_left].compare(out_.tokens[b_left]); c != 0) return c > 0;
+  return out_.tokens[a_right].compare(out_.tokens[b_right]) > 0;
 }
 
 void Trainer::Push(HeapEntry entry) {
@@ -209,7 +219,8 @@ void Trainer::Push(HeapEntry entry) {
 // at each occurrence: with neighbours p and n, p left right n becomes p merged n, so (p, left), (left, right)
 // and (right, n) lose the word's count and (p, merged), (merged, n) gain it. Because p is read from the
 // already-merged output, back-to-back occurrences (`a b a b`, `a a a a`) come out right.
-void Trainer::MergeWord(uint32_t word, TokenId left, TokenId right, TokenId merged) {
+template <typename Emit>
+void Trainer::MergeWord(uint32_t word, TokenId left, TokenId right, TokenId merged, Emit&& emit) {
   TokenId* symbols = &symbols_[word_begin_[word]];
   const uint32_t n = word_size_[word];
   const int64_t count = word_count_[word];
@@ -230,12 +241,12 @@ void Trainer::MergeWord(uint32_t word, TokenId left, TokenId right, TokenId merg
   while (in < n) {
     if (in + 1 < n && symbols[in] == left && symbols[in + 1] == right) {
       if (out > 0) {
-        Add(symbols[out - 1], left, -count, word);
-        Add(symbols[out - 1], merged, count, word);
+        emit(symbols[out - 1], left, -count, word);
+        emit(symbols[out - 1], merged, count, word);
       }
       if (in + 2 < n) {
-        Add(right, symbols[in + 2], -count, word);
-        Add(merged, symbols[in + 2], count, word);
+        emit(right, symbols[in + 2], -count, word);
+        emit(merged, symbols[in + 2], count, word);
       }
       // (left, right) itself drops to zero once every word is merged; Learn() sets it.
       symbols[out++] = merged;
@@ -245,6 +256,39 @@ void Trainer::MergeWord(uint32_t word, TokenId left, TokenId right, TokenId merg
     }
   }
   word_size_[word] = out;
+}
+
+// One merge step over the words holding the pair (sorted). Big steps (the early merges touch a large share of
+// the corpus) merge the words on `threads` workers, each recording its count changes; the changes are then
+// applied in word order, exactly the calls the serial loop makes, so the result never depends on the thread
+// count.
+void Trainer::MergeWords(const std::vector<uint32_t>& words, TokenId left, TokenId right, TokenId merged) {
+  auto add = [this](TokenId l, TokenId r, int64_t delta, uint32_t word) { Add(l, r, delta, word); };
+  const size_t parts = std::min(options_.threads, words.size() / kWordsPerWorker);
+  if (parts <= 1) {
+    for (uint32_t word : words) MergeWord(word, left, right, merged, add);
+    return;
+  }
+  struct Change {
+    TokenId left, right;
+    int64_t delta;
+    uint32_t word;
+  };
+  std::vector<std::vector<Change>> changes(parts);
+  auto run = [&](size_t part) {
+    const size_t begin = words.size() * part / parts, end = words.size() * (part + 1) / parts;
+    auto record = [&changes, part](TokenId l, TokenId r, int64_t delta, uint32_t word) {
+      changes[part].push_back({l, r, delta, word});
+    };
+    for (size_t i = begin; i < end; ++i) MergeWord(words[i], left, right, merged, record);
+  };
+  std::vector<std::thread> workers;
+  for (size_t part = 1; part < parts; ++part) workers.emplace_back(run, part);
+  run(0);
+  for (std::thread& worker : workers) worker.join();
+  for (const std::vector<Change>& part : changes) {
+    for (const Change& c : part) Add(c.left, c.right, c.delta, c.word);
+  }
 }
 
 void Trainer::Learn() {
@@ -283,7 +327,7 @@ void Trainer::Learn() {
     pairs_[index].words = {};
     std::sort(words.begin(), words.end());
     words.erase(std::unique(words.begin(), words.end()), words.end());
-    for (uint32_t word : words) MergeWord(word, left, right, merged);
+    MergeWords(words, left, right, merged);
     pairs_[index].count = 0;
     // 4. Pairs that gained occurrences get a fresh heap entry.
     for (uint64_t key : touched_) {

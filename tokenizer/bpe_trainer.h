@@ -11,7 +11,8 @@
 //      holding that pair (`aaa` holds (a, a) twice).
 //   2. Each step merges the most frequent pair. Ties go to the pair whose left symbol, then right symbol, is
 //      smallest in the byte order of its spelling (word models spell the end-of-word symbol `</w>`, byte models
-//      use the raw bytes).
+//      use the raw bytes). Should two pairs still tie (a literal "</w>" in text spells like the end-of-word
+//      symbol), the raw bytes of left then right decide, the end-of-word byte 0xFF sorting last.
 //   3. In each word, occurrences merge left to right without overlap (`a a a` -> `aa a`).
 //   4. Training stops after `merges` merges, or when the vocabulary reaches `vocab_size` ids, or when the best
 //      pair occurs fewer than `min_frequency` times, or when no pair is left (the last two set `note`).
@@ -49,7 +50,7 @@ struct BpeTrainerOptions {
   std::optional<size_t> vocab_size;  // Stop when the vocabulary has this many ids.
   uint64_t min_frequency = 0;        // Stop when the best pair occurs fewer times.
   std::vector<std::string> special_tokens;  // Reserved ids 0.., never produced from text by the model.
-  size_t threads = 1;                // Workers for the merge steps that touch many words.
+  size_t threads = 1;  // Workers for the merge steps that touch many words (same result for any count).
   // Called every 256 merges and at the end with the number of merges done.
   std::function<void(size_t merges_done)> progress;
 };

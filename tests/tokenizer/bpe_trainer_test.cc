@@ -173,7 +173,8 @@ TEST(BpeTrainerTest, Errors) {
 // Random small corpora: few symbols so ties and repeats (`aaaa`) are frequent; non-ASCII and `<`, `/`, `w`, `>`
 // so that a literal "</w>" competes with the end-of-word symbol in the tie-break.
 std::vector<WordCount> RandomCorpus(std::mt19937& rng, ModelType type) {
-  static const std::vector<std::string> kWordPieces = {"a", "a", "b", "c", "é", "日", "<", "/", "w", ">", "\xF0\x9F\x98\x80"};
+  static const std::vector<std::string> kWordPieces = {"a", "a", "b", "c", "é", "日", "<", "/", "w", ">",
+                                                       "\xF0\x9F\x98\x80", "</w>", "</w>"};
   static const std::vector<std::string> kBytePieces = {"a", "a", "b", " ", "\xC3", "\xA9", "\xFF", "\x00"s};
   const auto& pieces = type == ModelType::kWord ? kWordPieces : kBytePieces;
   std::vector<WordCount> words;
@@ -217,6 +218,33 @@ TEST(BpeTrainerTest, MatchesBruteForceReferenceOnRandomCorpora) {
       }
       EXPECT_EQ(trained->tokens.size(), distinct.size() + (type == ModelType::kWord ? 1 : 0))
           << "seed " << seed;  // Every id but <unk> has a spelling.
+    }
+  }
+}
+
+// Big merge steps run on several threads; the merges and ids must not depend on the thread count.
+TEST(BpeTrainerTest, SameResultForAnyThreadCount) {
+  std::mt19937 rng(11);
+  std::vector<WordCount> words;
+  std::set<std::string> seen;
+  const std::string letters = "abcdefghij";
+  while (words.size() < 30000) {
+    std::string word;
+    const int length = std::uniform_int_distribution<int>(1, 12)(rng);
+    for (int j = 0; j < length; ++j) word += letters[std::uniform_int_distribution<size_t>(0, 9)(rng)];
+    if (seen.insert(word).second) words.push_back({word, std::uniform_int_distribution<uint64_t>(1, 50)(rng)});
+  }
+  for (ModelType type : {ModelType::kWord, ModelType::kByte}) {
+    std::vector<std::string> first;
+    for (size_t threads : {1, 2, 4}) {
+      BpeTrainerOptions options;
+      options.type = type;
+      options.vocab_size = 2000;
+      options.threads = threads;
+      absl::StatusOr<TrainedBpe> trained = TrainBpe(words, options);
+      ASSERT_TRUE(trained.ok()) << trained.status();
+      if (first.empty()) first = trained->tokens;
+      EXPECT_EQ(trained->tokens, first) << threads << " threads";
     }
   }
 }

@@ -39,8 +39,9 @@ namespace {
 
 enum class Format { kIds, kTokens, kJson };
 
-// Marks `--allow-special` given without a list.
-constexpr char kAllowAll[] = "\x01all";
+// The value of `--allow-special` given without a list (CLI11 flags take a value only as `--flag=VALUE`, so the
+// FILE after a bare `--allow-special` is never taken as its list).
+constexpr char kAllowAll[] = "ALL";
 
 struct EncodeCommandOptions {
   std::string model;

@@ -158,19 +158,34 @@ void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
                   "such as nfkc+lowercase")
       ->capture_default_str();
   sub->add_option("-o,--output", options->output, "Model file to write (tokvec format)")->required();
-  CLI::Option* merges = sub->add_option("--merges", options->merges, "Number of merges to learn");
+  // Counts are unsigned: without these checks CLI11 reads "-2" as 2^64 - 2 (and --threads -2 then aborts).
+  auto whole_number = [](bool zero_ok) {
+    return CLI::Validator(
+        [zero_ok](std::string& value) {
+          const bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+          if (digits && (zero_ok || value.find_first_not_of('0') != std::string::npos)) return std::string();
+          return fmt::format("must be a whole number of at least {}, not '{}'", zero_ok ? 0 : 1, value);
+        },
+        zero_ok ? "N >= 0" : "N >= 1");
+  };
+  CLI::Option* merges =
+      sub->add_option("--merges", options->merges, "Number of merges to learn")->check(whole_number(false));
   CLI::Option* vocab_size = sub->add_option(
       "--vocab-size", options->vocab_size,
-      "Vocabulary size to reach: special tokens + <unk> and </w> (word) + alphabet + merged tokens");
+      "Vocabulary size to reach: special tokens + <unk> and </w> (word) + alphabet + merged tokens")
+      ->check(whole_number(false));
   merges->excludes(vocab_size);
   vocab_size->excludes(merges);
   sub->add_option("--min-frequency", options->min_frequency,
                   "Stop when the most frequent pair occurs fewer than K times")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(whole_number(true));
   sub->add_option("--special", options->special_tokens,
                   "Special token (repeatable): reserved ids 0.. in the order given, never produced from text "
-                  "unless allowed at encode");
-  sub->add_option("--threads", options->threads, "Counting threads (default: one per core)");
+                  "unless allowed at encode")
+      ->allow_extra_args(false);  // One token per --special, so FILE... after it stay files.
+  sub->add_option("--threads", options->threads, "Threads for counting and for big merge steps (default: one per core)")
+      ->check(whole_number(false));
   sub->add_option("files", options->files, "Text files to learn from; none or '-' reads standard input");
   sub->callback([options, merges, vocab_size, action] {
     options->has_merges = merges->count() > 0;

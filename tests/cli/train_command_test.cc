@@ -74,7 +74,8 @@ TEST(TrainCommandTest, SameModelBytesAcrossRunsAndThreads) {
     std::string first;
     for (int threads : {1, 2, 8, 2}) {
       const std::string model = dir / fmt::format("{}{}.tokvec", type, threads);
-      ShellResult r = RunShell(fmt::format("{} train --type {} --vocab-size 300 --special '<s>' --threads {} -o {} "
+      // `--special TOK` takes one token: the files after it stay files.
+      ShellResult r = RunShell(fmt::format("{} train --type {} --vocab-size 300 --threads {} -o {} --special '<s>' "
                                            "{} {}",
                                            Tokvec(), type, threads, model, dir / "corpus.txt", dir / "corpus.txt"));
       ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -159,7 +159,8 @@ std::vector<std::string_view> SplitFields(std::string_view line) {
 // Reads the file line by line; every error names the file and the line.
 class ModelReader {
  public:
-  ModelReader(std::string_view text, const std::string& path) : text_(text), path_(path) {}
+  ModelReader(std::string_view text, const std::string& path)
+      : text_(text), path_(path), line_count_(std::count(text.begin(), text.end(), '\n') + 1) {}
 
   absl::StatusOr<TokenizerSpec> Read();
 
@@ -177,6 +178,7 @@ class ModelReader {
 
   std::string_view text_;
   const std::string& path_;
+  size_t line_count_;       // Every id and count is below it: each id and each counted entry takes a line.
   size_t at_ = 0;           // Start of the next line.
   size_t line_number_ = 0;  // Of the line last returned by Next.
   ModelType type_ = ModelType::kWord;
@@ -206,6 +208,10 @@ absl::StatusOr<TokenId> ModelReader::ParseId(std::string_view field) const {
       field.empty() || field[0] == '+' || field[0] == '-') {
     return Error(fmt::format("'{}' is not a token id", field));
   }
+  if (id >= line_count_) {  // Checked before any table is sized by it (a hostile id must not allocate gigabytes).
+    return Error(fmt::format("token id {} is larger than a file of {} lines can define (ids run 0..V-1)", id,
+                             line_count_));
+  }
   return id;
 }
 
@@ -213,6 +219,9 @@ absl::StatusOr<size_t> ModelReader::ParseCount(std::string_view field) const {
   uint64_t count = 0;
   if (!absl::SimpleAtoi(absl::string_view(field.data(), field.size()), &count) || count >= (1u << 31)) {
     return Error(fmt::format("'{}' is not a count", field));
+  }
+  if (count >= line_count_) {
+    return Error(fmt::format("count {} is more than the {} lines of the file hold (truncated?)", count, line_count_));
   }
   return count;
 }

@@ -1,6 +1,7 @@
 #include "attention/model.h"
 
 #include <cmath>
+#include <filesystem>
 #include <utility>
 
 #include "attention/batched_block.h"
@@ -91,7 +92,17 @@ absl::StatusOr<std::string> FindPrefix(const SafetensorsFile& file, const std::s
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir) {
-  return Load(dir + "/config.json", dir + "/model.safetensors");
+  const std::string weights = dir + "/model.safetensors";
+  if (!std::filesystem::exists(weights)) {
+    std::string hint = "`tokvec init` makes a model directory";
+    if (std::filesystem::exists(dir + "/model.safetensors.index.json")) {
+      hint = "sharded checkpoints (model.safetensors.index.json) are not supported; merge the shards into one file";
+    } else if (std::filesystem::exists(dir + "/pytorch_model.bin")) {
+      hint = "only safetensors is read, not pytorch_model.bin; convert it (e.g. safetensors.torch.save_file)";
+    }
+    return absl::NotFoundError(fmt::format("model directory '{}' has no model.safetensors; {}", dir, hint));
+  }
+  return Load(dir + "/config.json", weights);
 }
 
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& config_path, const std::string& weights_path) {

@@ -74,6 +74,46 @@ TEST(InitCommandTest, SameSeedSameBytesOtherSeedOtherWeights) {
   EXPECT_EQ(nlohmann::json::parse(r.out)["vectors"].size(), 1u);
 }
 
+// Models around tokenizers that tokvec trains itself: classic word-level BPE (</w>) and byte-level.
+TEST(InitCommandTest, WorksWithTrainedWordAndByteTokenizers) {
+  ScratchDir scratch;
+  std::string corpus;
+  for (int i = 0; i < 50; ++i) corpus += "your cat is a lovely cat and the lazy dog sleeps in the garden\n";
+  testing::WriteWhole(scratch / "corpus.txt", corpus);
+  testing::WriteWhole(scratch / "in.txt", "your cat is a lovely cat\n");
+  for (const std::string type : {"word", "byte"}) {
+    testing::ShellResult r = RunShell(fmt::format("{} train --type {} --merges 30 -o {} {}", Tokvec(), type,
+                                                  scratch / (type + ".tokvec"), scratch / "corpus.txt"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const std::string arch : {"gpt2", "encoder"}) {
+      const std::string model = scratch / (type + "_" + arch);
+      r = RunShell(fmt::format("{} init --tokenizer {} --arch {} --d-model 16 --heads 2 --layers 1 --max-len 32 "
+                               "--seed 5 -o {}",
+                               Tokvec(), scratch / (type + ".tokvec"), arch, model));
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_TRUE(std::filesystem::exists(model + "/tokenizer.tokvec"));
+      r = RunShell(fmt::format("{} attend -m {} --format json {}", Tokvec(), model, scratch / "in.txt"));
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      nlohmann::json out = nlohmann::json::parse(r.out);
+      ASSERT_FALSE(out["tokens"].empty());
+      if (type == "word") EXPECT_THAT(out["tokens"].back().get<std::string>(), HasSubstr("</w>"));
+      for (size_t q = 0; q < out["weights"].size(); ++q) {
+        double sum = 0;
+        for (size_t k = 0; k < out["weights"][q].size(); ++k) {
+          const double w = out["weights"][q][k].get<double>();
+          if (arch == "gpt2" && k > q) EXPECT_EQ(w, 0.0);
+          if (arch == "encoder") EXPECT_GT(w, 0.0) << "bidirectional: every key is attended to";
+          sum += w;
+        }
+        EXPECT_NEAR(sum, 1.0, 1e-5) << type << " " << arch;
+      }
+      r = RunShell(fmt::format("{} embed -m {} --pooling max {}", Tokvec(), model, scratch / "in.txt"));
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(nlohmann::json::parse(r.out)["vectors"][0].size(), 16u);
+    }
+  }
+}
+
 TEST(InitCommandTest, Errors) {
   ScratchDir scratch;
   testing::ShellResult r = RunShell(InitCommand(scratch / "m", "gpt2", 1, /*d_model=*/30));

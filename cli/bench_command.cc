@@ -6,13 +6,12 @@
 //   {"bench":"layer","ms":80.1,"tokens_per_s":12784,...}
 //
 // Honest timing: inputs are seeded random (NormalSampler), one warm-up run is excluded, `ms` is the median of
-// --repeats runs of wall time (steady_clock), `peak_rss_mb` is the process's peak resident set (getrusage)
+// --repeats runs of wall time (steady_clock), `peak_rss_mb` is the process's peak resident set (VmHWM)
 // after the timed runs. Attention FLOPs are 4·Tq·Tk·Dh per head (Q·Kᵀ and P·V, 2 FLOPs per multiply-add),
 // counting only visible keys when causal. `sgemm_gflops` is the median of single-thread cblas_sgemm 2048³ calls
 // interleaved with the attention runs in the same process (its 48 MB are allocated after peak_rss_mb is read),
 // making the ratio self-contained.
 #include <cblas.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -65,10 +64,19 @@ struct LayerBenchOptions {
 // A command-line usage error (exit code 2, see command.h).
 std::string UsageErrorText(const std::string& text) { return std::string(kUsagePrefix) + text; }
 
+// Peak resident set of this process image in MB: VmHWM from /proc/self/status. Not getrusage's ru_maxrss,
+// which Linux carries across execve: launched from a Python process holding torch it reported 401 MB for a run
+// whose own peak was 35 MB.
 double PeakRssMb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+  std::FILE* status = std::fopen("/proc/self/status", "r");
+  if (status == nullptr) return 0.0;
+  char line[256];
+  double kib = 0.0;
+  while (std::fgets(line, sizeof(line), status) != nullptr) {
+    if (std::sscanf(line, "VmHWM: %lf kB", &kib) == 1) break;
+  }
+  std::fclose(status);
+  return kib / 1024.0;
 }
 
 double Median(std::vector<double> values) {

@@ -1,5 +1,6 @@
 #include "attention/model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <utility>
@@ -13,6 +14,8 @@
 
 namespace tokvec {
 namespace {
+
+constexpr int64_t kSinusoidRows = 4096;  // sinusoidal positions precomputed at load (encoder)
 
 // Reads tensors under one name prefix and checks each one's shape.
 class TensorReader {
@@ -169,7 +172,9 @@ absl::Status Model::Bind(const std::string& weights_path) {
       TOKVEC_ASSIGN_OR_RETURN(position_table_, r.Matrix2("wpe.weight", c.max_len, d, "[n_positions, n_embd]"));
       stack_.config.norm = NormPlacement::kPreLN;
     } else {
-      TOKVEC_ASSIGN_OR_RETURN(sinusoid_, SinusoidalTable(c.max_len, d));
+      // Rows for the first kSinusoidRows positions; longer inputs get their table computed per call, so a huge
+      // n_positions in config.json cannot make loading allocate without bound.
+      TOKVEC_ASSIGN_OR_RETURN(sinusoid_, SinusoidalTable(std::min<int64_t>(c.max_len, kSinusoidRows), d));
       stack_.config.norm = NormPlacement::kPostLN;
     }
     for (int64_t i = 0; i < c.n_layers; ++i) {
@@ -208,7 +213,12 @@ absl::StatusOr<Matrix> Model::Embed(std::span<const uint32_t> ids) const {
       // Vaswani et al. 2017, §3.4: "we multiply those weights by sqrt(d_model)".
       const float scale = static_cast<float>(std::sqrt(static_cast<double>(d)));
       for (float& v : x.storage()) v *= scale;
-      TOKVEC_RETURN_IF_ERROR(AddPositions(sinusoid_.view(), 0, &x));
+      if (seq_len <= sinusoid_.rows()) {
+        TOKVEC_RETURN_IF_ERROR(AddPositions(sinusoid_.view(), 0, &x));
+      } else {
+        TOKVEC_ASSIGN_OR_RETURN(Matrix table, SinusoidalTable(seq_len, d));  // [T, D]
+        TOKVEC_RETURN_IF_ERROR(AddPositions(table.view(), 0, &x));
+      }
       break;
     }
     case Architecture::kRoberta: {

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <filesystem>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -96,7 +97,30 @@ absl::StatusOr<std::vector<std::pair<fs::path, std::string>>> TokenizerFiles(con
   return std::vector<std::pair<fs::path, std::string>>{{file, "tokenizer.tokvec"}};
 }
 
+absl::Status WriteRandomWeightsUnchecked(const ModelConfig& config, uint64_t seed, const std::string& path);
+
+// GPT-2-initialised weights to `path` (see the file comment).
 absl::Status WriteRandomWeights(const ModelConfig& config, uint64_t seed, const std::string& path) {
+  // 1. Refuse sizes that cannot be held in memory before allocating anything.
+  const double d = static_cast<double>(config.d_model), f = static_cast<double>(config.d_ff);
+  const double positions = config.arch == Architecture::kGpt2 ? static_cast<double>(config.max_len) : 0.0;
+  const double floats = (static_cast<double>(config.vocab_size) + positions) * d +
+                        static_cast<double>(config.n_layers) * (4 * d * d + 2 * d * f + 9 * d + f);
+  constexpr double kMaxFloats = 4.0e9;  // 16 GB of float32
+  if (floats > kMaxFloats) {
+    return absl::ResourceExhaustedError(fmt::format(
+        "the model would have {:.3g} parameters ({:.1f} GB); tokvec init stops at {:.0f} GB", floats,
+        floats * 4 / 1e9, kMaxFloats * 4 / 1e9));
+  }
+  try {
+    return WriteRandomWeightsUnchecked(config, seed, path);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        fmt::format("out of memory creating {:.3g} parameters ({:.1f} GB)", floats, floats * 4 / 1e9));
+  }
+}
+
+absl::Status WriteRandomWeightsUnchecked(const ModelConfig& config, uint64_t seed, const std::string& path) {
   NormalSampler sampler(seed);
   const int64_t d = config.d_model, f = config.d_ff;
   const float stddev = 0.02f;

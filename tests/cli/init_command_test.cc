@@ -114,6 +114,25 @@ TEST(InitCommandTest, WorksWithTrainedWordAndByteTokenizers) {
   }
 }
 
+TEST(InitCommandTest, HugeSizesAreRefusedNotAllocated) {
+  ScratchDir scratch;
+  const std::string tokenizer = ModelTestdata() + "/hf_gpt2_f32/vocab.json";
+  testing::ShellResult r = RunShell(fmt::format("{} init --tokenizer {} --arch gpt2 --d-model 8 --heads 2 --layers 1 "
+                                                "--max-len 1000000000000 --seed 1 -o {}",
+                                                Tokvec(), tokenizer, scratch / "big"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("parameters"));
+  EXPECT_FALSE(std::filesystem::exists(scratch / "big"));
+  // The encoder's sinusoidal positions are not weights: a huge --max-len costs nothing at init or load.
+  r = RunShell(fmt::format("{} init --tokenizer {} --arch encoder --d-model 8 --heads 2 --layers 1 "
+                           "--max-len 1000000000000 --seed 1 -o {}",
+                           Tokvec(), tokenizer, scratch / "enc"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  testing::WriteWhole(scratch / "in.txt", "Your cat");
+  r = RunShell(fmt::format("{} embed -m {} {}", Tokvec(), scratch / "enc", scratch / "in.txt"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST(InitCommandTest, Errors) {
   ScratchDir scratch;
   testing::ShellResult r = RunShell(InitCommand(scratch / "m", "gpt2", 1, /*d_model=*/30));

@@ -11,6 +11,7 @@
 //
 // The writer emits the same shapes. A rank model (tiktoken) has no merge list: each token's merge is the split
 // into two tokens that BPE with lower ranks gives, and ignore_merges is set, as tiktoken looks whole pieces up.
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -338,13 +339,28 @@ absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
                          {"invert", false}};
     pre_tokenizer = {{"type", "Sequence"}, {"pretokenizers", {split, byte_level(false, false)}}};
   }
+  for (const SpecialToken& special : spec.special_tokens) {
+    if (Utf8ValidEnd(special.text, 0) != special.text.size()) {
+      return absl::FailedPreconditionError(
+          fmt::format("special token {} is not valid UTF-8 and cannot be written to JSON", special.id));
+    }
+  }
   // 3. Model: vocab in id order, merges in rank order.
   // Written as text: ordered_json's object insertion is a linear search, quadratic for 200k tokens.
-  std::string vocab = "{";
+  // Special tokens are in the vocab too: Hugging Face gives an added token that is not in the vocab the next
+  // free id (vocab size + k), ignoring the id written in added_tokens, which breaks gaps like cl100k's 100256.
+  std::vector<std::string> spellings(std::max<size_t>(bpe.size(), tokenizer.vocab_size()));
   for (TokenId id = 0; id < bpe.size(); ++id) {
-    if (bpe.token(id).empty()) continue;
+    if (!bpe.token(id).empty()) spellings[id] = BytesToUnicode(bpe.token(id));
+  }
+  for (const SpecialToken& special : spec.special_tokens) {
+    if (spellings[special.id].empty()) spellings[special.id] = special.text;
+  }
+  std::string vocab = "{";
+  for (size_t id = 0; id < spellings.size(); ++id) {
+    if (spellings[id].empty()) continue;
     if (vocab.size() > 1) vocab += ',';
-    vocab += Json(BytesToUnicode(bpe.token(id))).dump();
+    vocab += Json(spellings[id]).dump(-1, ' ', false, Json::error_handler_t::replace);
     vocab += ':';
     vocab += std::to_string(id);
   }
@@ -373,10 +389,6 @@ absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
   merges += ']';
   OrderedJson added = OrderedJson::array();
   for (const SpecialToken& special : spec.special_tokens) {
-    if (Utf8ValidEnd(special.text, 0) != special.text.size()) {
-      return absl::FailedPreconditionError(
-          fmt::format("special token {} is not valid UTF-8 and cannot be written to JSON", special.id));
-    }
     added.push_back({{"id", special.id},
                      {"content", special.text},
                      {"single_word", false},

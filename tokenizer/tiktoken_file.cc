@@ -241,11 +241,16 @@ absl::StatusOr<std::string> WriteTiktoken(const Tokenizer& tokenizer) {
       previous = result;
     }
   }
+  // Special tokens are not ranks (a tokenizer.json may hold them in its vocab too).
+  std::vector<bool> special(bpe.size(), false);
+  for (const SpecialToken& token : tokenizer.special_tokens()) {
+    if (token.id < bpe.size()) special[token.id] = true;
+  }
   std::string out;
   out.reserve(bpe.size() * 12);
   for (TokenId id = 0; id < bpe.size(); ++id) {
     const std::string& token = bpe.token(id);
-    if (token.empty()) continue;
+    if (token.empty() || special[id]) continue;
     out += EncodeBase64(token);
     out += ' ';
     out += std::to_string(id);

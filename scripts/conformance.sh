@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Conformance of tokvec's byte-level BPE with tiktoken 1.0.22 and Hugging Face tokenizers 0.23.2 (npm):
+# ids identical on every file of ../shared/corpora (whole and per line), llama.cpp's GPT-2 cases and seeded
+# random strings; `tokvec convert` output and a tokvec-trained byte model loaded in Hugging Face. Details and
+# the suites: scripts/conformance_peer.mjs.
+#
+#   scripts/conformance.sh [TOKVEC_BINARY]        (default build/tokvec; build it first)
+#
+# Environment: TOKVEC_SHARED_DIR (default ../shared), TOKVEC_VOCAB_DIR (default $TOKVEC_SHARED_DIR/vocab),
+# XDG_CACHE_HOME (peers go to ${XDG_CACHE_HOME:-$HOME/.cache}/tokvec/npm, installed once and reused).
+# Exit: 0 when no id differs, or with a SKIP line when ../shared, node or npm is missing; 1 on any difference.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tokvec=$(realpath -m "${1:-build/tokvec}")
+shared=$(realpath -m "${TOKVEC_SHARED_DIR:-../shared}")
+vocab=$(realpath -m "${TOKVEC_VOCAB_DIR:-$shared/vocab}")
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/tokvec/npm"
+
+skip() { echo "SKIP conformance: $1"; exit 0; }
+[[ -d "$shared/corpora" && -d "$shared/conformance" ]] || skip "$shared/corpora or $shared/conformance not found (set TOKVEC_SHARED_DIR)"
+[[ -d "$vocab" ]] || skip "vocabulary folder $vocab not found (set TOKVEC_VOCAB_DIR)"
+command -v node >/dev/null 2>&1 || skip "node is not installed (make deps)"
+command -v npm >/dev/null 2>&1 || skip "npm is not installed (make deps)"
+[[ -x "$tokvec" ]] || { echo "error: $tokvec is not built (cmake --build build --target tokvec)" >&2; exit 1; }
+
+peers_ok() {
+  node -e "const fs = require('fs'), v = (p) => JSON.parse(fs.readFileSync('$cache/node_modules/' + p + '/package.json')).version;
+    if (v('tiktoken') !== '1.0.22' || v('tokenizers') !== '0.23.2') process.exit(1)" 2>/dev/null
+}
+if ! peers_ok; then
+  echo "installing tiktoken@1.0.22 tokenizers@0.23.2 into $cache"
+  mkdir -p "$cache"
+  if ! (cd "$cache" && npm install --no-audit --no-fund --silent tiktoken@1.0.22 tokenizers@0.23.2 >/dev/null 2>&1) || ! peers_ok; then
+    skip "npm could not install tiktoken@1.0.22 tokenizers@0.23.2 into $cache (offline?)"
+  fi
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tokvec-conformance.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+node scripts/conformance_peer.mjs --tokvec "$tokvec" --shared "$shared" --vocab "$vocab" \
+  --npm "$cache/node_modules" --work "$work"

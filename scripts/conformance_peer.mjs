@@ -1,0 +1,292 @@
+// Conformance of tokvec's byte-level BPE with its peers: tiktoken 1.0.22 and Hugging Face tokenizers 0.23.2
+// (npm). Run by scripts/conformance.sh, which installs the peers and builds the arguments:
+//
+//   node scripts/conformance_peer.mjs --tokvec build/tokvec --shared ../shared --vocab ../shared/vocab \
+//        --npm ~/.cache/tokvec/npm/node_modules --work /tmp/tokvec-conformance
+//
+// Suites (each prints cases, ids compared, differing cases and differing ids; any difference exits 1):
+//   tiktoken/<enc>/whole    every file of <shared>/corpora, encoded whole (`tokvec encode FILE`)
+//   tiktoken/<enc>/lines    every line of every corpus file (`tokvec encode --lines`), lines cut as tokvec cuts
+//                           them: at "\n", a "\r" right before the "\n" belongs to the line end, and a last line
+//                           without "\n" counts
+//   tiktoken/<enc>/random   seeded random strings of hard pieces (single-line ones via --lines, multi-line whole)
+//   llamacpp/<model>        llama.cpp's GPT-2 cases (.inp/.out) for tiktoken, tokvec (gpt2.tiktoken and
+//                           gpt2/vocab.json) and Hugging Face (vocab.json + merges.txt)
+//   hf/vocab.json           Hugging Face on gpt2/vocab.json + merges.txt against tiktoken's gpt2
+//   hf/convert/<enc>        Hugging Face on `tokvec convert`'s tokenizer.json against tiktoken
+//   hf/trained/<pattern>    a byte model trained by `tokvec train --type byte`, exported to tokenizer.json:
+//                           Hugging Face against tokvec on every corpus file
+// Text special tokens spell (<|endoftext|>) is ordinary text on both sides (tiktoken's encode_ordinary).
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+// ---- Arguments and peers.
+const args = {};
+for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
+for (const key of ["tokvec", "shared", "vocab", "npm", "work"]) {
+  if (!args[key]) {
+    console.error(`usage: conformance_peer.mjs --tokvec BIN --shared DIR --vocab DIR --npm NODE_MODULES --work DIR`);
+    process.exit(2);
+  }
+}
+const require = createRequire(path.join(path.resolve(args.npm), "noop.js"));
+const { get_encoding } = require("tiktoken");
+const hf = require("tokenizers");
+fs.mkdirSync(args.work, { recursive: true });
+const ENCODINGS = ["gpt2", "cl100k_base", "o200k_base"];
+const decoder = new TextDecoder("utf-8");
+
+// ---- Running tokvec (two at a time: the machine has two cores).
+function runTokvec(argv, input) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(args.tokvec, argv, { stdio: ["pipe", "pipe", "pipe"] });
+    const out = [];
+    const err = [];
+    child.stdout.on("data", (d) => out.push(d));
+    child.stderr.on("data", (d) => err.push(d));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code !== 0) reject(new Error(`tokvec ${argv.join(" ")} exited ${code}: ${Buffer.concat(err).toString()}`));
+      else resolve(Buffer.concat(out).toString());
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(input ?? "");
+  });
+}
+async function pool(items, worker, concurrency = 2) {
+  const results = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await worker(items[i], i);
+      }
+    }),
+  );
+  return results;
+}
+const parseIds = (line) => (line.trim() === "" ? [] : line.trim().split(/\s+/).map(Number));
+const outputLines = (stdout) => {
+  const lines = stdout.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+};
+// tokvec's --lines cut (see the header).
+function splitLines(text) {
+  if (text === "") return [];
+  const lines = text.split("\n");
+  const endsWithNewline = lines[lines.length - 1] === "";
+  if (endsWithNewline) lines.pop();
+  return lines.map((line, i) => ((i < lines.length - 1 || endsWithNewline) && line.endsWith("\r") ? line.slice(0, -1) : line));
+}
+
+// ---- Comparing and reporting.
+const suites = new Map();
+let failed = false;
+function compare(suite, label, expected, actual, spell) {
+  let s = suites.get(suite);
+  if (!s) suites.set(suite, (s = { cases: 0, ids: 0, diffCases: 0, diffIds: 0, shown: 0 }));
+  s.cases += 1;
+  s.ids += expected.length;
+  let first = -1;
+  let differing = Math.abs(expected.length - actual.length);
+  for (let i = 0; i < Math.min(expected.length, actual.length); i++) {
+    if (expected[i] !== actual[i]) {
+      differing += 1;
+      if (first < 0) first = i;
+    }
+  }
+  if (first < 0 && expected.length !== actual.length) first = Math.min(expected.length, actual.length);
+  if (first < 0) return;
+  failed = true;
+  s.diffCases += 1;
+  s.diffIds += differing;
+  if (s.shown++ >= 3) return;
+  const around = (ids) =>
+    ids
+      .slice(Math.max(0, first - 3), first + 6)
+      .map((id, k) => `${k + Math.max(0, first - 3) === first ? ">" : ""}${id}${JSON.stringify(spell(id))}`)
+      .join(" ");
+  console.log(`MISMATCH ${suite} ${label}: first difference at index ${first} (expected ${expected.length} ids, got ${actual.length})`);
+  console.log(`  expected: ${around(expected)}`);
+  console.log(`  actual:   ${around(actual)}`);
+}
+const tiktokenSpell = (encoding) => (id) => {
+  try {
+    return decoder.decode(encoding.decode_single_token_bytes(id));
+  } catch {
+    return "?";
+  }
+};
+const hfSpell = (tokenizer) => (id) => tokenizer.idToToken(id) ?? "?";
+
+// ---- Inputs.
+function listFiles(dir) {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) =>
+      entry.isDirectory() ? listFiles(path.join(dir, entry.name)) : entry.isFile() ? [path.join(dir, entry.name)] : [],
+    )
+    .sort();
+}
+const corpusFiles = listFiles(path.join(args.shared, "corpora"));
+const corpusTexts = corpusFiles.map((file) => fs.readFileSync(file, "utf8"));
+// All corpus lines in one stream for --lines (a file without a final newline gets one).
+const linesStream = corpusTexts.map((text) => (text.endsWith("\n") || text === "" ? text : text + "\n")).join("");
+const linesPath = path.join(args.work, "corpus-lines.txt");
+fs.writeFileSync(linesPath, linesStream);
+const corpusLines = splitLines(linesStream);
+
+// Seeded random strings from hard pieces (mulberry32).
+function rng(seed) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const HARD_PIECES = [
+  "👨‍👩‍👧‍👦", "👍🏽", "🏳️‍🌈", "🧑🏿‍💻", "❤️", "😀", "e\u0301", "a\u0308\u0304", "\u0915\u094d\u0937", "ñ",
+  "中文", "漢字テスト", "한국어", "吾輩は猫", "مرحبا", "العالم", "שלום", "עולם", "ภาษาไทย", "ไม่มี",
+  "0123", "٠١٢٣٤", "۴۵۶", "०१२३", "๐๑๒", "০১২", "１２３", "²³", "Ⅻ", "9999999",
+  " ", "  ", "    ", "\t", "\t\t", "\r\n", "\n", "\n\n", "\r", "\u00a0", "\u3000", "\u2028", "\u0085", "\u000b",
+  "'s", "'S", "'LL", "'ll", "'ve", "'RE", "'d", "'M", "'t", "'ſ", "K",
+  "hello", "World", "HTTPServer", "camelCase", "don't", "I'M", "x", "foo_bar", "a.b", "//", "/", "...", "!!!",
+  "<|endoftext|>", "<|fim_prefix|>", "{}", "()", "[]", "#", "@-@", "$", "%", "&amp;", "\\", "\"", "'",
+  "Ελληνικά", "Русский", "ǅ", "ǈ", "ß", "İ", "ﬁ", "Ω", "𝕳𝖊𝖑𝖑𝖔", "\u200d", "\u200b", "\ufeff",
+];
+function randomString(random, maxPieces, allowNewline) {
+  const count = 1 + Math.floor(random() * maxPieces);
+  let text = "";
+  for (let i = 0; i < count; i++) {
+    const piece = HARD_PIECES[Math.floor(random() * HARD_PIECES.length)];
+    if (!allowNewline && (piece.includes("\n") || piece.includes("\r"))) continue;
+    text += piece;
+  }
+  return text;
+}
+const random = rng(20240601);
+const randomLines = Array.from({ length: 3000 }, () => randomString(random, 24, false)).filter((s) => s !== "");
+const randomMultiline = Array.from({ length: 24 }, () => randomString(random, 60, true));
+const randomLinesPath = path.join(args.work, "random-lines.txt");
+fs.writeFileSync(randomLinesPath, randomLines.join("\n") + "\n");
+
+// llama.cpp cases.
+const llamaInput = fs.readFileSync(path.join(args.shared, "conformance", "llamacpp-gpt2.inp"), "utf8");
+const llamaCases = llamaInput.split("\n__ggml_vocab_test__\n");
+llamaCases.pop();  // After the last separator.
+const llamaExpected = fs.readFileSync(path.join(args.shared, "conformance", "llamacpp-gpt2.out"), "utf8").split("\n").map(parseIds);
+
+// ---- Suites.
+const started = Date.now();
+const log = (message) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${message}`);
+const vocabPath = (name) => path.join(args.vocab, name);
+
+for (const name of ENCODINGS) {
+  const model = vocabPath(`${name}.tiktoken`);
+  if (!fs.existsSync(model)) {
+    console.log(`SKIP tiktoken/${name}: ${model} not found`);
+    continue;
+  }
+  const encoding = get_encoding(name);
+  const spell = tiktokenSpell(encoding);
+  const peer = (text) => Array.from(encoding.encode_ordinary(text));
+  log(`tiktoken/${name}: whole files`);
+  const wholes = await pool(corpusFiles, (file) => runTokvec(["encode", "-m", model, file]));
+  corpusFiles.forEach((file, i) => compare(`tiktoken/${name}/whole`, file, peer(corpusTexts[i]), parseIds(wholes[i]), spell));
+  log(`tiktoken/${name}: lines`);
+  const lineOut = outputLines(await runTokvec(["encode", "-m", model, "--lines", "--threads", "2", linesPath]));
+  if (lineOut.length !== corpusLines.length) {
+    failed = true;
+    console.log(`MISMATCH tiktoken/${name}/lines: ${corpusLines.length} lines in, ${lineOut.length} lines out`);
+  }
+  corpusLines.forEach((line, i) => compare(`tiktoken/${name}/lines`, `line ${i + 1}`, peer(line), parseIds(lineOut[i] ?? ""), spell));
+  log(`tiktoken/${name}: random strings`);
+  const randomOut = outputLines(await runTokvec(["encode", "-m", model, "--lines", randomLinesPath]));
+  randomLines.forEach((text, i) => compare(`tiktoken/${name}/random`, JSON.stringify(text), peer(text), parseIds(randomOut[i] ?? ""), spell));
+  const multi = await pool(randomMultiline, (text) => runTokvec(["encode", "-m", model], text));
+  randomMultiline.forEach((text, i) => compare(`tiktoken/${name}/random`, JSON.stringify(text), peer(text), parseIds(multi[i]), spell));
+  if (name === "gpt2") {
+    log("llamacpp: tiktoken and tokvec");
+    llamaCases.forEach((text, i) => compare("llamacpp/tiktoken-gpt2", `case ${i + 1}`, llamaExpected[i], peer(text), spell));
+    const gpt2Models = [["llamacpp/tokvec-gpt2.tiktoken", model], ["llamacpp/tokvec-vocab.json", vocabPath("gpt2/vocab.json")]];
+    for (const [suite, file] of gpt2Models) {
+      if (!fs.existsSync(file)) continue;
+      const outs = await pool(llamaCases, (text) => runTokvec(["encode", "-m", file], text));
+      llamaCases.forEach((text, i) => compare(suite, `case ${i + 1}`, llamaExpected[i], parseIds(outs[i]), spell));
+    }
+  }
+  encoding.free();
+}
+
+// Hugging Face: ids of a tokenizer on texts (no special tokens added, as tiktoken's encode_ordinary).
+async function hfIds(tokenizer, texts) {
+  const out = [];
+  for (let i = 0; i < texts.length; i += 256) {
+    const batch = await tokenizer.encodeBatch(texts.slice(i, i + 256), { addSpecialTokens: false });
+    for (const encoding of batch) out.push(encoding.getIds());
+  }
+  return out;
+}
+// allSpecial: the tokenizer has added tokens, which Hugging Face always matches: compare with tiktoken's
+// encode(text, "all"), where special-token text becomes the special id.
+async function compareHfWithTiktoken(suite, tokenizer, name, allSpecial) {
+  const encoding = get_encoding(name);
+  const peer = (text) => Array.from(allSpecial ? encoding.encode(text, "all") : encoding.encode_ordinary(text));
+  const spell = hfSpell(tokenizer);
+  const texts = [...corpusTexts, ...randomLines, ...randomMultiline, ...llamaCases];
+  const labels = [...corpusFiles, ...randomLines.map((t) => JSON.stringify(t)), ...randomMultiline.map((t) => JSON.stringify(t)), ...llamaCases.map((_, i) => `llama.cpp case ${i + 1}`)];
+  const ids = await hfIds(tokenizer, texts);
+  texts.forEach((text, i) => compare(suite, labels[i], peer(text), ids[i], spell));
+  encoding.free();
+}
+
+if (fs.existsSync(vocabPath("gpt2/vocab.json"))) {
+  log("hf/vocab.json: Hugging Face on vocab.json + merges.txt");
+  const model = await hf.BPE.fromFile(vocabPath("gpt2/vocab.json"), vocabPath("gpt2/merges.txt"));
+  const tokenizer = new hf.Tokenizer(model);
+  tokenizer.setPreTokenizer(hf.byteLevelPreTokenizer(false, true));
+  await compareHfWithTiktoken("hf/vocab.json", tokenizer, "gpt2", false);
+  const llamaIds = await hfIds(tokenizer, llamaCases);
+  llamaCases.forEach((_, i) => compare("llamacpp/hf-vocab.json", `case ${i + 1}`, llamaExpected[i], llamaIds[i], hfSpell(tokenizer)));
+}
+
+for (const name of ENCODINGS) {
+  const model = vocabPath(`${name}.tiktoken`);
+  if (!fs.existsSync(model)) continue;
+  log(`hf/convert/${name}: tokvec convert, then Hugging Face`);
+  const stem = path.join(args.work, `converted-${name}`);
+  await runTokvec(["convert", "-m", model, "-o", stem, "--to", "json"]);
+  await compareHfWithTiktoken(`hf/convert/${name}`, hf.Tokenizer.fromFile(`${stem}.json`), name, true);
+}
+
+// A byte-level model trained by tokvec, exported: Hugging Face must give tokvec's ids. Its special token is
+// an added token that Hugging Face always matches, so tokvec encodes with --allow-special.
+for (const pattern of ["gpt2", "cl100k"]) {
+  log(`hf/trained/${pattern}: tokvec train --type byte, convert, Hugging Face`);
+  const stem = path.join(args.work, `trained-${pattern}`);
+  const training = ["botchan.txt", "tinyshakespeare.txt", "wagahaiwa_nekodearu.txt"].map((f) => path.join(args.shared, "corpora", f));
+  await runTokvec(["train", "--type", "byte", "--pattern", pattern, "--vocab-size", "4000", "--special", "<|endoftext|>", "-o", `${stem}.tokvec`, ...training]);
+  await runTokvec(["convert", "-m", `${stem}.tokvec`, "-o", stem, "--to", "json"]);
+  const tokenizer = hf.Tokenizer.fromFile(`${stem}.json`);
+  const spell = hfSpell(tokenizer);
+  const ours = await pool(corpusFiles, (file) => runTokvec(["encode", "-m", `${stem}.tokvec`, "--allow-special", file]));
+  const theirs = await hfIds(tokenizer, corpusTexts);
+  corpusFiles.forEach((file, i) => compare(`hf/trained/${pattern}`, file, theirs[i], parseIds(ours[i]), spell));
+  const ourLines = outputLines(await runTokvec(["encode", "-m", `${stem}.tokvec`, "--allow-special", "--lines", randomLinesPath]));
+  const theirLines = await hfIds(tokenizer, randomLines);
+  randomLines.forEach((text, i) => compare(`hf/trained/${pattern}`, JSON.stringify(text), theirLines[i], parseIds(ourLines[i] ?? ""), spell));
+}
+
+// ---- Summary.
+console.log("");
+console.log("suite                               cases        ids  diff-cases  diff-ids");
+for (const [suite, s] of suites) {
+  console.log(`${suite.padEnd(32)} ${String(s.cases).padStart(8)} ${String(s.ids).padStart(10)} ${String(s.diffCases).padStart(11)} ${String(s.diffIds).padStart(9)}`);
+}
+log(failed ? "FAIL: ids differ (see MISMATCH lines above)" : "PASS: no differing ids");
+process.exit(failed ? 1 : 0);

@@ -111,13 +111,15 @@ std::string WeightsSvg(const std::vector<std::string>& tokens, MatrixView weight
   for (const auto& t : tokens) longest = std::max(longest, CodePoints(Label(t)));
   const int margin = static_cast<int>(longest) * kCharWidth + 12;  // room for the row labels and column labels
   const int n = static_cast<int>(weights.rows);
-  const int width = margin + n * kCell + 10, height = margin + n * kCell + 40;
+  const std::string caption = fmt::format("{} (rows: queries, columns: keys)", title);
+  const int caption_width = static_cast<int>(CodePoints(caption)) * kCharWidth + 12;
+  const int width = std::max(margin + n * kCell + 10, caption_width), height = margin + n * kCell + 40;
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
       "font-family=\"monospace\" font-size=\"12\">\n<title>{2}</title>\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      "<text x=\"4\" y=\"{3}\" font-size=\"13\">{2} (rows: queries, columns: keys)</text>\n",
-      width, height, XmlEscape(title), height - 12);
+      "<text x=\"4\" y=\"{3}\" font-size=\"13\">{4}</text>\n",
+      width, height, XmlEscape(title), height - 12, XmlEscape(caption));
   for (int i = 0; i < n; ++i) {
     const std::string label = XmlEscape(Label(tokens[i]));
     const int center = margin + i * kCell + kCell / 2;

@@ -37,5 +37,9 @@ sanitize-test: deps
 demo: build
 	bash scripts/demo.sh $(BUILD)/tokvec
 
+# Byte-level ids against tiktoken and Hugging Face (npm peers cached in ~/.cache/tokvec/npm); SKIP without ../shared or npm.
+conformance: build
+	TOKVEC_SHARED_DIR=$(SHARED) bash scripts/conformance.sh $(BUILD)/tokvec
+
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan

@@ -77,8 +77,8 @@ class Trainer {
   std::vector<size_t> word_begin_;
   std::vector<uint32_t> word_size_;
   std::vector<int64_t> word_count_;
-  absl::flat_hash_map<uint64_t, uint32_t> pair_index_;  // pair -> index into pairs_.
-  std::vector<PairStats> pairs_;
+  // pair -> stats, one hash lookup per count change (a separate index vector cost a second cache miss).
+  absl::flat_hash_map<uint64_t, PairStats> pairs_;
   std::vector<HeapEntry> heap_;
   std::vector<uint64_t> touched_;  // Pairs whose count rose during this merge step.
   size_t step_ = 0;
@@ -169,9 +169,7 @@ absl::Status Trainer::LoadWords(std::vector<WordCount> words) {
 }
 
 PairStats& Trainer::Stats(uint64_t key) {
-  auto [it, inserted] = pair_index_.emplace(key, static_cast<uint32_t>(pairs_.size()));
-  if (inserted) pairs_.emplace_back();
-  return pairs_[it->second];
+  return pairs_[key];
 }
 
 void Trainer::Add(TokenId left, TokenId right, int64_t delta, uint32_t word) {
@@ -192,7 +190,7 @@ void Trainer::CountPairs() {
     for (uint32_t i = 0; i + 1 < word_size_[w]; ++i) Add(symbols[i], symbols[i + 1], word_count_[w], w);
   }
   heap_.reserve(touched_.size());
-  for (uint64_t key : touched_) heap_.push_back({pairs_[pair_index_[key]].count, key});
+  for (uint64_t key : touched_) heap_.push_back({pairs_.find(key)->second.count, key});
   touched_.clear();
   std::make_heap(heap_.begin(), heap_.end(),
                  [this](const HeapEntry& a, const HeapEntry& b) { return LowerPriority(a, b); });
@@ -308,8 +306,8 @@ void Trainer::Learn() {
     std::pop_heap(heap_.begin(), heap_.end(), lower);
     const HeapEntry top = heap_.back();
     heap_.pop_back();
-    const uint32_t index = pair_index_.find(top.pair)->second;
-    const int64_t count = pairs_[index].count;
+    const auto found = pairs_.find(top.pair);
+    const int64_t count = found->second.count;
     if (count != top.count) {
       if (count > 0) Push({count, top.pair});
       continue;
@@ -327,15 +325,15 @@ void Trainer::Learn() {
     out_.merges.push_back({left, right});
     ++step_;
     // 3. Merge it in every word that holds it.
-    std::vector<uint32_t> words = std::move(pairs_[index].words);
-    pairs_[index].words = {};
+    std::vector<uint32_t> words = std::move(found->second.words);
+    found->second.words = {};
     std::sort(words.begin(), words.end());
     words.erase(std::unique(words.begin(), words.end()), words.end());
     MergeWords(words, left, right, merged);
-    pairs_[index].count = 0;
+    pairs_.find(top.pair)->second.count = 0;  // MergeWords may have rehashed the map.
     // 4. Pairs that gained occurrences get a fresh heap entry.
     for (uint64_t key : touched_) {
-      const int64_t now = pairs_[pair_index_.find(key)->second].count;
+      const int64_t now = pairs_.find(key)->second.count;
       if (now > 0) Push({now, key});
     }
     touched_.clear();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "tokenizer/fast_split.h"
 #include "tokenizer/utf8.h"
 #include "unicode/regex.h"
 #include "unicode/unistr.h"
@@ -175,6 +176,7 @@ absl::StatusOr<std::unique_ptr<PreTokenizer>> MakeSplitPreTokenizer(const std::s
   std::string name = preset_or_regex;
   std::string regex = preset_or_regex;
   if (std::optional<std::string> preset = CanonicalSplitPreset(preset_or_regex)) {
+    if (*preset == "gpt2") return MakeFastGpt2Splitter();  // same pieces as the regex, see fast_split.h
     name = *preset;
     regex = *SplitPresetRegex(name);
   }

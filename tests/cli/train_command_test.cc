@@ -95,6 +95,20 @@ TEST(TrainCommandTest, EarlyStopNoteOnStderr) {
   EXPECT_THAT(r.err, HasSubstr("note: stopped after 2 merges: no pair of symbols is left to merge"));
 }
 
+// The normalizer chosen at training is stored in the model and applied at encode; offsets stay in the input.
+TEST(TrainCommandTest, NormalizationIsStoredAndApplied) {
+  ScratchDir dir;
+  WriteWhole(dir / "corpus.txt", "LOW Low low LOWER\n");
+  ShellResult r = RunShell(fmt::format("{} train --normalize nfkc+lowercase --merges 10 -o {} {}", Tokvec(),
+                                       dir / "n.tokvec", dir / "corpus.txt"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(ReadWhole(dir / "n.tokvec"), HasSubstr("\nnormalizer nfkc+lowercase\n"));
+  r = RunShell(fmt::format("echo 'ＬＯＷ lower' | {} encode -m {} --format json", Tokvec(), dir / "n.tokvec"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Fullwidth ＬＯＷ (9 bytes) is NFKC "LOW", lowercased "low": one token covering all 9 input bytes.
+  EXPECT_THAT(r.out, HasSubstr("\"tokens\": [\"low</w>\", \"lower</w>\"], \"offsets\": [[0, 9], [10, 15]]"));
+}
+
 struct ErrorCase {
   std::string args;  // `{dir}` is the scratch folder.
   int exit_code;

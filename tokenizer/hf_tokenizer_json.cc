@@ -271,7 +271,12 @@ absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const s
       }
       const uint64_t id = token["id"].get<uint64_t>();
       const std::string content = token["content"].get<std::string>();
-      if (id >= (uint64_t{1} << 31)) return KeyError(path, fmt::format("added_tokens[{}].id", i), "id too large");
+      // Ids far beyond the vocabulary would make every per-id table huge: refuse them.
+      const uint64_t max_id = spec.bpe.size() + added.size() + 65536;
+      if (id > max_id) {
+        return KeyError(path, fmt::format("added_tokens[{}].id", i),
+                        fmt::format("id {} is far beyond the {} vocabulary tokens", id, spec.bpe.size()));
+      }
       if (id < spec.bpe.size() && !spec.bpe.token(id).empty() && BytesToUnicode(spec.bpe.token(id)) != content) {
         return KeyError(path, fmt::format("added_tokens[{}]", i),
                         fmt::format("'{}' has id {}, which is the vocabulary token '{}'", content, id,

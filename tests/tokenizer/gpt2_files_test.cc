@@ -1,6 +1,7 @@
 // GPT-2's vocab.json + merges.txt: the shared files give tiktoken's gpt2 ids; malformed files name the line.
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <unistd.h>
 #include <string>
 
@@ -30,6 +31,31 @@ TEST(Gpt2FilesTest, SharedVocabGivesTiktokensGpt2Ids) {
     ++checked;
   }
   EXPECT_GE(checked, 20u);
+}
+
+TEST(Gpt2FilesTest, RandomBytesRoundTrip) {
+  std::optional<std::string> vocab = testing::SharedVocabPath("gpt2/vocab.json");
+  if (!vocab) GTEST_SKIP() << "gpt2/vocab.json not in the shared vocab folder";
+  absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Load(*vocab);
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status();
+  std::mt19937 rng(13);
+  for (int trial = 0; trial < 300; ++trial) {
+    // A quarter of the bytes random (mostly ill-formed UTF-8), the rest printable ASCII.
+    std::string text(rng() % 80, '\0');
+    for (char& c : text) c = static_cast<char>(rng() % 4 == 0 ? rng() % 256 : 0x20 + rng() % 0x60);
+    absl::StatusOr<Encoding> encoding = (*tokenizer)->Encode(text);
+    ASSERT_TRUE(encoding.ok()) << encoding.status();
+    absl::StatusOr<std::string> decoded = (*tokenizer)->Decode(encoding->ids);
+    ASSERT_TRUE(decoded.ok());
+    EXPECT_TRUE(*decoded == text) << "trial " << trial;
+    // Offsets tile the input.
+    size_t at = 0;
+    for (const Offset& offset : encoding->offsets) {
+      EXPECT_EQ(offset.begin, at);
+      at = offset.end;
+    }
+    EXPECT_EQ(at, text.size());
+  }
 }
 
 class Gpt2FilesErrorTest : public ::testing::Test {

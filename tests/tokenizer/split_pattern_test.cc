@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tokenizer/spelled_vocab.h"
+#include "tokenizer/tokenizer.h"
 
 namespace tokvec {
 namespace {
@@ -66,6 +68,29 @@ TEST(SplitPatternTest, PiecesCoverRandomBytesInOrder) {
         at = piece.end;
       }
       EXPECT_EQ(at, text.size());
+    }
+  }
+}
+
+// Needs no shared data: a rank model of the 256 bytes plus a few merges, under each preset.
+TEST(SplitPatternTest, RandomBytesRoundTripThroughAByteModel) {
+  std::vector<std::string> tokens;
+  for (int b = 0; b < 256; ++b) tokens.emplace_back(1, static_cast<char>(b));
+  for (const char* merged : {"ab", "abc", " a", "\xC3\xA9", "\xFF\xFF"}) tokens.emplace_back(merged);
+  std::mt19937 rng(17);
+  for (const char* preset : {"gpt2", "cl100k", "o200k"}) {
+    TokenizerSpec spec = ByteLevelSpec(*BpeModel::FromRanks(tokens));
+    spec.pre_tokenizer = *MakeSplitPreTokenizer(preset);
+    absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Create(std::move(spec));
+    ASSERT_TRUE(tokenizer.ok()) << tokenizer.status();
+    for (int trial = 0; trial < 300; ++trial) {
+      std::string text(rng() % 120, '\0');
+      for (char& c : text) c = static_cast<char>(rng() % 2 == 0 ? rng() % 256 : "abc \xC3\xA9"[rng() % 6]);
+      absl::StatusOr<Encoding> encoding = (*tokenizer)->Encode(text);
+      ASSERT_TRUE(encoding.ok()) << encoding.status();
+      absl::StatusOr<std::string> decoded = (*tokenizer)->Decode(encoding->ids);
+      ASSERT_TRUE(decoded.ok());
+      EXPECT_TRUE(*decoded == text) << preset << " trial " << trial;
     }
   }
 }

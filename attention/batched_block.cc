@@ -41,26 +41,26 @@ void AddInto(const float* delta, int64_t size, float* x, int threads) {
 
 // Multi-head self-attention of every sequence: x [N, D] -> [N, D] (before W_o is applied: `concat`).
 void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockConfig& config, int64_t batch,
-                 int threads, float* concat) {
+                 int threads, float* qkv_buffer, float* concat) {
   const int64_t rows = x.rows, d_model = x.cols, seq_len = rows / batch;
   const int64_t n_heads = config.n_heads, head_dim = d_model / n_heads;
-  Matrix qkv(rows, 3 * d_model);  // [N, 3D] = [q | k | v]
+  float* qkv = qkv_buffer;  // [N, 3D] = [q | k | v]
   const int64_t stride = 3 * d_model;
   if (w.fused()) {
-    TiledLinearInto(x, w.qkv, qkv.data(), threads);
+    TiledLinearInto(x, w.qkv, qkv, threads);
   } else {
     // Separate projections written side by side: three column slices of the same [N, 3D] buffer.
     Matrix part(rows, d_model);  // [N, D]
     const LinearWeights* projections[3] = {&w.q, &w.k, &w.v};
     for (int64_t p = 0; p < 3; ++p) {
       TiledLinearInto(x, *projections[p], part.data(), threads);
-      for (int64_t r = 0; r < rows; ++r) std::copy_n(part.row(r), d_model, qkv.row(r) + p * d_model);
+      for (int64_t r = 0; r < rows; ++r) std::copy_n(part.row(r), d_model, qkv + r * stride + p * d_model);
     }
   }
   const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
   ParallelFor(batch * n_heads, threads, [&](int64_t task) {
     const int64_t b = task / n_heads, h = task % n_heads;
-    const float* base = qkv.data() + b * seq_len * stride + h * head_dim;
+    const float* base = qkv + b * seq_len * stride + h * head_dim;
     FlashScratch scratch;
     FlashAttendHead({base, seq_len, head_dim, stride}, {base + d_model, seq_len, head_dim, stride},
                     {base + 2 * d_model, seq_len, head_dim, stride}, config.causal, scale, &scratch,
@@ -71,7 +71,8 @@ void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockCo
 }  // namespace
 
 absl::StatusOr<Matrix> RunTransformerBlockBatched(const TransformerBlockWeights& w, const BlockConfig& config,
-                                                  MatrixView x, int64_t batch, int threads) {
+                                                  MatrixView x, int64_t batch, int threads,
+                                                  BatchedBlockWorkspace* workspace) {
   if (absl::Status s = ValidateTransformerBlock(w, config, x.cols, "transformer block"); !s.ok()) return s;
   if (batch <= 0 || x.rows % batch != 0) {
     return absl::InvalidArgumentError(fmt::format(
@@ -85,35 +86,41 @@ absl::StatusOr<Matrix> RunTransformerBlockBatched(const TransformerBlockWeights&
   }
   const int64_t rows = x.rows, d_model = x.cols;
   const int64_t ff = w.feed_forward.up.out_features();
-  Matrix concat(rows, d_model);    // [N, D] heads side by side
-  Matrix attended(rows, d_model);  // [N, D] after W_o
-  Matrix hidden(rows, ff);         // [N, F]
-  Matrix scratch(rows, d_model);   // [N, D]
+  BatchedBlockWorkspace local;
+  BatchedBlockWorkspace& ws = workspace != nullptr ? *workspace : local;
+  // Every element of each buffer is written before it is read; resize keeps old memory without refilling it.
+  auto buffer = [](std::vector<float>& v, int64_t size) {
+    if (static_cast<int64_t>(v.size()) < size) v.resize(static_cast<size_t>(size));
+    return v.data();
+  };
+  float* qkv = buffer(ws.qkv, rows * 3 * d_model);      // [N, 3D]
+  float* concat = buffer(ws.concat, rows * d_model);     // [N, D] heads side by side
+  float* attended = buffer(ws.attended, rows * d_model);  // [N, D] after W_o, then FFN output
+  float* hidden = buffer(ws.hidden, rows * ff);          // [N, F]
+  float* h = buffer(ws.h, rows * d_model);               // [N, D]
+  float* scratch = buffer(ws.scratch, rows * d_model);    // [N, D]
+  Matrix out(rows, d_model);  // [N, D]
   if (config.norm == NormPlacement::kPostLN) {
     // h = LN1(x + MHA(x)); out = LN2(h + FFN(h))
-    AttendBatch(x, w.attention, config, batch, threads, concat.data());
-    TiledLinearInto(concat.view(), w.attention.out, attended.data(), threads);
-    Matrix h(rows, d_model);  // [N, D]
-    AddLayerNorm(x.data, attended.data(), rows, d_model, w.attention_norm, scratch.data(), h.data(), threads);
-    TiledLinearInto(h.view(), w.feed_forward.up, hidden.data(), threads, config.activation);
-    TiledLinearInto(hidden.view(), w.feed_forward.down, attended.data(), threads);  // FFN(h), reusing the buffer
-    Matrix out(rows, d_model);  // [N, D]
-    AddLayerNorm(h.data(), attended.data(), rows, d_model, w.feed_forward_norm, scratch.data(), out.data(),
-                 threads);
+    AttendBatch(x, w.attention, config, batch, threads, qkv, concat);
+    TiledLinearInto({concat, rows, d_model}, w.attention.out, attended, threads);
+    AddLayerNorm(x.data, attended, rows, d_model, w.attention_norm, scratch, h, threads);
+    TiledLinearInto({h, rows, d_model}, w.feed_forward.up, hidden, threads, config.activation);
+    TiledLinearInto({hidden, rows, ff}, w.feed_forward.down, attended, threads);  // FFN(h)
+    AddLayerNorm(h, attended, rows, d_model, w.feed_forward_norm, scratch, out.data(), threads);
     return out;
   }
   // pre-LN: h = x + MHA(LN1(x)); out = h + FFN(LN2(h))
-  Matrix normed(rows, d_model);  // [N, D]
-  AddLayerNorm(x.data, nullptr, rows, d_model, w.attention_norm, nullptr, normed.data(), threads);
-  AttendBatch(normed.view(), w.attention, config, batch, threads, concat.data());
-  Matrix h(rows, d_model);  // [N, D]
-  TiledLinearInto(concat.view(), w.attention.out, h.data(), threads);
-  AddInto(x.data, rows * d_model, h.data(), threads);
-  AddLayerNorm(h.data(), nullptr, rows, d_model, w.feed_forward_norm, nullptr, normed.data(), threads);
-  TiledLinearInto(normed.view(), w.feed_forward.up, hidden.data(), threads, config.activation);
-  TiledLinearInto(hidden.view(), w.feed_forward.down, attended.data(), threads);
-  AddInto(attended.data(), rows * d_model, h.data(), threads);
-  return h;
+  float* normed = scratch;  // [N, D]
+  AddLayerNorm(x.data, nullptr, rows, d_model, w.attention_norm, nullptr, normed, threads);
+  AttendBatch({normed, rows, d_model}, w.attention, config, batch, threads, qkv, concat);
+  TiledLinearInto({concat, rows, d_model}, w.attention.out, out.data(), threads);
+  AddInto(x.data, rows * d_model, out.data(), threads);
+  AddLayerNorm(out.data(), nullptr, rows, d_model, w.feed_forward_norm, nullptr, normed, threads);
+  TiledLinearInto({normed, rows, d_model}, w.feed_forward.up, hidden, threads, config.activation);
+  TiledLinearInto({hidden, rows, ff}, w.feed_forward.down, attended, threads);
+  AddInto(attended, rows * d_model, out.data(), threads);
+  return out;
 }
 
 }  // namespace tokvec

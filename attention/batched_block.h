@@ -14,6 +14,7 @@
 #define TOKVEC_ATTENTION_BATCHED_BLOCK_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "attention/transformer_block.h"
@@ -21,10 +22,23 @@
 
 namespace tokvec {
 
+// Intermediate buffers of RunTransformerBlockBatched, kept between calls (e.g. across layers or repeated
+// batches) so they are not allocated, page-faulted and zero-filled again each time: that was 5–7% of the
+// 1-thread time of `tokvec bench layer` (perf: page faults, memset, kernel page-list work).
+struct BatchedBlockWorkspace {
+  std::vector<float> qkv;       // [N, 3D]
+  std::vector<float> concat;    // [N, D] heads side by side
+  std::vector<float> attended;  // [N, D]
+  std::vector<float> hidden;    // [N, F]
+  std::vector<float> h;         // [N, D]
+  std::vector<float> scratch;   // [N, D]
+};
+
 // x: [B·T, D] with x.rows divisible by `batch`. Errors: shapes (as ValidateTransformerBlock), a row count not
-// divisible by batch, rotary positions.
+// divisible by batch, rotary positions. `workspace` may be null (buffers are then allocated for this call).
 absl::StatusOr<Matrix> RunTransformerBlockBatched(const TransformerBlockWeights& w, const BlockConfig& config,
-                                                  MatrixView x, int64_t batch, int threads);
+                                                  MatrixView x, int64_t batch, int threads,
+                                                  BatchedBlockWorkspace* workspace = nullptr);
 
 }  // namespace tokvec
 

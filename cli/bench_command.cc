@@ -241,9 +241,11 @@ absl::Status RunLayerBench(const LayerBenchOptions& o) {
   const Matrix x = sampler.Matrix(o.batch * o.seq_len, o.d_model, 1.0f);  // [B·T, D]
   absl::Status status;
   std::function<void()> run;
+  BatchedBlockWorkspace workspace;  // reused across runs, as across the layers of a model
   if (o.method == "batched") {
     run = [&] {
-      absl::StatusOr<Matrix> y = RunTransformerBlockBatched(p->weights, config, x.view(), o.batch, o.threads);
+      absl::StatusOr<Matrix> y =
+          RunTransformerBlockBatched(p->weights, config, x.view(), o.batch, o.threads, &workspace);
       if (!y.ok()) status = y.status();
     };
   } else {

@@ -108,6 +108,20 @@ INSTANTIATE_TEST_SUITE_P(
                            Activation::kGeluExact, true, false, WeightLayout::kOutIn}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
+// A reused workspace (left holding a bigger batch's values) changes nothing.
+TEST(BatchedBlockTest, ReusedWorkspaceGivesTheSameBits) {
+  RandomBlock block(32, 64, WeightLayout::kOutIn, true, 5);
+  const BlockConfig config{.n_heads = 4, .norm = NormPlacement::kPostLN, .activation = Activation::kRelu};
+  NormalSampler sampler(8);
+  const Matrix big = sampler.Matrix(4 * 30, 32, 1.0f), small = sampler.Matrix(2 * 11, 32, 1.0f);
+  BatchedBlockWorkspace workspace;
+  ASSERT_TRUE(RunTransformerBlockBatched(block.weights, config, big.view(), 4, 2, &workspace).ok());
+  absl::StatusOr<Matrix> reused = RunTransformerBlockBatched(block.weights, config, small.view(), 2, 2, &workspace);
+  absl::StatusOr<Matrix> fresh = RunTransformerBlockBatched(block.weights, config, small.view(), 2, 2);
+  ASSERT_TRUE(reused.ok() && fresh.ok());
+  EXPECT_EQ(reused->storage(), fresh->storage());
+}
+
 TEST(BatchedBlockTest, RowsNotDivisibleByBatchIsAnError) {
   RandomBlock block(16, 32, WeightLayout::kOutIn, true, 1);
   const Matrix x(10, 16);

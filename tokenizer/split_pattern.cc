@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "tokenizer/fast_split.h"
+#include "tokenizer/preset_splitter.h"
 #include "tokenizer/utf8.h"
 #include "unicode/regex.h"
 #include "unicode/unistr.h"
@@ -170,6 +171,11 @@ std::optional<std::string> SplitPresetRegex(std::string_view name) {
 }
 
 absl::StatusOr<std::unique_ptr<PreTokenizer>> MakeSplitPreTokenizer(const std::string& preset_or_regex) {
+  if (std::optional<std::string> preset = CanonicalSplitPreset(preset_or_regex)) return MakePresetSplitter(*preset);
+  return MakeRegexSplitPreTokenizer(preset_or_regex);
+}
+
+absl::StatusOr<std::unique_ptr<PreTokenizer>> MakeRegexSplitPreTokenizer(const std::string& preset_or_regex) {
   if (preset_or_regex.empty()) {
     return absl::InvalidArgumentError("empty split pattern; use a preset (gpt2, cl100k, o200k) or an ICU regex");
   }

@@ -4,7 +4,9 @@
 // property data, so Unicode versions agree with the regex path.
 //
 // The regex path stays the oracle: tests/tokenizer/preset_splitter_test.cc compares both on every file of
-// ../shared/corpora and on random strings. Figure (wikitext2-test, 1.3 MB): ICU regex ~8 MB/s; see the test.
+// ../shared/corpora and on random strings. Figures on the 14.8 MB of shared corpora (loaded machine): cl100k
+// 47-66 MB/s against ICU's 10-14 MB/s, o200k 48-67 against 12-14; gpt2 ~40 against ICU's 37-57 (its regex
+// is simple), kept hand-written for one code path.
 #ifndef TOKVEC_TOKENIZER_PRESET_SPLITTER_H_
 #define TOKVEC_TOKENIZER_PRESET_SPLITTER_H_
 

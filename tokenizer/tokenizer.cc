@@ -127,6 +127,9 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
                             Encoding* out) const {
   std::string_view bytes = text.substr(piece.begin, piece.end - piece.begin);
   if (bytes.empty()) return;
+  // Byte models: a piece seen before on this thread is copied from the cache (piece_cache.h).
+  PieceCache* cache = spec_.type == ModelType::kByte ? &PieceCache::ForThread(cache_serial_) : nullptr;
+  if (cache != nullptr && cache->Emit(bytes, piece, base, out)) return;
   scratch.clear();
   if (spec_.type == ModelType::kByte) {
     if (spec_.ignore_merges) {
@@ -151,6 +154,7 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
     scratch.push_back({*spec_.end_of_word_id, piece.end});
   }
   spec_.bpe.Merge(scratch);
+  if (cache != nullptr) cache->Insert(bytes, scratch, piece.begin);
   for (size_t i = 0; i < scratch.size(); ++i) {
     size_t end = i + 1 < scratch.size() ? scratch[i + 1].begin : piece.end;
     out->ids.push_back(scratch[i].id);

@@ -26,6 +26,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "tokenizer/piece_cache.h"
 #include "tokenizer/bpe_model.h"
 #include "tokenizer/normalizer.h"
 #include "tokenizer/pre_tokenizer.h"
@@ -112,6 +113,7 @@ class Tokenizer {
   size_t vocab_size_ = 0;
   std::array<TokenId, 256> byte_ids_{};  // Byte models: the token of each single byte.
   std::vector<bool> is_special_;         // [vocab_size_]
+  uint64_t cache_serial_ = NewPieceCacheSerial();  // This tokenizer in the per-thread piece caches.
 };
 
 }  // namespace tokvec

@@ -9,7 +9,7 @@ APT_PACKAGES = cmake g++ make pkg-config git \
   nlohmann-json3-dev libcli11-dev libbenchmark-dev clang-14 libclang-rt-14-dev \
   python3 python3-torch python3-numpy sentencepiece time
 
-.PHONY: deps build test demo sanitize-test conformance clean
+.PHONY: deps build test demo sanitize-test tsan-test fuzz conformance clean
 
 # Installs missing system packages (idempotent: does nothing when all are present).
 deps:
@@ -28,11 +28,17 @@ build: deps
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 900
 
-# Address + undefined-behaviour sanitizers over the whole test suite.
+# The whole suite under AddressSanitizer + UBSan (build-asan/); `make tsan-test`: ThreadSanitizer on the
+# concurrency tests (build-tsan/). Both run scripts/sanitize.sh.
 sanitize-test: deps
-	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOKVEC_SANITIZE=address,undefined -DTOKVEC_SHARED_DIR=$(SHARED)
-	cmake --build $(BUILD)-asan -j$(JOBS)
-	cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j$(JOBS) --timeout 1800
+	SHARED=$(SHARED) bash scripts/sanitize.sh address,undefined
+
+tsan-test: deps
+	SHARED=$(SHARED) bash scripts/sanitize.sh thread
+
+# Every libFuzzer target for FUZZ_SECONDS each (clang, build-fuzz/).
+fuzz: deps
+	bash scripts/fuzz.sh $(or $(FUZZ_SECONDS),30)
 
 demo: build
 	bash scripts/demo.sh $(BUILD)/tokvec
@@ -42,4 +48,4 @@ conformance: build
 	TOKVEC_SHARED_DIR=$(SHARED) bash scripts/conformance.sh $(BUILD)/tokvec
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan
+	rm -rf $(BUILD) build-asan build-tsan build-fuzz

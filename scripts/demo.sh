@@ -44,3 +44,4 @@ step "decoded back, byte for byte" "tokvec encode ... | tokvec decode -m $DEMO_D
 echo "$SENTENCE" | "$TOKVEC" encode -m "$DEMO_DIR/byte.tokvec" | "$TOKVEC" decode -m "$DEMO_DIR/byte.tokvec"
 
 # ==== embeddings and attention (init / embed / attend) go below this line ====
+bash "$ROOT/scripts/demo_vectors.sh" "$TOKVEC" "$DEMO_DIR/byte.tokvec" "$DEMO_DIR"

@@ -171,7 +171,10 @@ std::optional<std::string> SplitPresetRegex(std::string_view name) {
 }
 
 absl::StatusOr<std::unique_ptr<PreTokenizer>> MakeSplitPreTokenizer(const std::string& preset_or_regex) {
-  if (std::optional<std::string> preset = CanonicalSplitPreset(preset_or_regex)) return MakePresetSplitter(*preset);
+  if (std::optional<std::string> preset = CanonicalSplitPreset(preset_or_regex)) {
+    if (*preset == "gpt2") return MakeFastGpt2Splitter();  // same pieces as the regex, see fast_split.h
+    return MakePresetSplitter(*preset);                     // same pieces as the regex, see preset_splitter.h
+  }
   return MakeRegexSplitPreTokenizer(preset_or_regex);
 }
 
@@ -182,7 +185,6 @@ absl::StatusOr<std::unique_ptr<PreTokenizer>> MakeRegexSplitPreTokenizer(const s
   std::string name = preset_or_regex;
   std::string regex = preset_or_regex;
   if (std::optional<std::string> preset = CanonicalSplitPreset(preset_or_regex)) {
-    if (*preset == "gpt2") return MakeFastGpt2Splitter();  // same pieces as the regex, see fast_split.h
     name = *preset;
     regex = *SplitPresetRegex(name);
   }

@@ -62,7 +62,8 @@ TEST(HfTokenizerJsonTest, BothMergeSpellingsGiveTheSameModel) {
   std::unique_ptr<Tokenizer> pairs = FromJson(TinyJson(R"([["a", "b"], ["ab", "c"], ["Ġ", "a"]])"));
   ASSERT_NE(strings, nullptr);
   ASSERT_NE(pairs, nullptr);
-  // "abc abc": pieces "abc" and " abc"; the second merges Ġ a first? No: a b has the lowest rank (0).
+  // "abc abc": pieces "abc" and " abc"; in " abc", a+b (rank 0) merges before Ġ+a (rank 2): [Ġ, abc].
+  // " ac": Ġ+a (rank 2) is the only merge: [Ġa, c].
   for (const Tokenizer* tokenizer : {strings.get(), pairs.get()}) {
     EXPECT_EQ(tokenizer->Encode("abc abc")->ids, (std::vector<TokenId>{5, 3, 5}));
     EXPECT_EQ(tokenizer->Encode(" ac")->ids, (std::vector<TokenId>{6, 2}));

@@ -21,6 +21,21 @@ int main(int argc, char** argv) {
   tokvec::cli::RegisterEmbedCommand(app, &action);
   tokvec::cli::RegisterAttendCommand(app, &action);
   tokvec::cli::RegisterBenchCommand(app, &action);
+  // CLI11 reports "A subcommand is required" before it looks at unknown words; name the unknown word instead.
+  if (argc >= 2) {
+    const std::string first = argv[1];
+    std::string names;
+    bool known = first == "-h" || first == "--help" || first == "--help-all";
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      known = known || sub->get_name() == first;
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::fprintf(stderr, "error: unknown %s '%s'; the subcommands are %s (see 'tokvec --help')\n",
+                   first.starts_with('-') ? "option" : "subcommand", first.c_str(), names.c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

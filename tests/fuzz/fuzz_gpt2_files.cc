@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -22,6 +23,10 @@ const std::string& ScratchDir() {
   static const std::string dir = [] {
     std::string path = std::filesystem::temp_directory_path() / ("tokvec_fuzz_gpt2_" + std::to_string(getpid()));
     std::filesystem::create_directories(path);
+    std::atexit([] {
+      std::error_code ignored;
+      std::filesystem::remove_all(ScratchDir(), ignored);
+    });
     return path;
   }();
   return dir;
@@ -44,7 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto [merges, sample] = fuzz::SplitSample(rest);
   WriteBytes(ScratchDir() + "/vocab.json", vocab);
   WriteBytes(ScratchDir() + "/merges.txt", merges);
-  absl::StatusOr<TokenizerSpec> spec = ReadGpt2VocabAndMerges(ScratchDir() + "/vocab.json", ScratchDir() + "/merges.txt");
+  absl::StatusOr<TokenizerSpec> spec =
+      ReadGpt2VocabAndMerges(ScratchDir() + "/vocab.json", ScratchDir() + "/merges.txt");
   if (!spec.ok()) return 0;
   absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Create(*std::move(spec));
   if (!tokenizer.ok()) return 0;

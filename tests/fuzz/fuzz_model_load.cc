@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -24,6 +25,10 @@ std::string ScratchDir() {
   static const std::string dir = [] {
     std::string path = std::filesystem::temp_directory_path() / ("tokvec_fuzz_model_" + std::to_string(getpid()));
     std::filesystem::create_directories(path);
+    std::atexit([] {
+      std::error_code ignored;
+      std::filesystem::remove_all(ScratchDir(), ignored);
+    });
     return path;
   }();
   return dir;

@@ -67,7 +67,8 @@ inline std::unique_ptr<Tokenizer> ByteTokenizer(bool ranks, uint8_t pattern, std
 // the separator the whole input is the file and the sample is a fixed mixed text.
 inline std::pair<std::string_view, std::string_view> SplitSample(std::string_view input) {
   static constexpr std::string_view kSeparator = "\n#\n";
-  static constexpr std::string_view kSample = "Hello world, low lower newest! caf\u00e9 \u65e5\u672c 123\n<|endoftext|>";
+  static constexpr std::string_view kSample =
+      "Hello world, low lower newest! caf\u00e9 \u65e5\u672c 123\n<|endoftext|>";
   const size_t at = input.rfind(kSeparator);
   if (at == std::string_view::npos) return {input, kSample};
   return {input.substr(0, at), input.substr(at + kSeparator.size())};

@@ -1,0 +1,349 @@
+// The bad-input table: every subcommand, fed missing, empty, binary, truncated and malformed files, bad ids,
+// bad counts, unwritable outputs and unknown flags, must say `error: ...` on stderr and exit 1 (usage errors:
+// exit 2) within a time bound, without crashing and without leaving any file behind. docs/errors.md lists
+// the same table with the messages.
+//
+// Each row runs the real binary (TOKVEC_BINARY). `{dir}` in an argument is the row's scratch folder, which
+// holds the fixture files written by SetUpTestSuite; after the row the folder must hold exactly the fixtures.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/cli/run_tokvec_testutil.h"
+
+namespace tokvec {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::RunOptions;
+using testing::RunResult;
+using testing::RunTokvec;
+
+struct BadInput {
+  BadInput(std::string name, std::vector<std::string> args, int exit_code, std::string message)
+      : name(std::move(name)), args(std::move(args)), exit_code(exit_code), message(std::move(message)) {}
+  BadInput Stdin(std::string data) const {
+    BadInput row = *this;
+    row.stdin_data = std::move(data);
+    return row;
+  }
+  BadInput Stdout(std::string path) const {
+    BadInput row = *this;
+    row.stdout_path = std::move(path);
+    return row;
+  }
+
+  std::string name;               // Test name suffix.
+  std::vector<std::string> args;  // `{dir}` is replaced by the fixture folder.
+  int exit_code;                  // 1, or 2 for usage errors.
+  std::string message;            // A substring stderr must contain after "error: ".
+  std::string stdin_data;         // Standard input.
+  std::string stdout_path;        // e.g. "/dev/full"; empty: a pipe.
+  double time_limit = 10;         // Seconds.
+};
+
+std::ostream& operator<<(std::ostream& os, const BadInput& row) { return os << row.name; }
+
+void WriteFixture(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string ReadFixture(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// Fixture files made with the binary itself (a trained tokenizer, an initialized model).
+void RunFixtureCommand(const std::vector<std::string>& args) {
+  RunResult r = RunTokvec(args);
+  ASSERT_EQ(r.exit_code, 0) << "fixture command failed: " << args[0] << "\n" << r.Describe();
+}
+
+// The fixture folder, shared by every row (rows must not change it).
+class BadInputTest : public ::testing::TestWithParam<BadInput> {
+ public:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::temp_directory_path() / ("tokvec_bad_input_" + std::to_string(getpid())));
+    fs::remove_all(*dir_);
+    fs::create_directories(*dir_);
+    const fs::path& d = *dir_;
+    // Text inputs.
+    WriteFixture(d / "empty.txt", "");
+    std::string binary;
+    for (int i = 0; i < 4096; ++i) binary += static_cast<char>((i * 131 + 7) % 256);
+    WriteFixture(d / "binary.bin", binary);
+    WriteFixture(d / "corpus.txt", "low lower newest widest\nlow lower newest widest\n");
+    WriteFixture(d / "bad_utf8.txt", "low lo\xC3\x28wer \xFF\xFE newest\n");
+    std::string long_text;
+    while (long_text.size() < 8000) long_text += "low lower newest widest ";
+    WriteFixture(d / "long.txt", long_text);
+    fs::create_directories(d / "subdir");
+    // Tokenizers made by the binary itself, then damaged copies.
+    RunFixtureCommand({"train", "--type", "word", "--merges", "10", "-o", (d / "word.tokvec").string(),
+                       (d / "corpus.txt").string()});
+    RunFixtureCommand({"train", "--type", "byte", "--pattern", "gpt2", "--merges", "10", "--special",
+                       "<|endoftext|>", "-o", (d / "byte.tokvec").string(), (d / "corpus.txt").string()});
+    const std::string word_model = ReadFixture(d / "word.tokvec");
+    WriteFixture(d / "truncated.tokvec", word_model.substr(0, word_model.size() / 2));
+    WriteFixture(d / "malformed.tokvec", "tokvec-bpe 1\ntype word\nthis line is not a setting\n");
+    WriteFixture(d / "empty.tokvec", "");
+    WriteFixture(d / "bad.tiktoken", "YQ== 0\n!!!! not-a-rank\n");
+    WriteFixture(d / "empty.tiktoken", "");
+    fs::create_directories(d / "hf");
+    WriteFixture(d / "hf" / "tokenizer.json", "{\"model\": {\"type\": \"BPE\", \"vocab\": [1, 2");
+    fs::create_directories(d / "gpt2_no_merges");
+    WriteFixture(d / "gpt2_no_merges" / "vocab.json", "{\"a\": 0, \"b\": 1}");
+    fs::create_directories(d / "gpt2_bad");
+    WriteFixture(d / "gpt2_bad" / "vocab.json", "[\"a\", \"b\"]");
+    WriteFixture(d / "gpt2_bad" / "merges.txt", "#version: 0.2\na b\n");
+    // Model directories: a good one, then one with truncated weights and one with a malformed config.json.
+    RunFixtureCommand({"init", "--tokenizer", (d / "byte.tokvec").string(), "--arch", "gpt2", "--d-model", "16",
+                       "--heads", "2", "--layers", "1", "--max-len", "32", "--seed", "1", "-o",
+                       (d / "model").string()});
+    fs::create_directories(d / "truncated_model");
+    fs::create_directories(d / "bad_config_model");
+    for (const char* name : {"config.json", "model.safetensors", "tokenizer.tokvec"}) {
+      const std::string bytes = ReadFixture(d / "model" / name);
+      WriteFixture(d / "truncated_model" / name,
+                   std::string(name) == "model.safetensors" ? bytes.substr(0, bytes.size() / 2) : bytes);
+      WriteFixture(d / "bad_config_model" / name, std::string(name) == "config.json" ? "{\"model_type\": " : bytes);
+    }
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+  }
+
+ protected:
+  static std::set<std::string> Listing() {
+    std::set<std::string> names;
+    for (const auto& entry : fs::recursive_directory_iterator(*dir_)) names.insert(entry.path().string());
+    return names;
+  }
+  static fs::path* dir_;
+};
+
+fs::path* BadInputTest::dir_ = nullptr;
+
+TEST_P(BadInputTest, SaysErrorAndExitsCleanly) {
+  const BadInput& row = GetParam();
+  std::vector<std::string> args;
+  for (std::string arg : row.args) {
+    for (size_t at = arg.find("{dir}"); at != std::string::npos; at = arg.find("{dir}")) {
+      arg.replace(at, 5, dir_->string());
+    }
+    args.push_back(arg);
+  }
+  const std::set<std::string> before = Listing();
+  RunOptions options;
+  options.stdin_data = row.stdin_data;
+  options.timeout_seconds = row.time_limit + 20;
+  if (!row.stdout_path.empty()) options.stdout_path = row.stdout_path;
+  RunResult r = RunTokvec(args, options);
+  std::string command = "tokvec";
+  for (const std::string& arg : args) command += " " + arg;
+  SCOPED_TRACE(command + "\n" + r.Describe());
+  EXPECT_EQ(r.term_signal, 0) << "crashed";
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_LE(r.seconds, row.time_limit);
+  EXPECT_EQ(r.exit_code, row.exit_code);
+  EXPECT_THAT(r.err, HasSubstr("error: "));
+  EXPECT_THAT(r.err, HasSubstr(row.message));
+  EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << "uncaught exception";
+  EXPECT_EQ(r.err.find("Sanitizer"), std::string::npos);
+  EXPECT_EQ(Listing(), before) << "a file was left behind (or removed)";
+}
+
+const std::string kOut = "{dir}/out.tokvec";  // Must not exist after any row.
+
+// Command-line usage errors: exit 2.
+const BadInput kUsageRows[] = {
+    BadInput("NoSubcommand", {}, 2, "A subcommand is required"),
+    BadInput("UnknownSubcommand", {"frobnicate"}, 2, "unknown subcommand 'frobnicate'; the subcommands are train"),
+    BadInput("UnknownFlag", {"--no-such-flag"}, 2, "unknown option '--no-such-flag'"),
+    BadInput("UnknownSubcommandFlag", {"encode", "-m", "{dir}/word.tokvec", "--no-such-flag"}, 2, "--no-such-flag"),
+    BadInput("MissingRequiredFlag", {"encode", "{dir}/corpus.txt"}, 2, "--model is required"),
+    BadInput("TrainNoTarget", {"train", "--type", "word", "-o", kOut, "{dir}/corpus.txt"}, 2,
+             "exactly one of --merges N and --vocab-size N"),
+    BadInput("TrainBothTargets", {"train", "--merges", "5", "--vocab-size", "50", "-o", kOut, "{dir}/corpus.txt"}, 2,
+             "excludes"),
+    BadInput("TrainNegativeMerges", {"train", "--merges", "-5", "-o", kOut, "{dir}/corpus.txt"}, 2, "'-5'"),
+    BadInput("TrainZeroMerges", {"train", "--merges", "0", "-o", kOut, "{dir}/corpus.txt"}, 2, "at least 1"),
+    BadInput("TrainNonNumericMerges", {"train", "--merges", "ten", "-o", kOut, "{dir}/corpus.txt"}, 2, "ten"),
+    BadInput("TrainZeroVocabSize", {"train", "--vocab-size", "0", "-o", kOut, "{dir}/corpus.txt"}, 2, "at least 1"),
+    BadInput("TrainNegativeMinFrequency",
+             {"train", "--merges", "5", "--min-frequency", "-1", "-o", kOut, "{dir}/corpus.txt"}, 2, "'-1'"),
+    BadInput("TrainNegativeThreads", {"train", "--merges", "5", "--threads", "-2", "-o", kOut, "{dir}/corpus.txt"},
+             2, "'-2'"),
+    BadInput("TrainUnknownType", {"train", "--type", "bogus", "--merges", "5", "-o", kOut, "{dir}/corpus.txt"}, 2,
+             "bogus"),
+    BadInput("TrainNoOutput", {"train", "--merges", "5", "{dir}/corpus.txt"}, 2, "--output"),
+    BadInput("EncodeUnknownFormat", {"encode", "-m", "{dir}/word.tokvec", "--format", "bogus", "{dir}/corpus.txt"}, 2,
+             "bogus"),
+    BadInput("EncodeZeroThreads", {"encode", "-m", "{dir}/word.tokvec", "--lines", "--threads", "0",
+                                   "{dir}/corpus.txt"}, 2, "--threads"),
+    BadInput("EncodeNegativeThreads", {"encode", "-m", "{dir}/word.tokvec", "--lines", "--threads", "-1",
+                                       "{dir}/corpus.txt"}, 2, "--threads"),
+    BadInput("DecodeNoModel", {"decode", "{dir}/corpus.txt"}, 2, "--model"),
+    BadInput("InitUnknownArch", {"init", "--tokenizer", "{dir}/byte.tokvec", "--arch", "bogus", "--d-model", "16",
+                                 "--heads", "2", "--layers", "1", "--max-len", "32", "--seed", "1", "-o",
+                                 "{dir}/new_model"}, 2, "bogus"),
+    BadInput("InitZeroWidth", {"init", "--tokenizer", "{dir}/byte.tokvec", "--arch", "gpt2", "--d-model", "0",
+                               "--heads", "2", "--layers", "1", "--max-len", "32", "--seed", "1", "-o",
+                               "{dir}/new_model"}, 2, "--d-model"),
+    BadInput("InitNegativeLayers", {"init", "--tokenizer", "{dir}/byte.tokvec", "--arch", "gpt2", "--d-model", "16",
+                                    "--heads", "2", "--layers", "-1", "--max-len", "32", "--seed", "1", "-o",
+                                    "{dir}/new_model"}, 2, "--layers"),
+    BadInput("EmbedZeroWindow", {"embed", "-m", "{dir}/model", "--window", "0", "{dir}/corpus.txt"}, 2, "--window"),
+    BadInput("EmbedZeroThreads", {"embed", "-m", "{dir}/model", "--threads", "0", "{dir}/corpus.txt"}, 2,
+             "--threads"),
+    BadInput("AttendZeroThreads", {"attend", "-m", "{dir}/model", "--threads", "0", "{dir}/corpus.txt"}, 2,
+             "--threads"),
+};
+
+// Bad data: exit 1, naming what is wrong.
+const BadInput kDataRows[] = {
+    // train
+    BadInput("TrainMissingCorpus", {"train", "--merges", "5", "-o", kOut, "{dir}/missing.txt"}, 1, "missing.txt"),
+    BadInput("TrainCorpusIsDirectory", {"train", "--merges", "5", "-o", kOut, "{dir}/subdir"}, 1, "subdir"),
+    BadInput("TrainWordInvalidUtf8", {"train", "--type", "word", "--merges", "5", "-o", kOut, "{dir}/bad_utf8.txt"},
+             1, "invalid UTF-8 at byte offset 6"),
+    BadInput("TrainWordBinary", {"train", "--type", "word", "--merges", "5", "-o", kOut, "{dir}/binary.bin"}, 1,
+             "invalid UTF-8"),
+    BadInput("TrainWordInvalidUtf8Stdin", {"train", "--type", "word", "--merges", "5", "-o", kOut, "-"}, 1,
+             "invalid UTF-8")
+        .Stdin("caf\xE9 au lait\n"),
+    BadInput("TrainWordVocabBelowAlphabet",
+             {"train", "--type", "word", "--vocab-size", "3", "-o", kOut, "{dir}/corpus.txt"}, 1,
+             "vocabulary size 3 is smaller than"),
+    BadInput("TrainByteVocabBelowAlphabet",
+             {"train", "--type", "byte", "--vocab-size", "100", "-o", kOut, "{dir}/corpus.txt"}, 1,
+             "vocabulary size 100 is smaller than the 256"),
+    BadInput("TrainBadPattern", {"train", "--type", "byte", "--pattern", "(", "--merges", "5", "-o", kOut,
+                                 "{dir}/corpus.txt"}, 1, "not a valid ICU regex"),
+    BadInput("TrainUnknownNormalizer", {"train", "--normalize", "bogus", "--merges", "5", "-o", kOut,
+                                        "{dir}/corpus.txt"}, 1, "bogus"),
+    BadInput("TrainOutputUnderAFile", {"train", "--merges", "5", "-o", "{dir}/corpus.txt/out.tokvec",
+                                       "{dir}/corpus.txt"}, 1, "Not a directory"),
+    BadInput("TrainOutputInMissingFolder", {"train", "--merges", "5", "-o", "{dir}/no_such_folder/out.tokvec",
+                                            "{dir}/corpus.txt"}, 1, "no_such_folder"),
+    BadInput("TrainOutputIsDirectory", {"train", "--merges", "5", "-o", "{dir}/subdir", "{dir}/corpus.txt"}, 1,
+             "directory"),
+    BadInput("TrainOutputDevFull", {"train", "--merges", "5", "-o", "/dev/full", "{dir}/corpus.txt"}, 1,
+             "No space left on device"),
+    // encode: every kind of broken tokenizer file, then broken text
+    BadInput("EncodeMissingModel", {"encode", "-m", "{dir}/missing.tokvec", "{dir}/corpus.txt"}, 1,
+             "missing.tokvec"),
+    BadInput("EncodeEmptyModel", {"encode", "-m", "{dir}/empty.tokvec", "{dir}/corpus.txt"}, 1, "empty"),
+    BadInput("EncodeBinaryModel", {"encode", "-m", "{dir}/binary.bin", "{dir}/corpus.txt"}, 1,
+             "cannot tell the format"),
+    BadInput("EncodeTruncatedModel", {"encode", "-m", "{dir}/truncated.tokvec", "{dir}/corpus.txt"}, 1,
+             "truncated.tokvec line"),
+    BadInput("EncodeMalformedModel", {"encode", "-m", "{dir}/malformed.tokvec", "{dir}/corpus.txt"}, 1,
+             "malformed.tokvec line 3"),
+    BadInput("EncodeModelFolderWithoutTokenizer", {"encode", "-m", "{dir}/subdir", "{dir}/corpus.txt"}, 1,
+             "holds no tokenizer"),
+    BadInput("EncodeMalformedTiktoken", {"encode", "-m", "{dir}/bad.tiktoken", "{dir}/corpus.txt"}, 1,
+             "bad.tiktoken"),
+    BadInput("EncodeEmptyTiktoken", {"encode", "-m", "{dir}/empty.tiktoken", "{dir}/corpus.txt"}, 1, "empty"),
+    BadInput("EncodeTruncatedTokenizerJson", {"encode", "-m", "{dir}/hf/tokenizer.json", "{dir}/corpus.txt"}, 1,
+             "tokenizer.json"),
+    BadInput("EncodeVocabJsonWithoutMerges", {"encode", "-m", "{dir}/gpt2_no_merges/vocab.json",
+                                              "{dir}/corpus.txt"}, 1, "merges.txt"),
+    BadInput("EncodeMalformedVocabJson", {"encode", "-m", "{dir}/gpt2_bad/vocab.json", "{dir}/corpus.txt"}, 1,
+             "vocab.json"),
+    BadInput("EncodeMissingInput", {"encode", "-m", "{dir}/word.tokvec", "{dir}/missing.txt"}, 1, "missing.txt"),
+    BadInput("EncodeWordInvalidUtf8", {"encode", "-m", "{dir}/word.tokvec", "{dir}/bad_utf8.txt"}, 1,
+             "invalid UTF-8 at byte offset 6"),
+    BadInput("EncodeWordInvalidUtf8Lines", {"encode", "-m", "{dir}/word.tokvec", "--lines", "{dir}/bad_utf8.txt"},
+             1, "line 1"),
+    BadInput("EncodeWordBinary", {"encode", "-m", "{dir}/word.tokvec", "{dir}/binary.bin"}, 1, "invalid UTF-8"),
+    BadInput("EncodeWordInvalidUtf8Stdin", {"encode", "-m", "{dir}/word.tokvec"}, 1, "invalid UTF-8")
+        .Stdin("ok \xC0\xAF overlong\n"),
+    BadInput("EncodeUnknownSpecial", {"encode", "-m", "{dir}/byte.tokvec", "--allow-special=<|nope|>",
+                                      "{dir}/corpus.txt"}, 1, "'<|nope|>' is not a special token"),
+    BadInput("EncodeToDevFull", {"encode", "-m", "{dir}/word.tokvec", "{dir}/corpus.txt"}, 1,
+             "No space left on device")
+        .Stdout("/dev/full"),
+    BadInput("EncodeLinesToDevFull", {"encode", "-m", "{dir}/byte.tokvec", "--lines", "{dir}/long.txt"}, 1,
+             "No space left on device")
+        .Stdout("/dev/full"),
+    // decode
+    BadInput("DecodeIdOutOfRange", {"decode", "-m", "{dir}/word.tokvec"}, 1, "id 99999").Stdin("1 2 99999\n"),
+    BadInput("DecodeHugeId", {"decode", "-m", "{dir}/byte.tokvec"}, 1, "99999999999999999999")
+        .Stdin("1 99999999999999999999\n"),
+    BadInput("DecodeNegativeId", {"decode", "-m", "{dir}/word.tokvec"}, 1, "'-1'").Stdin("3 -1\n"),
+    BadInput("DecodeNonNumericId", {"decode", "-m", "{dir}/word.tokvec"}, 1, "'x'").Stdin("1 x 2\n"),
+    BadInput("DecodeCommaSeparated", {"decode", "-m", "{dir}/word.tokvec"}, 1, "'1,2'").Stdin("1,2\n"),
+    BadInput("DecodeBinaryInput", {"decode", "-m", "{dir}/word.tokvec", "{dir}/binary.bin"}, 1, "not a token id"),
+    BadInput("DecodeMissingInput", {"decode", "-m", "{dir}/word.tokvec", "{dir}/missing.txt"}, 1, "missing.txt"),
+    BadInput("DecodeMalformedModel", {"decode", "-m", "{dir}/malformed.tokvec"}, 1, "malformed.tokvec")
+        .Stdin("1\n"),
+    BadInput("DecodeToDevFull", {"decode", "-m", "{dir}/word.tokvec"}, 1, "No space left on device")
+        .Stdin("2 3 4\n")
+        .Stdout("/dev/full"),
+    // inspect
+    BadInput("InspectMissing", {"inspect", "{dir}/missing.tokvec"}, 1, "missing.tokvec"),
+    BadInput("InspectEmpty", {"inspect", "{dir}/empty.tokvec"}, 1, "empty"),
+    BadInput("InspectBinary", {"inspect", "{dir}/binary.bin"}, 1, "cannot tell the format"),
+    BadInput("InspectTruncated", {"inspect", "{dir}/truncated.tokvec"}, 1, "truncated.tokvec"),
+    BadInput("InspectToDevFull", {"inspect", "{dir}/word.tokvec", "--merges"}, 1, "No space left on device")
+        .Stdout("/dev/full"),
+    // init
+    BadInput("InitHeadsDoNotDivide", {"init", "--tokenizer", "{dir}/byte.tokvec", "--arch", "gpt2", "--d-model",
+                                      "16", "--heads", "3", "--layers", "1", "--max-len", "32", "--seed", "1", "-o",
+                                      "{dir}/new_model"}, 1, "not divisible"),
+    BadInput("InitMissingTokenizer", {"init", "--tokenizer", "{dir}/missing.tokvec", "--arch", "gpt2", "--d-model",
+                                      "16", "--heads", "2", "--layers", "1", "--max-len", "32", "--seed", "1", "-o",
+                                      "{dir}/new_model"}, 1, "missing.tokvec"),
+    BadInput("InitBinaryTokenizer", {"init", "--tokenizer", "{dir}/binary.bin", "--arch", "gpt2", "--d-model", "16",
+                                     "--heads", "2", "--layers", "1", "--max-len", "32", "--seed", "1", "-o",
+                                     "{dir}/new_model"}, 1, "cannot tell the format"),
+    BadInput("InitOutputExists", {"init", "--tokenizer", "{dir}/byte.tokvec", "--arch", "gpt2", "--d-model", "16",
+                                  "--heads", "2", "--layers", "1", "--max-len", "32", "--seed", "1", "-o",
+                                  "{dir}/model"}, 1, "already exists"),
+    BadInput("InitOutputUnderAFile", {"init", "--tokenizer", "{dir}/byte.tokvec", "--arch", "gpt2", "--d-model",
+                                      "16", "--heads", "2", "--layers", "1", "--max-len", "32", "--seed", "1", "-o",
+                                      "{dir}/corpus.txt/model"}, 1, "corpus.txt"),
+    // embed
+    BadInput("EmbedMissingModel", {"embed", "-m", "{dir}/missing_model", "{dir}/corpus.txt"}, 1, "missing_model"),
+    BadInput("EmbedFolderWithoutModel", {"embed", "-m", "{dir}/subdir", "{dir}/corpus.txt"}, 1, "subdir"),
+    BadInput("EmbedTruncatedWeights", {"embed", "-m", "{dir}/truncated_model", "{dir}/corpus.txt"}, 1,
+             "model.safetensors"),
+    BadInput("EmbedMalformedConfig", {"embed", "-m", "{dir}/bad_config_model", "{dir}/corpus.txt"}, 1,
+             "config.json"),
+    BadInput("EmbedMissingInput", {"embed", "-m", "{dir}/model", "{dir}/missing.txt"}, 1, "missing.txt"),
+    BadInput("EmbedTooLong", {"embed", "-m", "{dir}/model", "{dir}/long.txt"}, 1, "--window"),
+    BadInput("EmbedOutputUnderAFile", {"embed", "-m", "{dir}/model", "-o", "{dir}/corpus.txt/vectors.json",
+                                       "{dir}/corpus.txt"}, 1, "Not a directory"),
+    BadInput("EmbedToDevFull", {"embed", "-m", "{dir}/model", "{dir}/corpus.txt"}, 1, "No space left on device")
+        .Stdout("/dev/full"),
+    // attend
+    BadInput("AttendLayerOutOfRange", {"attend", "-m", "{dir}/model", "--layer", "5", "{dir}/corpus.txt"}, 1,
+             "--layer 5"),
+    BadInput("AttendHeadOutOfRange", {"attend", "-m", "{dir}/model", "--head", "9", "{dir}/corpus.txt"}, 1,
+             "--head 9"),
+    BadInput("AttendMissingModel", {"attend", "-m", "{dir}/missing_model", "{dir}/corpus.txt"}, 1, "missing_model"),
+    BadInput("AttendToDevFull", {"attend", "-m", "{dir}/model", "{dir}/corpus.txt"}, 1, "No space left on device")
+        .Stdout("/dev/full"),
+};
+
+INSTANTIATE_TEST_SUITE_P(Usage, BadInputTest, ::testing::ValuesIn(kUsageRows),
+                         [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Data, BadInputTest, ::testing::ValuesIn(kDataRows),
+                         [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace tokvec

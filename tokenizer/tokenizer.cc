@@ -127,10 +127,8 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
                             Encoding* out) const {
   std::string_view bytes = text.substr(piece.begin, piece.end - piece.begin);
   if (bytes.empty()) return;
-  // Byte models: a piece seen before on this thread is copied from the cache (piece_cache.h).
-  PieceCache* cache = spec_.type == ModelType::kByte ? &PieceCache::ForThread(cache_serial_) : nullptr;
-  if (cache != nullptr && cache->Emit(bytes, piece, base, out)) return;
   scratch.clear();
+  PieceCache* cache = nullptr;
   if (spec_.type == ModelType::kByte) {
     if (spec_.ignore_merges) {
       if (std::optional<TokenId> whole = spec_.bpe.Find(bytes)) {
@@ -139,6 +137,9 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
         return;
       }
     }
+    // A piece merged before on this thread is copied from the cache (piece_cache.h).
+    cache = &PieceCache::ForThread(cache_serial_);
+    if (cache->Emit(bytes, piece, base, out)) return;
     for (size_t i = 0; i < bytes.size(); ++i) {
       TokenId id = byte_ids_[static_cast<unsigned char>(bytes[i])];
       if (id == kNoToken) continue;  // A vocabulary without this byte cannot represent it.

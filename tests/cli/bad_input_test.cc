@@ -209,6 +209,8 @@ const BadInput kUsageRows[] = {
     BadInput("EmbedZeroWindow", {"embed", "-m", "{dir}/model", "--window", "0", "{dir}/corpus.txt"}, 2, "--window"),
     BadInput("EmbedZeroThreads", {"embed", "-m", "{dir}/model", "--threads", "0", "{dir}/corpus.txt"}, 2,
              "--threads"),
+    BadInput("ConvertUnknownTarget", {"convert", "-m", "{dir}/byte.tokvec", "--to", "bogus", "-o", "{dir}/converted"},
+             2, "--to must be json, tiktoken or both, got 'bogus'"),
     BadInput("AttendZeroThreads", {"attend", "-m", "{dir}/model", "--threads", "0", "{dir}/corpus.txt"}, 2,
              "--threads"),
 };
@@ -301,6 +303,17 @@ const BadInput kDataRows[] = {
     BadInput("InspectTruncated", {"inspect", "{dir}/truncated.tokvec"}, 1, "truncated.tokvec"),
     BadInput("InspectToDevFull", {"inspect", "{dir}/word.tokvec", "--merges"}, 1, "No space left on device")
         .Stdout("/dev/full"),
+    // convert
+    BadInput("ConvertMissingModel", {"convert", "-m", "{dir}/missing.tokvec", "-o", "{dir}/converted"}, 1,
+             "missing.tokvec"),
+    BadInput("ConvertBinaryModel", {"convert", "-m", "{dir}/binary.bin", "-o", "{dir}/converted"}, 1,
+             "cannot tell the format"),
+    BadInput("ConvertWordModelToTiktoken", {"convert", "-m", "{dir}/word.tokvec", "--to", "tiktoken", "-o",
+                                            "{dir}/converted"}, 1, "this is a word model"),
+    BadInput("ConvertWordModelToJson", {"convert", "-m", "{dir}/word.tokvec", "--to", "json", "-o",
+                                        "{dir}/converted"}, 1, "this is a word model"),
+    BadInput("ConvertOutputUnderAFile", {"convert", "-m", "{dir}/byte.tokvec", "-o", "{dir}/corpus.txt/converted"},
+             1, "Not a directory"),
     // init
     BadInput("InitHeadsDoNotDivide", {"init", "--tokenizer", "{dir}/byte.tokvec", "--arch", "gpt2", "--d-model",
                                       "16", "--heads", "3", "--layers", "1", "--max-len", "32", "--seed", "1", "-o",

@@ -25,9 +25,11 @@ std::string ScratchDir() {
   static const std::string dir = [] {
     std::string path = std::filesystem::temp_directory_path() / ("tokvec_fuzz_model_" + std::to_string(getpid()));
     std::filesystem::create_directories(path);
+    // Never destroyed, so the exit handler can still read it after static destructors ran.
+    static const std::string* leaked = new std::string(path);
     std::atexit([] {
       std::error_code ignored;
-      std::filesystem::remove_all(ScratchDir(), ignored);
+      std::filesystem::remove_all(*leaked, ignored);
     });
     return path;
   }();

@@ -74,8 +74,10 @@ def main():
     print(f"attention {shape}: tokvec {ours:.1f} GFLOP/s, torch {peer:.1f} GFLOP/s, x{ours / peer:.2f}; "
           f"tokvec / sgemm {to_sgemm:.2f} (sgemm {sgemm:.1f} GFLOP/s)")
     print(f"ROW\tattention GFLOP/s vs torch ({shape})\t{ours:.1f}\t{peer:.1f}\t{ours / peer:.2f}\t-\t-")
+    # The target (>= 0.5 of one-thread sgemm) is defined for one attention thread; other counts are shown only.
+    target, met = (">= 0.50", "yes" if to_sgemm >= 0.5 else "NO") if args.threads == 1 else ("-", "-")
     print(f"ROW\tattention / same-run 1-thread sgemm ({shape}; sgemm {sgemm:.1f} GFLOP/s)\t{to_sgemm:.2f}\t-\t-"
-          f"\t>= 0.50\t{'yes' if to_sgemm >= 0.5 else 'NO'}")
+          f"\t{target}\t{met}")
     if args.rss_seq_len > 0:
         run = tokvec_attention(args.tokvec, args.rss_seq_len, args.heads, args.head_dim, 2, 1, sgemm_size=0)
         rss = run["peak_rss_mb"]

@@ -44,6 +44,8 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "tokenizers 0.23.2 (npm, node $(node --version 2>/dev/null)), sentencepiece $(dpkg-query -W -f='${Version}' sentencepiece 2>/dev/null)."
   [[ -n "${NOTE:-}" ]] && { echo; echo "$NOTE"; }
   echo
+  echo "What the profiles show for the targets not met, and what would close the gaps: bench/README.md."
+  echo
   echo "## Machine"
   echo
   echo "- CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores ($(lscpu | sed -n 's/^Thread(s) per core: *//p') thread per core)"

@@ -101,7 +101,14 @@ TEST_F(BoundedMemoryTest, EncodeLinesStreams) {
   RunResult r = RunTokvec({"encode", "-m", model, "--lines", "-"}, options);
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   std::printf("encode --lines 64 MB: %.1f s, peak RSS %ld MB\n", r.seconds, r.peak_rss_kb / 1024);
-  EXPECT_LT(r.peak_rss_kb, (kSanitized ? 256 : 32) * 1024) << "encode --lines held the input";
+  if (kSanitized) {
+    // AddressSanitizer keeps freed blocks in a quarantine of up to 256 MB by default, so the child's RSS grows with
+    // the total bytes it ever allocated, not with what it holds; the bound is asserted in unsanitized builds (make
+    // test), and here the run still checks that streaming 64 MB has no memory error.
+    std::printf("peak RSS not bounded under sanitizers (quarantine); checked in the unsanitized build\n");
+    return;
+  }
+  EXPECT_LT(r.peak_rss_kb, 32 * 1024) << "encode --lines held the input";
 }
 
 // 3 MB without a split point: one word for word models, one piece for byte models (`a` repeated matches the

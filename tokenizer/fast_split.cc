@@ -72,21 +72,8 @@ class FastGpt2Splitter : public PreTokenizer {
         ++i;
         continue;
       }
-      uint32_t cp;
       size_t len;
-      if (lead < 0xE0) {
-        cp = ((lead & 0x1Fu) << 6) | (static_cast<unsigned char>(text[i + 1]) & 0x3Fu);
-        len = 2;
-      } else if (lead < 0xF0) {
-        cp = ((lead & 0x0Fu) << 12) | ((static_cast<unsigned char>(text[i + 1]) & 0x3Fu) << 6) |
-             (static_cast<unsigned char>(text[i + 2]) & 0x3Fu);
-        len = 3;
-      } else {
-        cp = ((lead & 0x07u) << 18) | ((static_cast<unsigned char>(text[i + 1]) & 0x3Fu) << 12) |
-             ((static_cast<unsigned char>(text[i + 2]) & 0x3Fu) << 6) |
-             (static_cast<unsigned char>(text[i + 3]) & 0x3Fu);
-        len = 4;
-      }
+      const uint32_t cp = DecodeWellFormedUtf8(text, i, &len);
       chars.push_back({i, cp, ClassifyCodePoint(cp)});
       i += len;
     }

@@ -19,6 +19,27 @@ size_t Utf8SequenceLength(std::string_view text, size_t pos);
 // The end of the longest well-formed stretch of `text` starting at `pos` (== pos when text[pos] is ill-formed).
 size_t Utf8ValidEnd(std::string_view text, size_t pos);
 
+// The code point of the well-formed sequence starting at `text[pos]` (callers validated it), and its length in
+// `*len`. Hot path of the split-pattern scanners: no checks.
+inline char32_t DecodeWellFormedUtf8(std::string_view text, size_t pos, size_t* len) {
+  const auto byte = [&](size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(text[pos + k])); };
+  const char32_t lead = byte(0);
+  if (lead < 0x80) {
+    *len = 1;
+    return lead;
+  }
+  if (lead < 0xE0) {
+    *len = 2;
+    return ((lead & 0x1F) << 6) | (byte(1) & 0x3F);
+  }
+  if (lead < 0xF0) {
+    *len = 3;
+    return ((lead & 0x0F) << 12) | ((byte(1) & 0x3F) << 6) | (byte(2) & 0x3F);
+  }
+  *len = 4;
+  return ((lead & 0x07) << 18) | ((byte(1) & 0x3F) << 12) | ((byte(2) & 0x3F) << 6) | (byte(3) & 0x3F);
+}
+
 }  // namespace tokvec
 
 #endif  // TOKVEC_TOKENIZER_UTF8_H_

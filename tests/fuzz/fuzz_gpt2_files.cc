@@ -15,32 +15,8 @@
 #include <string_view>
 
 #include "tests/fuzz/fuzz_models.h"
+#include "tests/fuzz/fuzz_util.h"
 #include "tokenizer/formats.h"
-
-namespace {
-
-const std::string& ScratchDir() {
-  static const std::string dir = [] {
-    std::string path = std::filesystem::temp_directory_path() / ("tokvec_fuzz_gpt2_" + std::to_string(getpid()));
-    std::filesystem::create_directories(path);
-    // Never destroyed, so the exit handler can still read it after static destructors ran.
-    static const std::string* leaked = new std::string(path);
-    std::atexit([] {
-      std::error_code ignored;
-      std::filesystem::remove_all(*leaked, ignored);
-    });
-    return path;
-  }();
-  return dir;
-}
-
-void WriteBytes(const std::string& path, std::string_view bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  FUZZ_CHECK(out.good());
-}
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tokvec;
@@ -49,10 +25,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view vocab = at == std::string_view::npos ? input : input.substr(0, at);
   std::string_view rest = at == std::string_view::npos ? std::string_view() : input.substr(at + 3);
   auto [merges, sample] = fuzz::SplitSample(rest);
-  WriteBytes(ScratchDir() + "/vocab.json", vocab);
-  WriteBytes(ScratchDir() + "/merges.txt", merges);
-  absl::StatusOr<TokenizerSpec> spec =
-      ReadGpt2VocabAndMerges(ScratchDir() + "/vocab.json", ScratchDir() + "/merges.txt");
+  const std::string& dir = FuzzScratchDir("tokvec_fuzz_gpt2_");
+  FuzzWriteBytes(dir + "/vocab.json", vocab);
+  FuzzWriteBytes(dir + "/merges.txt", merges);
+  absl::StatusOr<TokenizerSpec> spec = ReadGpt2VocabAndMerges(dir + "/vocab.json", dir + "/merges.txt");
   if (!spec.ok()) return 0;
   absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Create(*std::move(spec));
   if (!tokenizer.ok()) return 0;

@@ -19,31 +19,6 @@
 #include "attention/model.h"
 #include "tests/fuzz/fuzz_util.h"
 
-namespace {
-
-std::string ScratchDir() {
-  static const std::string dir = [] {
-    std::string path = std::filesystem::temp_directory_path() / ("tokvec_fuzz_model_" + std::to_string(getpid()));
-    std::filesystem::create_directories(path);
-    // Never destroyed, so the exit handler can still read it after static destructors ran.
-    static const std::string* leaked = new std::string(path);
-    std::atexit([] {
-      std::error_code ignored;
-      std::filesystem::remove_all(*leaked, ignored);
-    });
-    return path;
-  }();
-  return dir;
-}
-
-void WriteBytes(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  FUZZ_CHECK(out.good());
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tokvec;
   FuzzedDataProvider fdp(data, size);
@@ -52,9 +27,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int i = 0; i < n_ids; ++i) ids.push_back(fdp.ConsumeIntegralInRange<uint32_t>(0, 40));
   const std::string config = fdp.ConsumeRandomLengthString(2048);
   const std::string weights = fdp.ConsumeRemainingBytesAsString();
-  const std::string dir = ScratchDir();
-  WriteBytes(dir + "/config.json", config);
-  WriteBytes(dir + "/model.safetensors", weights);
+  const std::string& dir = FuzzScratchDir("tokvec_fuzz_model_");
+  FuzzWriteBytes(dir + "/config.json", config);
+  FuzzWriteBytes(dir + "/model.safetensors", weights);
   absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(dir);
   if (!model.ok()) {
     FUZZ_CHECK(!model.status().message().empty());

@@ -77,6 +77,7 @@ class BpeModel {
 
  private:
   BpeModel(Rule rule, std::vector<std::string> tokens);
+  void MergeShort(std::vector<Symbol>& symbols) const;
   void MergeWithHeap(std::vector<Symbol>& symbols) const;
 
   static uint64_t PairKey(TokenId left, TokenId right) { return (uint64_t{left} << 32) | right; }

@@ -60,7 +60,9 @@ TEST(BpeModelTest, RejectsMergeWhoseResultIsMissing) {
   EXPECT_NE(model.status().message().find("merge 0"), std::string::npos);
 }
 
-TEST(BpeModelTest, HeapPathEqualsReferenceOnRandomPieces) {
+// Merge takes the pair-array path up to 256 symbols and the heap path above; both must equal the O(n²) rescan of
+// MergeReference, for merge lists and for tiktoken ranks, at every length around the switch.
+TEST(BpeModelTest, FastPathsEqualReferenceOnRandomPieces) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 200; ++trial) {
     // Random vocabulary over {a, b, c}: random merges among existing tokens.
@@ -74,17 +76,23 @@ TEST(BpeModelTest, HeapPathEqualsReferenceOnRandomPieces) {
       if (!exists) tokens.push_back(joined);
       merges.push_back({l, r});
     }
-    BpeModel model = *BpeModel::FromMerges(tokens, merges);
-    std::string text;
-    for (int i = 0; i < 200; ++i) text += "abc"[rng() % 3];
-    auto fast = Symbols(model, text);
-    auto slow = fast;
-    model.Merge(fast);  // 200 symbols: the heap path.
-    model.MergeReference(slow);
-    ASSERT_EQ(fast.size(), slow.size()) << "trial " << trial;
-    for (size_t i = 0; i < fast.size(); ++i) {
-      ASSERT_EQ(fast[i].id, slow[i].id) << "trial " << trial << " symbol " << i;
-      ASSERT_EQ(fast[i].begin, slow[i].begin);
+    std::vector<BpeModel> models;
+    models.push_back(*BpeModel::FromMerges(tokens, merges));
+    models.push_back(*BpeModel::FromRanks(tokens));
+    for (size_t length : {1, 2, 3, 7, 48, 49, 200, 256, 257, 600}) {
+      std::string text;
+      for (size_t i = 0; i < length; ++i) text += "abc"[rng() % 3];
+      for (const BpeModel& model : models) {
+        auto fast = Symbols(model, text);
+        auto slow = fast;
+        model.Merge(fast);
+        model.MergeReference(slow);
+        ASSERT_EQ(fast.size(), slow.size()) << "trial " << trial << " length " << length;
+        for (size_t i = 0; i < fast.size(); ++i) {
+          ASSERT_EQ(fast[i].id, slow[i].id) << "trial " << trial << " length " << length << " symbol " << i;
+          ASSERT_EQ(fast[i].begin, slow[i].begin);
+        }
+      }
     }
   }
 }

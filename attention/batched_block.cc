@@ -11,31 +11,15 @@
 namespace tokvec {
 namespace {
 
-// Rows per LayerNorm / residual task: fixed, so results do not depend on the thread count.
+// Rows per LayerNorm task: fixed, so results do not depend on the thread count.
 constexpr int64_t kRowBlock = 64;
 
-// y = LN(a + b) (b may be null: y = LN(a)), rows split over threads.   a, b, y: [N, D]
-void AddLayerNorm(const float* a, const float* b, int64_t rows, int64_t d_model, const LayerNormWeights& w,
-                  float* sum_scratch, float* y, int threads) {
-  const int64_t blocks = (rows + kRowBlock - 1) / kRowBlock;
-  ParallelFor(blocks, threads, [&](int64_t block) {
+// y = LN(x), rows split over threads.   x, y: [N, D]
+void LayerNormRows(const float* x, int64_t rows, int64_t d_model, const LayerNormWeights& w, float* y,
+                   int threads) {
+  ParallelFor((rows + kRowBlock - 1) / kRowBlock, threads, [&](int64_t block) {
     const int64_t row0 = block * kRowBlock, n = std::min(kRowBlock, rows - row0);
-    const float* src = a + row0 * d_model;
-    if (b != nullptr) {
-      float* sum = sum_scratch + row0 * d_model;  // [n, D]
-      for (int64_t i = 0; i < n * d_model; ++i) sum[i] = a[row0 * d_model + i] + b[row0 * d_model + i];
-      src = sum;
-    }
-    LayerNormInto({src, n, d_model}, w, y + row0 * d_model);
-  });
-}
-
-// x += delta, rows split over threads.   [N, D]
-void AddInto(const float* delta, int64_t size, float* x, int threads) {
-  const int64_t chunk = kRowBlock * 1024;
-  ParallelFor((size + chunk - 1) / chunk, threads, [&](int64_t block) {
-    const int64_t end = std::min(size, (block + 1) * chunk);
-    for (int64_t i = block * chunk; i < end; ++i) x[i] += delta[i];
+    LayerNormInto({x + row0 * d_model, n, d_model}, w, y + row0 * d_model);
   });
 }
 
@@ -70,9 +54,9 @@ void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockCo
 
 }  // namespace
 
-absl::StatusOr<Matrix> RunTransformerBlockBatched(const TransformerBlockWeights& w, const BlockConfig& config,
-                                                  MatrixView x, int64_t batch, int threads,
-                                                  BatchedBlockWorkspace* workspace) {
+absl::Status RunTransformerBlockBatchedInto(const TransformerBlockWeights& w, const BlockConfig& config,
+                                            MatrixView x, int64_t batch, int threads,
+                                            BatchedBlockWorkspace* workspace, float* y) {
   if (absl::Status s = ValidateTransformerBlock(w, config, x.cols, "transformer block"); !s.ok()) return s;
   if (batch <= 0 || x.rows % batch != 0) {
     return absl::InvalidArgumentError(fmt::format(
@@ -93,34 +77,40 @@ absl::StatusOr<Matrix> RunTransformerBlockBatched(const TransformerBlockWeights&
     if (static_cast<int64_t>(v.size()) < size) v.resize(static_cast<size_t>(size));
     return v.data();
   };
-  float* qkv = buffer(ws.qkv, rows * 3 * d_model);      // [N, 3D]
-  float* concat = buffer(ws.concat, rows * d_model);     // [N, D] heads side by side
-  float* attended = buffer(ws.attended, rows * d_model);  // [N, D] after W_o, then FFN output
-  float* hidden = buffer(ws.hidden, rows * ff);          // [N, F]
-  float* h = buffer(ws.h, rows * d_model);               // [N, D]
-  float* scratch = buffer(ws.scratch, rows * d_model);    // [N, D]
-  Matrix out(rows, d_model);  // [N, D]
+  float* qkv = buffer(ws.qkv, rows * 3 * d_model);    // [N, 3D]
+  float* concat = buffer(ws.concat, rows * d_model);  // [N, D] heads side by side
+  float* hidden = buffer(ws.hidden, rows * ff);       // [N, F]
+  float* h = buffer(ws.h, rows * d_model);            // [N, D]
+  // Residuals and LayerNorms run in the epilogue of the projection before them (tiled_linear.h).
   if (config.norm == NormPlacement::kPostLN) {
-    // h = LN1(x + MHA(x)); out = LN2(h + FFN(h))
+    // h = LN1(x + MHA(x)); y = LN2(h + FFN(h))
     AttendBatch(x, w.attention, config, batch, threads, qkv, concat);
-    TiledLinearInto({concat, rows, d_model}, w.attention.out, attended, threads);
-    AddLayerNorm(x.data, attended, rows, d_model, w.attention_norm, scratch, h, threads);
+    TiledLinearInto({concat, rows, d_model}, w.attention.out, h, threads,
+                    {.residual = x.data, .norm = &w.attention_norm});
     TiledLinearInto({h, rows, d_model}, w.feed_forward.up, hidden, threads, config.activation);
-    TiledLinearInto({hidden, rows, ff}, w.feed_forward.down, attended, threads);  // FFN(h)
-    AddLayerNorm(h, attended, rows, d_model, w.feed_forward_norm, scratch, out.data(), threads);
-    return out;
+    TiledLinearInto({hidden, rows, ff}, w.feed_forward.down, y, threads,
+                    {.residual = h, .norm = &w.feed_forward_norm});
+    return absl::OkStatus();
   }
-  // pre-LN: h = x + MHA(LN1(x)); out = h + FFN(LN2(h))
-  float* normed = scratch;  // [N, D]
-  AddLayerNorm(x.data, nullptr, rows, d_model, w.attention_norm, nullptr, normed, threads);
+  // pre-LN: y = x + MHA(LN1(x)); y = y + FFN(LN2(y))
+  float* normed = h;  // [N, D]
+  LayerNormRows(x.data, rows, d_model, w.attention_norm, normed, threads);
   AttendBatch({normed, rows, d_model}, w.attention, config, batch, threads, qkv, concat);
-  TiledLinearInto({concat, rows, d_model}, w.attention.out, out.data(), threads);
-  AddInto(x.data, rows * d_model, out.data(), threads);
-  AddLayerNorm(out.data(), nullptr, rows, d_model, w.feed_forward_norm, nullptr, normed, threads);
+  TiledLinearInto({concat, rows, d_model}, w.attention.out, y, threads, {.residual = x.data});
+  LayerNormRows(y, rows, d_model, w.feed_forward_norm, normed, threads);
   TiledLinearInto({normed, rows, d_model}, w.feed_forward.up, hidden, threads, config.activation);
-  TiledLinearInto({hidden, rows, ff}, w.feed_forward.down, attended, threads);
-  AddInto(attended, rows * d_model, out.data(), threads);
-  return out;
+  TiledLinearInto({hidden, rows, ff}, w.feed_forward.down, y, threads, {.residual = y});
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Matrix> RunTransformerBlockBatched(const TransformerBlockWeights& w, const BlockConfig& config,
+                                                  MatrixView x, int64_t batch, int threads,
+                                                  BatchedBlockWorkspace* workspace) {
+  Matrix y(x.rows, x.cols);  // [N, D]
+  if (absl::Status s = RunTransformerBlockBatchedInto(w, config, x, batch, threads, workspace, y.data()); !s.ok()) {
+    return s;
+  }
+  return y;
 }
 
 }  // namespace tokvec

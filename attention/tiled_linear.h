@@ -1,17 +1,24 @@
-// A linear layer for many rows at once (e.g. a whole batch, [B·T, in]), split over threads in fixed tiles of
-// kTiledLinearRows x kTiledLinearColumns outputs, one cblas_sgemm per tile, with the bias and an optional
-// activation applied while the tile is still in cache.
+// A linear layer for many rows at once (e.g. a whole batch, [B·T, in]), split over threads in fixed tiles, one
+// cblas_sgemm each, with the bias, an optional activation, an optional residual and an optional LayerNorm
+// applied to the tile's rows while they are still in cache (the "epilogue").
 //
 //   Matrix y(x.rows, w.out_features());                                   // [B·T, out]
 //   TiledLinearInto(x, w, y.data(), /*threads=*/2, Activation::kRelu);    // y = relu(x·Wᵀ + b)
+//   TiledLinearInto(x, w, h, 2, {.residual = r, .norm = &ln});            // h = LN(r + x·Wᵀ + b)
 //
-// Why: LinearInto (ops.h) calls cblas_sgemm once per 64 rows, so OpenBLAS re-packs the whole weight for every
-// 64 rows; every tile here re-packs its inputs once, so big tiles win. CPU (user) time of 11 runs of
+// Why tiles: LinearInto (ops.h) calls cblas_sgemm once per 64 rows, so OpenBLAS re-packs the whole weight for
+// every 64 rows; every tile here re-packs its inputs once, so big tiles win. CPU (user) time of 11 runs of
 // `tokvec bench layer --threads 1` (768/12/3072, batch 8 x 128; shared machine): 128-column tiles of all rows
-// 1.64–1.75 s, 384 columns 1.50–1.64 s, 768 columns 1.40–1.41 s; 512 rows x 768 columns 1.45–1.49 s, kept so
-// that a 768-wide output still gives both threads a tile.
-// Results are the same for any thread count (the tiles are fixed); they equal LinearInto within float
-// rounding (a different sgemm blocking), see tests/attention/tiled_linear_test.cc.
+// 1.64–1.75 s, 384 columns 1.50–1.64 s, 768 columns 1.40–1.41 s; 512 rows x 768 columns 1.45–1.49 s.
+// Tiles are now at most kTiledLinearRows x kTiledLinearColumns, balanced (a 2304-wide output gets two 1152-wide
+// tiles, not 1536 + 768), and at least two when the rows allow it so two threads both have work. Single-thread
+// sgemm CPU time over 1024 rows (tests in /tmp, shared machine, two passes): the 768 -> 3072 feed-forward took
+// 29.2 ms as 1024 x 1536 tiles against 31.0–31.2 ms as 512 x 768 tiles.
+// Why the epilogue: the bias (and residual) are written into y before sgemm runs with beta = 1, which replaces
+// OpenBLAS's C-zeroing pass (sgemm_beta, 2% of the 1-thread layer profile) and a separate bias pass; residual
+// + LayerNorm in the tile replaces two passes over [B·T, D] and a thread barrier per LayerNorm.
+// Results are the same for any thread count (the tiles depend only on the shapes); they equal LinearInto within
+// float rounding (a different sgemm blocking and summation order), see tests/attention/tiled_linear_test.cc.
 #ifndef TOKVEC_ATTENTION_TILED_LINEAR_H_
 #define TOKVEC_ATTENTION_TILED_LINEAR_H_
 
@@ -23,12 +30,24 @@
 
 namespace tokvec {
 
-inline constexpr int64_t kTiledLinearColumns = 768;
-inline constexpr int64_t kTiledLinearRows = 512;
+inline constexpr int64_t kTiledLinearColumns = 1536;
+inline constexpr int64_t kTiledLinearRows = 1024;
 
-// Unchecked: y ([x.rows, out], ld = out) = act(x·W(ᵀ) + b). See ValidateLinear for the shape checks.
-void TiledLinearInto(MatrixView x, const LinearWeights& w, float* y, int threads,
-                     std::optional<Activation> activation = std::nullopt);
+// What happens to each output row after x·W(ᵀ) + b, in this order.
+struct LinearEpilogue {
+  std::optional<Activation> activation;    // y = act(x·W + b); not combined with `residual` or `norm`
+  const float* residual = nullptr;          // [rows, out] (row stride out): y = residual + x·W + b; may equal y
+  const LayerNormWeights* norm = nullptr;   // then y = LayerNorm(y) over each row
+};
+
+// Unchecked: y ([x.rows, out], ld = out) = epilogue(x·W(ᵀ) + b). See ValidateLinear for the shape checks.
+void TiledLinearInto(MatrixView x, const LinearWeights& w, float* y, int threads, const LinearEpilogue& epilogue);
+
+// y = act(x·W(ᵀ) + b), or x·W(ᵀ) + b without an activation.
+inline void TiledLinearInto(MatrixView x, const LinearWeights& w, float* y, int threads,
+                            std::optional<Activation> activation = std::nullopt) {
+  TiledLinearInto(x, w, y, threads, LinearEpilogue{.activation = activation});
+}
 
 }  // namespace tokvec
 

@@ -241,12 +241,16 @@ absl::Status RunLayerBench(const LayerBenchOptions& o) {
   const Matrix x = sampler.Matrix(o.batch * o.seq_len, o.d_model, 1.0f);  // [B·T, D]
   absl::Status status;
   std::function<void()> run;
-  BatchedBlockWorkspace workspace;  // reused across runs, as across the layers of a model
+  // Workspace and output reused across runs, as across the layers of a model (which alternates two buffers).
+  BatchedBlockWorkspace workspace;
+  Matrix y(o.batch * o.seq_len, o.d_model);  // [B·T, D]
   if (o.method == "batched") {
     run = [&] {
-      absl::StatusOr<Matrix> y =
-          RunTransformerBlockBatched(p->weights, config, x.view(), o.batch, o.threads, &workspace);
-      if (!y.ok()) status = y.status();
+      if (absl::Status s = RunTransformerBlockBatchedInto(p->weights, config, x.view(), o.batch, o.threads,
+                                                          &workspace, y.data());
+          !s.ok()) {
+        status = s;
+      }
     };
   } else {
     run = [&] {

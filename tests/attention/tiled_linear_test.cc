@@ -1,11 +1,14 @@
 // TiledLinearInto (column-blocked, whole batch per sgemm) must equal the reference LinearInto (row-blocked)
-// within float rounding, for both weight layouts, with bias and activation, and not depend on the thread count.
+// within float rounding, for both weight layouts, with bias and activation, and not depend on the thread count;
+// its residual and LayerNorm epilogue must equal LinearInto followed by a separate add and LayerNormInto.
 #include "attention/tiled_linear.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "embeddings/random_init.h"
 
@@ -52,6 +55,60 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TiledLinearEqualsReference,
                                            Case{70, 257, 513, WeightLayout::kOutIn, false},
                                            Case{600, 64, 800, WeightLayout::kOutIn, true},
                                            Case{1030, 40, 1540, WeightLayout::kInOut, true}));
+
+
+// Reports up to 5 elements where `actual` is not within 1e-5 of `expected`.
+void ExpectWithinOneEMinus5(const std::vector<float>& expected, const std::vector<float>& actual, int64_t cols,
+                            const std::string& what) {
+  ASSERT_EQ(expected.size(), actual.size());
+  int reported = 0;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (!(std::fabs(expected[i] - actual[i]) <= 1e-5f) && reported++ < 5) {
+      ADD_FAILURE() << what << ": element " << i << " (row " << static_cast<int64_t>(i) / cols << ") reference "
+                    << expected[i] << " tiled " << actual[i];
+    }
+  }
+}
+
+class TiledLinearEpilogue : public ::testing::TestWithParam<Case> {};
+
+// y = LN(r + x·W + b) and y = r + x·W + b (in place, r == y) against the unfused ops.
+TEST_P(TiledLinearEpilogue, ResidualAndLayerNormEqualSeparateOps) {
+  const Case c = GetParam();
+  NormalSampler sampler(5 + c.rows + c.out);
+  const Matrix x = sampler.Matrix(c.rows, c.in, 1.0f);  // [N, in]
+  const Matrix weight = c.layout == WeightLayout::kOutIn ? sampler.Matrix(c.out, c.in, 0.05f)
+                                                         : sampler.Matrix(c.in, c.out, 0.05f);
+  const Matrix bias = sampler.Matrix(1, c.out, 1.0f), residual = sampler.Matrix(c.rows, c.out, 1.0f);
+  Matrix gamma = sampler.Matrix(1, c.out, 0.2f);
+  const Matrix beta = sampler.Matrix(1, c.out, 0.2f);
+  for (float& g : gamma.storage()) g += 1.0f;
+  LinearWeights w{.weight = weight.view(), .layout = c.layout};
+  if (c.bias) w.bias = std::span<const float>(bias.data(), static_cast<size_t>(c.out));
+  const LayerNormWeights norm{.gamma = {gamma.data(), static_cast<size_t>(c.out)},
+                              .beta = {beta.data(), static_cast<size_t>(c.out)}};
+
+  Matrix sum(c.rows, c.out), normed(c.rows, c.out);  // [N, out] reference: r + x·W + b, then its LayerNorm
+  LinearInto(x.view(), w, sum.data(), 1);
+  for (size_t i = 0; i < sum.storage().size(); ++i) sum.storage()[i] += residual.storage()[i];
+  LayerNormInto(sum.view(), norm, normed.data());
+
+  Matrix one(c.rows, c.out), two(c.rows, c.out);  // [N, out]
+  TiledLinearInto(x.view(), w, one.data(), 1, {.residual = residual.data(), .norm = &norm});
+  TiledLinearInto(x.view(), w, two.data(), 2, {.residual = residual.data(), .norm = &norm});
+  EXPECT_EQ(one.storage(), two.storage()) << "thread count changed the LayerNorm epilogue";
+  ExpectWithinOneEMinus5(normed.storage(), one.storage(), c.out, "LN(r + x·W + b)");
+
+  Matrix in_place = residual;  // [N, out]: y = y + x·W + b
+  TiledLinearInto(x.view(), w, in_place.data(), 2, {.residual = in_place.data()});
+  ExpectWithinOneEMinus5(sum.storage(), in_place.storage(), c.out, "in-place residual");
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, TiledLinearEpilogue,
+                         ::testing::Values(Case{1, 3, 2, WeightLayout::kOutIn, true},
+                                           Case{300, 96, 64, WeightLayout::kOutIn, true},
+                                           Case{129, 200, 48, WeightLayout::kInOut, false},
+                                           Case{1030, 40, 1600, WeightLayout::kInOut, true}));
 
 }  // namespace
 }  // namespace tokvec

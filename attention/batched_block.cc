@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attention/flash_attention.h"
+#include "attention/layer_norm_rows.h"
 #include "attention/tiled_linear.h"
 #include "fmt/format.h"
 
@@ -19,7 +20,7 @@ void LayerNormRows(const float* x, int64_t rows, int64_t d_model, const LayerNor
                    int threads) {
   ParallelFor((rows + kRowBlock - 1) / kRowBlock, threads, [&](int64_t block) {
     const int64_t row0 = block * kRowBlock, n = std::min(kRowBlock, rows - row0);
-    LayerNormInto({x + row0 * d_model, n, d_model}, w, y + row0 * d_model);
+    LayerNormRowsInto({x + row0 * d_model, n, d_model}, w, y + row0 * d_model);
   });
 }
 
@@ -45,7 +46,8 @@ void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockCo
   ParallelFor(batch * n_heads, threads, [&](int64_t task) {
     const int64_t b = task / n_heads, h = task % n_heads;
     const float* base = qkv + b * seq_len * stride + h * head_dim;
-    FlashScratch scratch;
+    // One scratch per thread, kept: a fresh one per task zero-filled its 256 KB score block 96 times per layer.
+    thread_local FlashScratch scratch;
     FlashAttendHead({base, seq_len, head_dim, stride}, {base + d_model, seq_len, head_dim, stride},
                     {base + 2 * d_model, seq_len, head_dim, stride}, config.causal, scale, &scratch,
                     concat + b * seq_len * d_model + h * head_dim, d_model);

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <span>
 
+#include "attention/layer_norm_rows.h"
+
 namespace tokvec {
 namespace {
 
@@ -66,7 +68,7 @@ void TiledLinearInto(MatrixView x, const LinearWeights& w, float* y, int threads
       if (epilogue.activation) {
         ApplyActivation(*epilogue.activation, std::span<float>(y_row, static_cast<size_t>(cols)));
       }
-      if (epilogue.norm != nullptr) LayerNormInto({y_row, 1, out}, *epilogue.norm, y_row);  // cols == out
+      if (epilogue.norm != nullptr) LayerNormRowsInto({y_row, 1, out}, *epilogue.norm, y_row);  // cols == out
     }
   });
 }

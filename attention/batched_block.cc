@@ -17,8 +17,8 @@ constexpr int64_t kRowBlock = 64;
 
 // y = LN(x), rows split over threads.   x, y: [N, D]
 void LayerNormRows(const float* x, int64_t rows, int64_t d_model, const LayerNormWeights& w, float* y,
-                   int threads) {
-  ParallelFor((rows + kRowBlock - 1) / kRowBlock, threads, [&](int64_t block) {
+                   WorkerPool& pool) {
+  pool.Run((rows + kRowBlock - 1) / kRowBlock, [&](int64_t block) {
     const int64_t row0 = block * kRowBlock, n = std::min(kRowBlock, rows - row0);
     LayerNormRowsInto({x + row0 * d_model, n, d_model}, w, y + row0 * d_model);
   });
@@ -26,27 +26,27 @@ void LayerNormRows(const float* x, int64_t rows, int64_t d_model, const LayerNor
 
 // Multi-head self-attention of every sequence: x [N, D] -> [N, D] (before W_o is applied: `concat`).
 void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockConfig& config, int64_t batch,
-                 int threads, float* qkv_buffer, float* concat) {
+                 WorkerPool& pool, float* qkv_buffer, float* concat) {
   const int64_t rows = x.rows, d_model = x.cols, seq_len = rows / batch;
   const int64_t n_heads = config.n_heads, head_dim = d_model / n_heads;
   float* qkv = qkv_buffer;  // [N, 3D] = [q | k | v]
   const int64_t stride = 3 * d_model;
   if (w.fused()) {
-    TiledLinearInto(x, w.qkv, qkv, threads);
+    TiledLinearInto(x, w.qkv, qkv, pool, {});
   } else {
     // Separate projections written side by side: three column slices of the same [N, 3D] buffer.
     Matrix part(rows, d_model);  // [N, D]
     const LinearWeights* projections[3] = {&w.q, &w.k, &w.v};
     for (int64_t p = 0; p < 3; ++p) {
-      TiledLinearInto(x, *projections[p], part.data(), threads);
+      TiledLinearInto(x, *projections[p], part.data(), pool, {});
       for (int64_t r = 0; r < rows; ++r) std::copy_n(part.row(r), d_model, qkv + r * stride + p * d_model);
     }
   }
   const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
-  ParallelFor(batch * n_heads, threads, [&](int64_t task) {
+  pool.Run(batch * n_heads, [&](int64_t task) {
     const int64_t b = task / n_heads, h = task % n_heads;
     const float* base = qkv + b * seq_len * stride + h * head_dim;
-    // One scratch per thread, kept: a fresh one per task zero-filled its 256 KB score block 96 times per layer.
+    // One scratch per (kept) thread: a fresh one per task zero-filled its 256 KB score block 96 times a layer.
     thread_local FlashScratch scratch;
     FlashAttendHead({base, seq_len, head_dim, stride}, {base + d_model, seq_len, head_dim, stride},
                     {base + 2 * d_model, seq_len, head_dim, stride}, config.causal, scale, &scratch,
@@ -83,25 +83,29 @@ absl::Status RunTransformerBlockBatchedInto(const TransformerBlockWeights& w, co
   float* concat = buffer(ws.concat, rows * d_model);  // [N, D] heads side by side
   float* hidden = buffer(ws.hidden, rows * ff);       // [N, F]
   float* h = buffer(ws.h, rows * d_model);            // [N, D]
+  if (ws.pool == nullptr || ws.pool->threads() != std::max(threads, 1)) {
+    ws.pool = std::make_unique<WorkerPool>(threads);
+  }
+  WorkerPool& pool = *ws.pool;
   // Residuals and LayerNorms run in the epilogue of the projection before them (tiled_linear.h).
   if (config.norm == NormPlacement::kPostLN) {
     // h = LN1(x + MHA(x)); y = LN2(h + FFN(h))
-    AttendBatch(x, w.attention, config, batch, threads, qkv, concat);
-    TiledLinearInto({concat, rows, d_model}, w.attention.out, h, threads,
+    AttendBatch(x, w.attention, config, batch, pool, qkv, concat);
+    TiledLinearInto({concat, rows, d_model}, w.attention.out, h, pool,
                     {.residual = x.data, .norm = &w.attention_norm});
-    TiledLinearInto({h, rows, d_model}, w.feed_forward.up, hidden, threads, config.activation);
-    TiledLinearInto({hidden, rows, ff}, w.feed_forward.down, y, threads,
+    TiledLinearInto({h, rows, d_model}, w.feed_forward.up, hidden, pool, {.activation = config.activation});
+    TiledLinearInto({hidden, rows, ff}, w.feed_forward.down, y, pool,
                     {.residual = h, .norm = &w.feed_forward_norm});
     return absl::OkStatus();
   }
   // pre-LN: y = x + MHA(LN1(x)); y = y + FFN(LN2(y))
   float* normed = h;  // [N, D]
-  LayerNormRows(x.data, rows, d_model, w.attention_norm, normed, threads);
-  AttendBatch({normed, rows, d_model}, w.attention, config, batch, threads, qkv, concat);
-  TiledLinearInto({concat, rows, d_model}, w.attention.out, y, threads, {.residual = x.data});
-  LayerNormRows(y, rows, d_model, w.feed_forward_norm, normed, threads);
-  TiledLinearInto({normed, rows, d_model}, w.feed_forward.up, hidden, threads, config.activation);
-  TiledLinearInto({hidden, rows, ff}, w.feed_forward.down, y, threads, {.residual = y});
+  LayerNormRows(x.data, rows, d_model, w.attention_norm, normed, pool);
+  AttendBatch({normed, rows, d_model}, w.attention, config, batch, pool, qkv, concat);
+  TiledLinearInto({concat, rows, d_model}, w.attention.out, y, pool, {.residual = x.data});
+  LayerNormRows(y, rows, d_model, w.feed_forward_norm, normed, pool);
+  TiledLinearInto({normed, rows, d_model}, w.feed_forward.up, hidden, pool, {.activation = config.activation});
+  TiledLinearInto({hidden, rows, ff}, w.feed_forward.down, y, pool, {.residual = y});
   return absl::OkStatus();
 }
 

@@ -14,22 +14,26 @@
 #define TOKVEC_ATTENTION_BATCHED_BLOCK_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "attention/transformer_block.h"
+#include "attention/worker_pool.h"
 #include "embeddings/tensor.h"
 
 namespace tokvec {
 
 // Intermediate buffers of RunTransformerBlockBatched, kept between calls (e.g. across layers or repeated
 // batches) so they are not allocated, page-faulted and zero-filled again each time: that was 5–7% of the
-// 1-thread time of `tokvec bench layer` (perf: page faults, memset, kernel page-list work).
+// 1-thread time of `tokvec bench layer` (perf: page faults, memset, kernel page-list work). It also keeps the
+// worker threads (worker_pool.h).
 struct BatchedBlockWorkspace {
   std::vector<float> qkv;     // [N, 3D]
   std::vector<float> concat;  // [N, D] heads side by side
   std::vector<float> hidden;  // [N, F]
   std::vector<float> h;       // [N, D] after the first residual (post-LN) or LN2's input (pre-LN)
+  std::unique_ptr<WorkerPool> pool;  // the block's threads, kept while `threads` stays the same
 };
 
 // x: [B·T, D] with x.rows divisible by `batch`. Errors: shapes (as ValidateTransformerBlock), a row count not

@@ -3,6 +3,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <functional>
 #include <span>
 
 #include "attention/layer_norm_rows.h"
@@ -20,9 +21,10 @@ int64_t BlockSize(int64_t total, int64_t limit, int64_t align) {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-}  // namespace
-
-void TiledLinearInto(MatrixView x, const LinearWeights& w, float* y, int threads, const LinearEpilogue& epilogue) {
+// The tiles of TiledLinearInto, run by parallel_for(count, fn).
+template <typename ParallelForFn>
+void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilogue& epilogue,
+              const ParallelForFn& parallel_for) {
   UseSingleThreadedBlas();
   const int64_t in = w.in_features(), out = w.out_features(), n = x.rows;
   if (n == 0 || out == 0) return;
@@ -31,7 +33,7 @@ void TiledLinearInto(MatrixView x, const LinearWeights& w, float* y, int threads
   int64_t tile_rows = BlockSize(n, kTiledLinearRows, 16);
   if (CeilDiv(n, tile_rows) * CeilDiv(out, tile_cols) == 1 && n >= 2) tile_rows = BlockSize(n, CeilDiv(n, 2), 16);
   const int64_t col_blocks = CeilDiv(out, tile_cols), row_blocks = CeilDiv(n, tile_rows);
-  ParallelFor(row_blocks * col_blocks, threads, [&](int64_t block) {
+  parallel_for(row_blocks * col_blocks, [&](int64_t block) {
     const int64_t row0 = (block / col_blocks) * tile_rows, rows = std::min(tile_rows, n - row0);
     const int64_t col0 = (block % col_blocks) * tile_cols, cols = std::min(tile_cols, out - col0);
     const float* x_block = x.data + row0 * x.cols;  // [rows, in]
@@ -71,6 +73,18 @@ void TiledLinearInto(MatrixView x, const LinearWeights& w, float* y, int threads
       if (epilogue.norm != nullptr) LayerNormRowsInto({y_row, 1, out}, *epilogue.norm, y_row);  // cols == out
     }
   });
+}
+
+}  // namespace
+
+void TiledLinearInto(MatrixView x, const LinearWeights& w, float* y, int threads, const LinearEpilogue& epilogue) {
+  RunTiles(x, w, y, epilogue,
+           [threads](int64_t n, const std::function<void(int64_t)>& fn) { ParallelFor(n, threads, fn); });
+}
+
+void TiledLinearInto(MatrixView x, const LinearWeights& w, float* y, WorkerPool& pool,
+                     const LinearEpilogue& epilogue) {
+  RunTiles(x, w, y, epilogue, [&pool](int64_t n, const std::function<void(int64_t)>& fn) { pool.Run(n, fn); });
 }
 
 }  // namespace tokvec

@@ -26,6 +26,7 @@
 #include <optional>
 
 #include "attention/ops.h"
+#include "attention/worker_pool.h"
 #include "embeddings/tensor.h"
 
 namespace tokvec {
@@ -42,6 +43,10 @@ struct LinearEpilogue {
 
 // Unchecked: y ([x.rows, out], ld = out) = epilogue(x·W(ᵀ) + b). See ValidateLinear for the shape checks.
 void TiledLinearInto(MatrixView x, const LinearWeights& w, float* y, int threads, const LinearEpilogue& epilogue);
+
+// The same with the tiles spread over a kept pool of threads (worker_pool.h).
+void TiledLinearInto(MatrixView x, const LinearWeights& w, float* y, WorkerPool& pool,
+                     const LinearEpilogue& epilogue);
 
 // y = act(x·W(ᵀ) + b), or x·W(ᵀ) + b without an activation.
 inline void TiledLinearInto(MatrixView x, const LinearWeights& w, float* y, int threads,

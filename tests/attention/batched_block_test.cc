@@ -122,6 +122,23 @@ TEST(BatchedBlockTest, ReusedWorkspaceGivesTheSameBits) {
   EXPECT_EQ(reused->storage(), fresh->storage());
 }
 
+// One workspace used with 2, 1, then 2 threads again (its worker pool is rebuilt) gives the same bits.
+TEST(BatchedBlockTest, WorkspaceAcrossThreadCounts) {
+  RandomBlock block(32, 64, WeightLayout::kInOut, true, 6);
+  const BlockConfig config{.n_heads = 2, .norm = NormPlacement::kPreLN, .activation = Activation::kGeluTanh,
+                           .causal = true};
+  NormalSampler sampler(9);
+  const Matrix x = sampler.Matrix(3 * 40, 32, 1.0f);  // [B·T, D]
+  BatchedBlockWorkspace workspace;
+  std::vector<std::vector<float>> results;
+  for (int threads : {2, 1, 2, 3}) {
+    absl::StatusOr<Matrix> y = RunTransformerBlockBatched(block.weights, config, x.view(), 3, threads, &workspace);
+    ASSERT_TRUE(y.ok()) << y.status();
+    results.push_back(y->storage());
+  }
+  for (size_t i = 1; i < results.size(); ++i) EXPECT_EQ(results[0], results[i]) << "run " << i;
+}
+
 TEST(BatchedBlockTest, RowsNotDivisibleByBatchIsAnError) {
   RandomBlock block(16, 32, WeightLayout::kOutIn, true, 1);
   const Matrix x(10, 16);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <cstring>
+#include <atomic>
 #include <queue>
 
 #include "absl/container/flat_hash_map.h"
@@ -18,11 +19,24 @@ namespace {
 // `tokvec encode --lines -m gpt2.tiktoken` on the 14.8 MB of shared corpora in BpeModel::Find alone (perf,
 // idle machine; CJK runs of 30-60 characters are pieces of 90-180 bytes); see MergeShort for the figures.
 constexpr size_t kShortLimit = 256;
-constexpr uint32_t kNoPriority = std::numeric_limits<uint32_t>::max();
+
+std::atomic<uint64_t> next_serial{1};
+
+// The per-thread pair cache of CachedLookup: 65,536 direct-mapped slots (1 MB), for the model it served last.
+struct PairCache {
+  struct Slot {
+    uint64_t key = ~uint64_t{0};
+    BpeModel::MergeResult result;
+  };
+  uint64_t serial = 0;
+  std::vector<Slot> slots;
+};
+constexpr int kPairCacheBits = 16;
 
 }  // namespace
 
-BpeModel::BpeModel(Rule rule, std::vector<std::string> tokens) : rule_(rule), tokens_(std::move(tokens)) {}
+BpeModel::BpeModel(Rule rule, std::vector<std::string> tokens)
+    : serial_(next_serial.fetch_add(1)), rule_(rule), tokens_(std::move(tokens)) {}
 
 absl::StatusOr<BpeModel> BpeModel::FromRanks(std::vector<std::string> tokens) {
   if (tokens.size() >= std::numeric_limits<TokenId>::max()) {
@@ -97,6 +111,24 @@ std::optional<BpeModel::MergeResult> BpeModel::Lookup(TokenId left, TokenId righ
   return MergeResult{*id, *id};
 }
 
+// Why: after MergeShort, BpeModel::Find (the kRanks lookup: join the two tokens' bytes, hash, probe) was still
+// 25% of `tokvec encode --lines -m gpt2.tiktoken` on the 14.8 MB of shared corpora (perf, idle machine).
+BpeModel::MergeResult BpeModel::CachedLookup(TokenId left, TokenId right) const {
+  thread_local PairCache cache;
+  if (cache.serial != serial_) {
+    cache.slots.assign(size_t{1} << kPairCacheBits, PairCache::Slot{});
+    cache.serial = serial_;
+  }
+  const uint64_t key = PairKey(left, right);
+  PairCache::Slot& slot = cache.slots[(key * 0x9E3779B97F4A7C15ull) >> (64 - kPairCacheBits)];
+  if (slot.key != key) {
+    std::optional<MergeResult> result = Lookup(left, right);
+    slot.key = key;
+    slot.result = result ? *result : MergeResult{kNoMerge, 0};
+  }
+  return slot.result;
+}
+
 void BpeModel::MergeReference(std::vector<Symbol>& symbols) const {
   while (symbols.size() > 1) {
     size_t best = 0;
@@ -122,7 +154,7 @@ void BpeModel::Merge(std::vector<Symbol>& symbols) const {
   }
 }
 
-// pairs[i] holds the priority and result of merging symbols[i] with symbols[i + 1] (kNoPriority: they do not
+// pairs[i] holds the priority and result of merging symbols[i] with symbols[i + 1] (kNoMerge: they do not
 // merge). Each step merges the leftmost lowest pair, drops symbol i + 1 and pair i + 1 by shifting the short
 // tails left, and looks up only pairs i - 1 and i again: n - 1 + 2·(merges) lookups instead of the O(n²) of
 // MergeReference. CPU time of `tokvec encode --lines -m gpt2.tiktoken` on the 14.8 MB of shared corpora (idle):
@@ -131,10 +163,7 @@ void BpeModel::MergeShort(std::vector<Symbol>& symbols) const {
   size_t n = symbols.size();
   if (n < 2) return;
   MergeResult pairs[kShortLimit];
-  auto lookup = [&](size_t i) {
-    std::optional<MergeResult> result = Lookup(symbols[i].id, symbols[i + 1].id);
-    return result ? *result : MergeResult{kNoPriority, 0};
-  };
+  auto lookup = [&](size_t i) { return CachedLookup(symbols[i].id, symbols[i + 1].id); };
   for (size_t i = 0; i + 1 < n; ++i) pairs[i] = lookup(i);
   while (n > 1) {
     size_t best = 0;
@@ -145,7 +174,7 @@ void BpeModel::MergeShort(std::vector<Symbol>& symbols) const {
         best = i;
       }
     }
-    if (best_priority == kNoPriority) break;
+    if (best_priority == kNoMerge) break;
     symbols[best].id = pairs[best].id;
     // Drop symbol best + 1 and pair best + 1 (pair best is recomputed below).
     for (size_t i = best + 1; i + 1 < n; ++i) symbols[i] = symbols[i + 1];
@@ -174,19 +203,11 @@ void BpeModel::MergeWithHeap(std::vector<Symbol>& symbols) const {
     next[i] = i + 1 < n ? static_cast<uint32_t>(i + 1) : kNone;
     prev[i] = i > 0 ? static_cast<uint32_t>(i - 1) : kNone;
   }
-  // Long pieces repeat the same few pairs: a direct-mapped cache of Lookup saves most hash probes (kRanks
-  // lookups hash the joined bytes).
-  struct CachedLookup {
-    uint64_t key = ~uint64_t{0};
-    std::optional<MergeResult> result;
-  };
-  std::vector<CachedLookup> cache(4096);
   auto lookup_at = [&](uint32_t left) -> std::optional<MergeResult> {
     if (left == kNone || next[left] == kNone) return std::nullopt;
-    const uint64_t key = PairKey(symbols[left].id, symbols[next[left]].id);
-    CachedLookup& slot = cache[(key * 0x9E3779B97F4A7C15ull) >> 52];
-    if (slot.key != key) slot = {key, Lookup(symbols[left].id, symbols[next[left]].id)};
-    return slot.result;
+    const MergeResult result = CachedLookup(symbols[left].id, symbols[next[left]].id);
+    if (result.priority == kNoMerge) return std::nullopt;
+    return result;
   };
   struct Bucket {
     std::vector<uint32_t> lefts;  // Queue from `head` while sorted; a min-heap of the rest once not.

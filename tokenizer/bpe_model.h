@@ -68,6 +68,7 @@ class BpeModel {
     uint32_t priority;
     TokenId id;
   };
+  static constexpr uint32_t kNoMerge = ~uint32_t{0};
   std::optional<MergeResult> Lookup(TokenId left, TokenId right) const;
 
   // Merges `symbols` (one piece, in order) in place by the rule above.
@@ -77,11 +78,15 @@ class BpeModel {
 
  private:
   BpeModel(Rule rule, std::vector<std::string> tokens);
+  // Lookup through a per-thread direct-mapped cache of pairs (kRanks lookups hash the joined bytes; the pairs
+  // of a text repeat). {kNoMerge, 0} when the pair does not merge.
+  MergeResult CachedLookup(TokenId left, TokenId right) const;
   void MergeShort(std::vector<Symbol>& symbols) const;
   void MergeWithHeap(std::vector<Symbol>& symbols) const;
 
   static uint64_t PairKey(TokenId left, TokenId right) { return (uint64_t{left} << 32) | right; }
 
+  uint64_t serial_;  // Identifies this model in the per-thread pair caches (an address may be reused).
   Rule rule_;
   std::vector<std::string> tokens_;                          // id -> bytes
   absl::flat_hash_map<std::string, TokenId> ids_;            // bytes -> id

@@ -1,14 +1,15 @@
 #include "tokenizer/piece_cache.h"
 
 #include <atomic>
-
-#include "tokenizer/tokenizer.h"
+#include <cstring>
 
 namespace tokvec {
 namespace {
 
 std::atomic<uint64_t> next_serial{1};
 std::atomic<bool> enabled{true};
+
+constexpr size_t kInitialSlots = 4096;
 
 }  // namespace
 
@@ -19,34 +20,60 @@ void PieceCache::SetEnabledForTesting(bool on) { enabled.store(on); }
 PieceCache& PieceCache::ForThread(uint64_t serial) {
   thread_local PieceCache cache;
   if (cache.serial_ != serial) {
-    cache.tokens_.clear();
+    cache.Clear(kInitialSlots);
     cache.serial_ = serial;
   }
+  cache.enabled_ = enabled.load(std::memory_order_relaxed);
   return cache;
 }
 
-bool PieceCache::Emit(std::string_view bytes, Piece piece, size_t base, Encoding* out) const {
-  if (bytes.size() > kMaxCachedPieceBytes || !enabled.load(std::memory_order_relaxed)) return false;
-  auto it = tokens_.find(absl::string_view(bytes.data(), bytes.size()));
-  if (it == tokens_.end()) return false;
-  const std::vector<Token>& tokens = it->second;
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    const size_t end = i + 1 < tokens.size() ? piece.begin + tokens[i + 1].begin : piece.end;
-    out->ids.push_back(tokens[i].id);
-    out->offsets.push_back({base + piece.begin + tokens[i].begin, base + end});
-  }
-  return true;
+void PieceCache::Clear(size_t slots) {
+  slots_.assign(slots, Entry{0, 0, 0, 0});
+  arena_.clear();
+  used_ = 0;
 }
 
 void PieceCache::Insert(std::string_view bytes, const std::vector<BpeModel::Symbol>& symbols, size_t piece_begin) {
-  if (bytes.size() > kMaxCachedPieceBytes || !enabled.load(std::memory_order_relaxed)) return;
-  if (tokens_.size() >= kMaxCachedPieces) tokens_.clear();
-  std::vector<Token> tokens;
-  tokens.reserve(symbols.size());
-  for (const BpeModel::Symbol& symbol : symbols) {
-    tokens.push_back({symbol.id, static_cast<uint32_t>(symbol.begin - piece_begin)});
+  if (bytes.size() > kMaxCachedPieceBytes || symbols.empty() || slots_.empty()) return;
+  if (!enabled_) return;
+  const size_t entry_bytes = bytes.size() + 3 + symbols.size() * (sizeof(TokenId) + 1);
+  if (arena_.size() + entry_bytes > kMaxArenaBytes || used_ >= kMaxCachedPieces) {
+    Clear(slots_.size());
+  } else if (2 * (used_ + 1) > slots_.size()) {  // Keep the load at most 1/2: grow and re-insert.
+    std::vector<Entry> old;
+    old.swap(slots_);
+    slots_.assign(old.size() * 2, Entry{0, 0, 0, 0});
+    const size_t mask = slots_.size() - 1;
+    for (const Entry& entry : old) {
+      if (entry.count == 0) continue;
+      size_t i = entry.hash & mask;
+      while (slots_[i].count != 0) i = (i + 1) & mask;
+      slots_[i] = entry;
+    }
   }
-  tokens_.emplace(std::string(bytes), std::move(tokens));
+  const uint64_t hash = piece_cache_internal::HashBytes(bytes.data(), bytes.size());
+  const size_t mask = slots_.size() - 1;
+  size_t i = hash & mask;
+  for (;; i = (i + 1) & mask) {
+    const Entry& entry = slots_[i];
+    if (entry.count == 0) break;
+    if (entry.hash == hash && entry.piece_size == bytes.size() &&
+        piece_cache_internal::SameBytes(arena_.data() + entry.offset, bytes.data(), bytes.size())) {
+      return;  // Already cached.
+    }
+  }
+  Entry entry{hash, static_cast<uint32_t>(arena_.size()), static_cast<uint16_t>(bytes.size()),
+              static_cast<uint16_t>(symbols.size())};
+  arena_.resize(IdsOffset(entry) + symbols.size() * (sizeof(TokenId) + 1));
+  std::memcpy(arena_.data() + entry.offset, bytes.data(), bytes.size());
+  char* ids = arena_.data() + IdsOffset(entry);
+  char* begins = ids + symbols.size() * sizeof(TokenId);
+  for (size_t k = 0; k < symbols.size(); ++k) {
+    std::memcpy(ids + k * sizeof(TokenId), &symbols[k].id, sizeof(TokenId));
+    begins[k] = static_cast<char>(symbols[k].begin - piece_begin);
+  }
+  slots_[i] = entry;
+  ++used_;
 }
 
 }  // namespace tokvec

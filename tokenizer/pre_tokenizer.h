@@ -31,6 +31,10 @@ class PreTokenizer {
   virtual absl::Status Split(std::string_view text, std::vector<Piece>* pieces) const = 0;
   // How the model file names this pre-tokenizer: "whitespace", a preset ("gpt2", "cl100k", "o200k") or a regex.
   virtual std::string name() const = 0;
+  // A position p in [1, limit] where text may be cut so that splitting text[0, p) and text[p, ...) on their
+  // own gives the pieces of the whole (for splitting a large input into chunks); 0 when none is found or this
+  // pre-tokenizer cannot tell (the default, e.g. for an arbitrary regex).
+  virtual size_t FindCut(std::string_view text, size_t limit) const { return 0; }
 };
 
 }  // namespace tokvec

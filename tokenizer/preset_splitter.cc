@@ -12,19 +12,20 @@ namespace {
 
 enum class Preset { kGpt2, kCl100k, kO200k };
 
-// Character classes of the regexes, one bit each.
+// Character classes of the regexes, one bit each; 0 is "no character" (the end of the stretch).
 enum : uint8_t {
-  kLetter = 1,   // \p{L}
-  kNumber = 2,   // \p{N}
-  kSpace = 4,    // \s = White_Space
-  kUpper = 8,    // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
-  kLower = 16,   // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
-  kNewline = 32  // [\r\n]
+  kLetter = 1,    // \p{L}
+  kNumber = 2,    // \p{N}
+  kSpace = 4,     // \s = White_Space
+  kUpper = 8,     // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
+  kLower = 16,    // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+  kNewline = 32,  // [\r\n]
+  kChar = 64      // any character
 };
 
 uint8_t ClassOf(UChar32 c) {
   const uint32_t mask = U_GET_GC_MASK(c);
-  uint8_t bits = 0;
+  uint8_t bits = kChar;
   if (mask & U_GC_L_MASK) bits |= kLetter;
   if (mask & U_GC_N_MASK) bits |= kNumber;
   if (u_hasBinaryProperty(c, UCHAR_WHITE_SPACE)) bits |= kSpace;
@@ -34,99 +35,155 @@ uint8_t ClassOf(UChar32 c) {
   return bits;
 }
 
-// One well-formed stretch as code points with their classes and byte offsets.
-struct Stretch {
-  std::vector<UChar32> cps;
-  std::vector<uint8_t> classes;
-  std::vector<size_t> offsets;  // [cps.size() + 1]
+// The classes of the Basic Multilingual Plane from a table built once (65,536 ICU lookups, a few milliseconds);
+// the rest from ICU.
+uint8_t Classes(UChar32 c) {
+  static const uint8_t* bmp = [] {
+    auto* table = new uint8_t[0x10000];
+    for (UChar32 a = 0; a < 0x10000; ++a) table[a] = ClassOf(a);
+    return table;
+  }();
+  return c < 0x10000 ? bmp[c] : ClassOf(c);
+}
 
-  size_t size() const { return cps.size(); }
-  bool Is(size_t i, uint8_t bits) const { return i < cps.size() && (classes[i] & bits) != 0; }
-  // [^\s\p{L}\p{N}]
-  bool IsOther(size_t i) const { return i < cps.size() && (classes[i] & (kSpace | kLetter | kNumber)) == 0; }
-  // [^\r\n\p{L}\p{N}]
-  bool IsPrefix(size_t i) const { return i < cps.size() && (classes[i] & (kNewline | kLetter | kNumber)) == 0; }
+// One character: its classes and its length in bytes.
+struct Char {
+  uint8_t cls;
+  uint8_t len;
+};
+
+// Reads the characters of one well-formed stretch text[.., end) straight from its bytes: ASCII from a table,
+// the rest decoded on the spot. Every matcher below works on byte offsets.
+class Scanner {
+ public:
+  Scanner(std::string_view text, size_t end) : s_(text.data()), end_(end) {
+    static const auto* ascii = [] {
+      auto* table = new Char[128];
+      for (int c = 0; c < 128; ++c) table[c] = {ClassOf(c), 1};
+      return table;
+    }();
+    ascii_ = ascii;
+  }
+
+  size_t end() const { return end_; }
+  unsigned char Byte(size_t i) const { return i < end_ ? static_cast<unsigned char>(s_[i]) : 0; }
+  Char At(size_t i) const {
+    if (i >= end_) return {0, 0};
+    const unsigned char lead = static_cast<unsigned char>(s_[i]);
+    if (lead < 0x80) return ascii_[lead];
+    size_t len;
+    const char32_t cp = DecodeWellFormedUtf8(std::string_view(s_, end_), i, &len);
+    return {Classes(static_cast<UChar32>(cp)), static_cast<uint8_t>(len)};
+  }
+  // The end of the run of characters having any of `bits`, from i.
   size_t RunEnd(size_t i, uint8_t bits) const {
-    while (Is(i, bits)) ++i;
+    for (Char c = At(i); c.cls & bits; c = At(i)) i += c.len;
     return i;
   }
+
+ private:
+  const char* s_;
+  size_t end_;
+  const Char* ascii_;
 };
 
 constexpr size_t kFail = ~size_t{0};
 
-// 's|'t|'re|'ve|'m|'ll|'d at i, case-sensitive or (?i:...) with simple case folding (ſ is s).
-size_t Contraction(const Stretch& s, size_t i, bool ignore_case) {
-  if (i >= s.size() || s.cps[i] != '\'') return kFail;
-  auto is = [&](size_t k, char lower) {
-    if (k >= s.size()) return false;
-    UChar32 c = s.cps[k];
-    if (c == lower) return true;
-    if (!ignore_case) return false;
-    return c == lower - 'a' + 'A' || (lower == 's' && c == 0x017F);
+// [^\s\p{L}\p{N}]
+bool IsOther(Char c) { return (c.cls & kChar) && !(c.cls & (kSpace | kLetter | kNumber)); }
+// [^\r\n\p{L}\p{N}]
+bool IsPrefix(Char c) { return (c.cls & kChar) && !(c.cls & (kNewline | kLetter | kNumber)); }
+
+// 's|'t|'re|'ve|'m|'ll|'d at i, case-sensitive or (?i:...) with simple case folding (ſ, U+017F, is s).
+size_t Contraction(const Scanner& s, size_t i, bool ignore_case) {
+  if (s.Byte(i) != '\'') return kFail;
+  // The length of `lower` (or its case variants) at k, 0 if absent.
+  auto is = [&](size_t k, char lower) -> size_t {
+    const unsigned char b = s.Byte(k);
+    if (b == static_cast<unsigned char>(lower)) return 1;
+    if (!ignore_case) return 0;
+    if (b == static_cast<unsigned char>(lower - 'a' + 'A')) return 1;
+    if (lower == 's' && b == 0xC5 && s.Byte(k + 1) == 0xBF) return 2;
+    return 0;
   };
   // The second letters differ, so the order of the alternatives does not matter.
-  if (is(i + 1, 's') || is(i + 1, 't') || is(i + 1, 'm') || is(i + 1, 'd')) return i + 2;
-  if ((is(i + 1, 'r') || is(i + 1, 'v')) && is(i + 2, 'e')) return i + 3;
+  for (char c : {'s', 't', 'm', 'd'}) {
+    if (size_t len = is(i + 1, c)) return i + 1 + len;
+  }
+  for (char c : {'r', 'v'}) {
+    if (is(i + 1, c) && is(i + 2, 'e')) return i + 3;
+  }
   if (is(i + 1, 'l') && is(i + 2, 'l')) return i + 3;
   return kFail;
 }
 
 // \s*[\r\n]+ | \s+(?!\S) | \s+ at a white-space character i (the last three alternatives of cl100k and o200k;
 // gpt2 has only the last two).
-size_t Spaces(const Stretch& s, size_t i, bool newline_alternative) {
-  const size_t run_end = s.RunEnd(i, kSpace);
-  if (newline_alternative) {
-    for (size_t p = run_end; p > i; --p) {
-      if (s.Is(p - 1, kNewline)) return p;
-    }
+size_t Spaces(const Scanner& s, size_t i, bool newline_alternative) {
+  size_t run_end = i, last_start = i, after_newline = kFail, count = 0;
+  for (Char c = s.At(run_end); c.cls & kSpace; c = s.At(run_end)) {
+    last_start = run_end;
+    run_end += c.len;
+    ++count;
+    if (c.cls & kNewline) after_newline = run_end;
   }
-  if (run_end == s.size()) return run_end;
-  if (run_end - i >= 2) return run_end - 1;
+  if (newline_alternative && after_newline != kFail) return after_newline;
+  if (run_end == s.end()) return run_end;
+  if (count >= 2) return last_start;  // \s+(?!\S) backs off one character before a non-space.
   return run_end;
 }
 
-size_t MatchGpt2(const Stretch& s, size_t i) {
-  if (size_t end = Contraction(s, i, false); end != kFail) return end;
-  const size_t j = s.cps[i] == ' ' ? i + 1 : i;
-  if (s.Is(j, kLetter)) return s.RunEnd(j, kLetter);
-  if (s.Is(j, kNumber)) return s.RunEnd(j, kNumber);
-  if (s.IsOther(j)) {
-    size_t k = j;
-    while (s.IsOther(k)) ++k;
-    return k;
+// The end of a run of [^\s\p{L}\p{N}] from j.
+size_t OtherRunEnd(const Scanner& s, size_t j) {
+  for (Char c = s.At(j); IsOther(c); c = s.At(j)) j += c.len;
+  return j;
+}
+
+// Up to three numbers from i (\p{N}{1,3}).
+size_t ThreeNumbers(const Scanner& s, size_t i) {
+  for (int k = 0; k < 3; ++k) {
+    Char c = s.At(i);
+    if (!(c.cls & kNumber)) break;
+    i += c.len;
   }
+  return i;
+}
+
+size_t MatchGpt2(const Scanner& s, size_t i) {
+  if (size_t end = Contraction(s, i, false); end != kFail) return end;
+  const size_t j = s.Byte(i) == ' ' ? i + 1 : i;
+  const Char c = s.At(j);
+  if (c.cls & kLetter) return s.RunEnd(j, kLetter);
+  if (c.cls & kNumber) return s.RunEnd(j, kNumber);
+  if (IsOther(c)) return OtherRunEnd(s, j);
   return Spaces(s, i, false);  // Only white space is left.
 }
 
-size_t MatchCl100k(const Stretch& s, size_t i) {
+size_t MatchCl100k(const Scanner& s, size_t i) {
   if (size_t end = Contraction(s, i, true); end != kFail) return end;
-  if (s.Is(i, kLetter)) return s.RunEnd(i, kLetter);
-  if (s.IsPrefix(i) && s.Is(i + 1, kLetter)) return s.RunEnd(i + 1, kLetter);
-  if (s.Is(i, kNumber)) {
-    size_t k = i;
-    while (k < i + 3 && s.Is(k, kNumber)) ++k;
-    return k;
-  }
-  const size_t j = s.cps[i] == ' ' && s.IsOther(i + 1) ? i + 1 : i;
-  if (s.IsOther(j)) {
-    size_t k = j;
-    while (s.IsOther(k)) ++k;
-    return s.RunEnd(k, kNewline);
-  }
+  const Char c = s.At(i);
+  if (c.cls & kLetter) return s.RunEnd(i, kLetter);
+  if (IsPrefix(c) && (s.At(i + c.len).cls & kLetter)) return s.RunEnd(i + c.len, kLetter);
+  if (c.cls & kNumber) return ThreeNumbers(s, i);
+  const size_t j = s.Byte(i) == ' ' && IsOther(s.At(i + 1)) ? i + 1 : i;
+  if (IsOther(s.At(j))) return s.RunEnd(OtherRunEnd(s, j), kNewline);
   return Spaces(s, i, true);
 }
 
 // The body of o200k's first two alternatives from `start`, without the optional prefix:
 // [Upper]*[Lower]+ (upper_first == false) or [Upper]+[Lower]* (upper_first == true), then a contraction.
-size_t O200kWord(const Stretch& s, size_t start, bool upper_first) {
-  const size_t upper_end = s.RunEnd(start, kUpper);
+size_t O200kWord(const Scanner& s, size_t start, bool upper_first) {
+  size_t upper_end = start, last_lower = kFail;  // last_lower: the last character of the run that is also Lower
+  for (Char c = s.At(upper_end); c.cls & kUpper; c = s.At(upper_end)) {
+    if (c.cls & kLower) last_lower = upper_end;
+    upper_end += c.len;
+  }
   size_t end;
   if (!upper_first) {
     // [Upper]* backs off until [Lower]+ can start: at the last Lower character at or before upper_end.
-    size_t k = upper_end + 1;
-    while (k > start && !s.Is(k - 1, kLower)) --k;
-    if (k == start) return kFail;
-    end = s.RunEnd(k - 1, kLower);
+    size_t lower_start = (s.At(upper_end).cls & kLower) ? upper_end : last_lower;
+    if (lower_start == kFail) return kFail;
+    end = s.RunEnd(lower_start, kLower);
   } else {
     if (upper_end == start) return kFail;
     end = s.RunEnd(upper_end, kLower);
@@ -135,34 +192,138 @@ size_t O200kWord(const Stretch& s, size_t start, bool upper_first) {
   return end;
 }
 
-size_t MatchO200k(const Stretch& s, size_t i) {
+size_t MatchO200k(const Scanner& s, size_t i) {
+  const Char c = s.At(i);
   for (bool upper_first : {false, true}) {
-    if (s.IsPrefix(i)) {
-      if (size_t end = O200kWord(s, i + 1, upper_first); end != kFail) return end;
+    if (IsPrefix(c)) {
+      if (size_t end = O200kWord(s, i + c.len, upper_first); end != kFail) return end;
     }
     if (size_t end = O200kWord(s, i, upper_first); end != kFail) return end;
   }
-  if (s.Is(i, kNumber)) {
-    size_t k = i;
-    while (k < i + 3 && s.Is(k, kNumber)) ++k;
-    return k;
-  }
-  const size_t j = s.cps[i] == ' ' && s.IsOther(i + 1) ? i + 1 : i;
-  if (s.IsOther(j)) {
-    size_t k = j;
-    while (s.IsOther(k)) ++k;
-    while (s.Is(k, kNewline) || (k < s.size() && s.cps[k] == '/')) ++k;
+  if (c.cls & kNumber) return ThreeNumbers(s, i);
+  const size_t j = s.Byte(i) == ' ' && IsOther(s.At(i + 1)) ? i + 1 : i;
+  if (IsOther(s.At(j))) {
+    size_t k = OtherRunEnd(s, j);
+    while ((s.At(k).cls & kNewline) || s.Byte(k) == '/') ++k;
     return k;
   }
   return Spaces(s, i, true);
 }
 
+// ASCII-only pieces, the bulk of English text and code, matched by byte loops before the general matchers:
+// each returns the end of the piece at i when the regex's choice is plain from the bytes, or kFail to let the
+// general matcher decide (an apostrophe that may start a contraction, white space, a run that reaches a
+// non-ASCII byte and might go on in other scripts' letters or numbers).
+bool AsciiLetter(unsigned char b) { return static_cast<unsigned char>((b | 0x20) - 'a') < 26; }
+bool AsciiDigit(unsigned char b) { return static_cast<unsigned char>(b - '0') < 10; }
+bool AsciiLower(unsigned char b) { return static_cast<unsigned char>(b - 'a') < 26; }
+bool AsciiUpper(unsigned char b) { return static_cast<unsigned char>(b - 'A') < 26; }
+
+size_t LetterRunEnd(const unsigned char* s, size_t j, size_t end) {
+  while (j < end && AsciiLetter(s[j])) ++j;
+  return j;
+}
+
+// \p{N}{1,3} from a digit at i.
+size_t FastThreeDigits(const unsigned char* s, size_t i, size_t end) {
+  size_t j = i + 1;
+  while (j < end && j < i + 3 && AsciiDigit(s[j])) ++j;
+  if (j < i + 3 && j < end && s[j] >= 0x80) return kFail;
+  return j;
+}
+
+size_t FastGpt2(const unsigned char* s, size_t i, size_t end) {
+  size_t j = i;
+  if (s[j] == ' ' && j + 1 < end) ++j;
+  if (AsciiLetter(s[j])) {
+    j = LetterRunEnd(s, j + 1, end);
+  } else if (AsciiDigit(s[j])) {
+    do ++j;
+    while (j < end && AsciiDigit(s[j]));
+  } else {
+    return kFail;
+  }
+  return j < end && s[j] >= 0x80 ? kFail : j;
+}
+
+size_t FastCl100k(const unsigned char* s, size_t i, size_t end) {
+  const unsigned char b = s[i];
+  size_t j;
+  if (AsciiLetter(b)) {
+    j = LetterRunEnd(s, i + 1, end);
+  } else if (AsciiDigit(b)) {
+    return FastThreeDigits(s, i, end);
+  } else if (b < 0x80 && b != '\'' && b != '\r' && b != '\n' && i + 1 < end && AsciiLetter(s[i + 1])) {
+    j = LetterRunEnd(s, i + 2, end);  // [^\r\n\p{L}\p{N}]?\p{L}+ with an ASCII prefix
+  } else {
+    return kFail;
+  }
+  return j < end && s[j] >= 0x80 ? kFail : j;
+}
+
+size_t FastO200k(const unsigned char* s, size_t i, size_t end) {
+  const unsigned char b = s[i];
+  if (AsciiDigit(b)) return FastThreeDigits(s, i, end);
+  size_t start = i;
+  if (!AsciiLetter(b)) {
+    if (b >= 0x80 || b == '\r' || b == '\n' || i + 1 >= end || !AsciiLetter(s[i + 1])) return kFail;
+    start = i + 1;  // the optional prefix
+  }
+  size_t j = start;
+  while (j < end && AsciiUpper(s[j])) ++j;
+  while (j < end && AsciiLower(s[j])) ++j;
+  // [Upper]*[Lower]+ or [Upper]+[Lower]*: ASCII upper letters are not Lower, so either way the piece is the
+  // upper run then the lower run. A contraction or a non-ASCII byte next: the general matcher decides.
+  if (j < end && (s[j] >= 0x80 || s[j] == '\'')) return kFail;
+  return j;
+}
+
+// Why this shape: the first version decoded each stretch into arrays of code points, classes and offsets
+// before matching; reading classes straight from the bytes (an ASCII table, decoding only non-ASCII) and the
+// word-at-a-time ASCII check in Utf8ValidEnd: see the commit message for the figures.
 class PresetSplitter : public PreTokenizer {
  public:
   PresetSplitter(Preset preset, std::string name) : preset_(preset), name_(std::move(name)) {}
 
   absl::Status Split(std::string_view text, std::vector<Piece>* pieces) const override {
-    thread_local Stretch stretch;
+    switch (preset_) {
+      case Preset::kGpt2:
+        SplitWith<FastGpt2, MatchGpt2>(text, pieces);
+        break;
+      case Preset::kCl100k:
+        SplitWith<FastCl100k, MatchCl100k>(text, pieces);
+        break;
+      case Preset::kO200k:
+        SplitWith<FastO200k, MatchO200k>(text, pieces);
+        break;
+    }
+    return absl::OkStatus();
+  }
+
+  std::string name() const override { return name_; }
+
+  // Before an ASCII white-space byte that follows a letter or number: the piece holding that letter or number
+  // is a run of letters or numbers (or o200k's word, whose contraction needs an apostrophe next), so it ends
+  // there whatever follows, and every alternative at the white space looks only forward.
+  size_t FindCut(std::string_view text, size_t limit) const override {
+    if (text.empty()) return 0;
+    for (size_t p = std::min(limit, text.size() - 1); p > 0; --p) {
+      const unsigned char b = static_cast<unsigned char>(text[p]);
+      if (b != ' ' && b != '\n' && b != '\r' && b != '\t') continue;
+      size_t q = p - 1;  // The character ending at p - 1 starts at q.
+      while (q > 0 && p - q < 4 && (static_cast<unsigned char>(text[q]) & 0xC0) == 0x80) --q;
+      if (Utf8SequenceLength(text.substr(0, p), q) != p - q) continue;
+      size_t len;
+      const char32_t cp = DecodeWellFormedUtf8(text, q, &len);
+      if (Classes(static_cast<UChar32>(cp)) & (kLetter | kNumber)) return p;
+    }
+    return 0;
+  }
+
+ private:
+  template <size_t (*Fast)(const unsigned char*, size_t, size_t), size_t (*Match)(const Scanner&, size_t)>
+  static void SplitWith(std::string_view text, std::vector<Piece>* pieces) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
     for (size_t pos = 0; pos < text.size();) {
       const size_t valid_end = Utf8ValidEnd(text, pos);
       if (valid_end == pos) {  // An ill-formed byte: a piece of its own, as in split_pattern.h.
@@ -170,62 +331,15 @@ class PresetSplitter : public PreTokenizer {
         ++pos;
         continue;
       }
-      Decode(text, pos, valid_end, &stretch);
-      for (size_t i = 0; i < stretch.size();) {
-        size_t end = preset_ == Preset::kGpt2     ? MatchGpt2(stretch, i)
-                     : preset_ == Preset::kCl100k ? MatchCl100k(stretch, i)
-                                                  : MatchO200k(stretch, i);
-        pieces->push_back({stretch.offsets[i], stretch.offsets[end]});
+      const Scanner scanner(text, valid_end);
+      for (size_t i = pos; i < valid_end;) {
+        size_t end = Fast(bytes, i, valid_end);
+        if (end == kFail) end = Match(scanner, i);
+        pieces->push_back({i, end});
         i = end;
       }
       pos = valid_end;
     }
-    return absl::OkStatus();
-  }
-
-  std::string name() const override { return name_; }
-
- private:
-  static void Decode(std::string_view text, size_t begin, size_t end, Stretch* s) {
-    s->cps.clear();
-    s->classes.clear();
-    s->offsets.clear();
-    for (size_t i = begin; i < end;) {
-      const unsigned char lead = static_cast<unsigned char>(text[i]);
-      UChar32 c;
-      size_t len;
-      if (lead < 0x80) {
-        c = lead;
-        len = 1;
-      } else if (lead < 0xE0) {
-        c = ((lead & 0x1F) << 6) | (static_cast<unsigned char>(text[i + 1]) & 0x3F);
-        len = 2;
-      } else if (lead < 0xF0) {
-        c = ((lead & 0x0F) << 12) | ((static_cast<unsigned char>(text[i + 1]) & 0x3F) << 6) |
-            (static_cast<unsigned char>(text[i + 2]) & 0x3F);
-        len = 3;
-      } else {
-        c = ((lead & 0x07) << 18) | ((static_cast<unsigned char>(text[i + 1]) & 0x3F) << 12) |
-            ((static_cast<unsigned char>(text[i + 2]) & 0x3F) << 6) | (static_cast<unsigned char>(text[i + 3]) & 0x3F);
-        len = 4;
-      }
-      s->cps.push_back(c);
-      s->classes.push_back(Classes(c));
-      s->offsets.push_back(i);
-      i += len;
-    }
-    s->offsets.push_back(end);
-  }
-
-  // The Basic Multilingual Plane from a table built once (65,536 ICU lookups, a few milliseconds), the rest from
-  // ICU: per-character ICU property calls made cl100k splitting ~43 MB/s on the shared corpora.
-  static uint8_t Classes(UChar32 c) {
-    static const uint8_t* bmp = [] {
-      auto* table = new uint8_t[0x10000];
-      for (UChar32 a = 0; a < 0x10000; ++a) table[a] = ClassOf(a);
-      return table;
-    }();
-    return c < 0x10000 ? bmp[c] : ClassOf(c);
   }
 
   Preset preset_;

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "fmt/format.h"
-#include "tokenizer/fast_split.h"
 #include "tokenizer/preset_splitter.h"
 #include "tokenizer/utf8.h"
 #include "unicode/regex.h"
@@ -155,8 +154,7 @@ std::optional<std::string> SplitPresetRegex(std::string_view name) {
 
 absl::StatusOr<std::unique_ptr<PreTokenizer>> MakeSplitPreTokenizer(const std::string& preset_or_regex) {
   if (std::optional<std::string> preset = CanonicalSplitPreset(preset_or_regex)) {
-    if (*preset == "gpt2") return MakeFastGpt2Splitter();  // same pieces as the regex, see fast_split.h
-    return MakePresetSplitter(*preset);                     // same pieces as the regex, see preset_splitter.h
+    return MakePresetSplitter(*preset);  // same pieces as the regex, see preset_splitter.h
   }
   return MakeRegexSplitPreTokenizer(preset_or_regex);
 }

@@ -40,8 +40,8 @@ std::optional<std::string> CanonicalSplitPreset(std::string_view name);
 std::optional<std::string> SplitPresetRegex(std::string_view name);
 
 // A pre-tokenizer for a preset name (or alias) or an ICU regex. Its name() is the canonical preset name or
-// the regex itself. Presets run hand-written splitters with the same pieces (gpt2: fast_split.h; cl100k and
-// o200k: preset_splitter.h, 3-4x faster than ICU). Errors: a regex ICU rejects (InvalidArgument naming the pattern, ICU's error and
+// the regex itself. Presets run hand-written splitters with the same pieces
+// (preset_splitter.h, many times faster than ICU). Errors: a regex ICU rejects (InvalidArgument naming the pattern, ICU's error and
 // offset).
 absl::StatusOr<std::unique_ptr<PreTokenizer>> MakeSplitPreTokenizer(const std::string& preset_or_regex);
 // The same, always through ICU's regex engine: the oracle of the hand-written splitters.

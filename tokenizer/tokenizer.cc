@@ -58,6 +58,18 @@ std::optional<TokenId> Tokenizer::FindSpecial(std::string_view text) const {
 }
 
 absl::StatusOr<Encoding> Tokenizer::Encode(std::string_view text, const EncodeOptions& options) const {
+  Encoding out;
+  TOKVEC_RETURN_IF_ERROR(EncodeInto(text, options, 0, Sink{&out.ids, &out.offsets}));
+  return out;
+}
+
+absl::Status Tokenizer::EncodeIds(std::string_view text, const EncodeOptions& options, std::vector<TokenId>* ids,
+                                  size_t base) const {
+  return EncodeInto(text, options, base, Sink{ids, nullptr});
+}
+
+absl::Status Tokenizer::EncodeInto(std::string_view text, const EncodeOptions& options, size_t base,
+                                   Sink out) const {
   // 1. Which special tokens may be matched in this text.
   std::vector<const SpecialToken*> allowed;
   if (options.allow_all_special) {
@@ -74,7 +86,6 @@ absl::StatusOr<Encoding> Tokenizer::Encode(std::string_view text, const EncodeOp
     }
   }
   // 2. Cut the text at allowed special tokens (leftmost match, longest on a tie); encode what lies between.
-  Encoding out;
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t best_at = text.size();
@@ -87,35 +98,40 @@ absl::StatusOr<Encoding> Tokenizer::Encode(std::string_view text, const EncodeOp
         best = special;
       }
     }
-    TOKVEC_RETURN_IF_ERROR(EncodeOrdinary(text.substr(pos, best_at - pos), pos, &out));
+    TOKVEC_RETURN_IF_ERROR(EncodeOrdinary(text.substr(pos, best_at - pos), base + pos, out));
     if (best == nullptr) break;
-    out.ids.push_back(best->id);
-    out.offsets.push_back({best_at, best_at + best->text.size()});
+    out.ids->push_back(best->id);
+    if (out.offsets != nullptr) out.offsets->push_back({base + best_at, base + best_at + best->text.size()});
     pos = best_at + best->text.size();
   }
-  return out;
+  return absl::OkStatus();
 }
 
-absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Encoding* out) const {
+absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Sink out) const {
   if (text.empty()) return absl::OkStatus();
-  std::vector<Piece> pieces;
-  std::vector<BpeModel::Symbol> scratch;
+  // Per-thread scratch, kept between calls; a huge text's piece list is not kept.
+  thread_local std::vector<Piece> pieces;
+  thread_local std::vector<BpeModel::Symbol> scratch;
+  pieces.clear();
+  if (pieces.capacity() > (size_t{1} << 20)) pieces.shrink_to_fit();
+  PieceCache* cache = spec_.type == ModelType::kByte ? &PieceCache::ForThread(cache_serial_) : nullptr;
   if (spec_.normalizer == nullptr) {
     absl::Status split = spec_.pre_tokenizer->Split(text, &pieces);
     if (!split.ok()) {
       return absl::Status(split.code(), fmt::format("{} (at input byte {})", std::string(split.message()), base));
     }
-    for (const Piece& piece : pieces) EncodePiece(text, piece, base, scratch, out);
+    for (const Piece& piece : pieces) EncodePiece(text, piece, base, scratch, cache, out);
     return absl::OkStatus();
   }
   // Normalized text: encode it, then map each token's offsets back to the input bytes it came from.
   TOKVEC_ASSIGN_OR_RETURN(NormalizedText normalized, spec_.normalizer->Normalize(text));
   TOKVEC_RETURN_IF_ERROR(spec_.pre_tokenizer->Split(normalized.text, &pieces));
-  const size_t first = out->ids.size();
-  for (const Piece& piece : pieces) EncodePiece(normalized.text, piece, 0, scratch, out);
+  const size_t first = out.ids->size();
+  for (const Piece& piece : pieces) EncodePiece(normalized.text, piece, 0, scratch, cache, out);
+  if (out.offsets == nullptr) return absl::OkStatus();
   const size_t n = normalized.text.size();
-  for (size_t i = first; i < out->offsets.size(); ++i) {
-    Offset& offset = out->offsets[i];
+  for (size_t i = first; i < out.offsets->size(); ++i) {
+    Offset& offset = (*out.offsets)[i];
     size_t begin = offset.begin < n ? normalized.source_begin[offset.begin] : text.size();
     size_t end = offset.end > offset.begin ? normalized.source_end[offset.end - 1] : begin;
     offset = {base + begin, base + std::max(begin, end)};
@@ -124,27 +140,37 @@ absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Encod
 }
 
 void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std::vector<BpeModel::Symbol>& scratch,
-                            Encoding* out) const {
+                            PieceCache* cache, Sink out) const {
   std::string_view bytes = text.substr(piece.begin, piece.end - piece.begin);
   if (bytes.empty()) return;
   scratch.clear();
-  PieceCache* cache = nullptr;
   if (spec_.type == ModelType::kByte) {
-    if (spec_.ignore_merges) {
-      if (std::optional<TokenId> whole = spec_.bpe.Find(bytes)) {
-        out->ids.push_back(*whole);
-        out->offsets.push_back({base + piece.begin, base + piece.end});
-        return;
+    // A piece seen before on this thread is copied from the cache (piece_cache.h).
+    if (const PieceCache::Entry* hit = cache->Find(bytes)) {
+      const TokenId* ids = cache->ids(*hit);
+      for (size_t i = 0; i < hit->count; ++i) out.ids->push_back(ids[i]);
+      if (out.offsets != nullptr) {
+        const uint8_t* begins = cache->begins(*hit);
+        for (size_t i = 0; i < hit->count; ++i) {
+          const size_t end = i + 1 < hit->count ? piece.begin + begins[i + 1] : piece.end;
+          out.offsets->push_back({base + piece.begin + begins[i], base + end});
+        }
       }
+      return;
     }
-    // A piece merged before on this thread is copied from the cache (piece_cache.h).
-    cache = &PieceCache::ForThread(cache_serial_);
-    if (cache->Emit(bytes, piece, base, out)) return;
-    for (size_t i = 0; i < bytes.size(); ++i) {
-      TokenId id = byte_ids_[static_cast<unsigned char>(bytes[i])];
-      if (id == kNoToken) continue;  // A vocabulary without this byte cannot represent it.
-      scratch.push_back({id, piece.begin + i});
+    std::optional<TokenId> whole;
+    if (spec_.ignore_merges) whole = spec_.bpe.Find(bytes);
+    if (whole) {
+      scratch.push_back({*whole, piece.begin});
+    } else {
+      for (size_t i = 0; i < bytes.size(); ++i) {
+        TokenId id = byte_ids_[static_cast<unsigned char>(bytes[i])];
+        if (id == kNoToken) continue;  // A vocabulary without this byte cannot represent it.
+        scratch.push_back({id, piece.begin + i});
+      }
+      spec_.bpe.Merge(scratch);
     }
+    cache->Insert(bytes, scratch, piece.begin);
   } else {
     for (size_t i = 0; i < bytes.size();) {
       size_t len = std::min(Utf8Length(static_cast<unsigned char>(bytes[i])), bytes.size() - i);
@@ -153,14 +179,26 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
       i += len;
     }
     scratch.push_back({*spec_.end_of_word_id, piece.end});
+    spec_.bpe.Merge(scratch);
   }
-  spec_.bpe.Merge(scratch);
-  if (cache != nullptr) cache->Insert(bytes, scratch, piece.begin);
   for (size_t i = 0; i < scratch.size(); ++i) {
-    size_t end = i + 1 < scratch.size() ? scratch[i + 1].begin : piece.end;
-    out->ids.push_back(scratch[i].id);
-    out->offsets.push_back({base + scratch[i].begin, base + end});
+    out.ids->push_back(scratch[i].id);
+    if (out.offsets != nullptr) {
+      size_t end = i + 1 < scratch.size() ? scratch[i + 1].begin : piece.end;
+      out.offsets->push_back({base + scratch[i].begin, base + end});
+    }
   }
+}
+
+size_t Tokenizer::FindCut(std::string_view text, size_t limit, const EncodeOptions& options) const {
+  if (spec_.normalizer != nullptr) return 0;
+  for (const SpecialToken& special : spec_.special_tokens) {
+    const bool allowed = options.allow_all_special || std::find(options.allowed_special.begin(),
+                                                                options.allowed_special.end(),
+                                                                special.text) != options.allowed_special.end();
+    if (allowed && special.text.find_first_of(" \t\r\n") != std::string::npos) return 0;
+  }
+  return spec_.pre_tokenizer->FindCut(text, limit);
 }
 
 absl::StatusOr<std::string> Tokenizer::Decode(absl::Span<const TokenId> ids) const {

@@ -88,6 +88,16 @@ class Tokenizer {
   static absl::StatusOr<std::unique_ptr<Tokenizer>> Create(TokenizerSpec spec);
 
   absl::StatusOr<Encoding> Encode(std::string_view text, const EncodeOptions& options = {}) const;
+  // The ids of Encode(text, options), appended to `ids`, without computing offsets: the fast path of
+  // `tokvec encode`. `base` is where `text` starts in a larger input; error messages count bytes from there.
+  absl::Status EncodeIds(std::string_view text, const EncodeOptions& options, std::vector<TokenId>* ids,
+                         size_t base = 0) const;
+  // A position p in [1, limit] where `text` may be cut so that encoding text[0, p) and text[p, ...) on their own
+  // gives the ids of the whole (for splitting a large input into chunks, e.g. over threads), from the
+  // pre-tokenizer's PreTokenizer::FindCut. 0 when there is none, or when this tokenizer cannot be cut: a
+  // pre-tokenizer that cannot tell (an arbitrary regex), a normalizer, or an allowed special token holding
+  // white space.
+  size_t FindCut(std::string_view text, size_t limit, const EncodeOptions& options) const;
   // Errors: an id outside the vocabulary (OutOfRange, naming the id).
   absl::StatusOr<std::string> Decode(absl::Span<const TokenId> ids) const;
 
@@ -104,10 +114,18 @@ class Tokenizer {
 
  private:
   explicit Tokenizer(TokenizerSpec spec);
-  // Encodes ordinary text (no special tokens) starting at input offset `base`, appending to `out`.
-  absl::Status EncodeOrdinary(std::string_view text, size_t base, Encoding* out) const;
+  // Where tokens go: ids always, offsets when not null.
+  struct Sink {
+    std::vector<TokenId>* ids;
+    std::vector<Offset>* offsets;
+  };
+  // Cuts `text` at allowed special tokens and encodes the rest; offsets and messages count from `base`.
+  absl::Status EncodeInto(std::string_view text, const EncodeOptions& options, size_t base, Sink out) const;
+  // Encodes ordinary text (no special tokens) starting at input offset `base`.
+  absl::Status EncodeOrdinary(std::string_view text, size_t base, Sink out) const;
+  // `cache` is this thread's piece cache (byte models; null for word models).
   void EncodePiece(std::string_view text, Piece piece, size_t base, std::vector<BpeModel::Symbol>& scratch,
-                   Encoding* out) const;
+                   PieceCache* cache, Sink out) const;
 
   TokenizerSpec spec_;
   size_t vocab_size_ = 0;

@@ -79,4 +79,13 @@ std::optional<size_t> FindInvalidUtf8(std::string_view text) {
   return std::nullopt;
 }
 
+size_t WhitespacePreTokenizer::FindCut(std::string_view text, size_t limit) const {
+  if (text.empty()) return 0;
+  for (size_t p = std::min(limit, text.size() - 1); p > 0; --p) {
+    const char b = text[p];
+    if (b == ' ' || b == '\n' || b == '\r' || b == '\t') return p;
+  }
+  return 0;
+}
+
 }  // namespace tokvec

@@ -27,6 +27,8 @@ class WhitespacePreTokenizer : public PreTokenizer {
  public:
   absl::Status Split(std::string_view text, std::vector<Piece>* pieces) const override;
   std::string name() const override { return std::string(kWhitespacePreTokenizerName); }
+  // Before any ASCII white-space byte: words are runs of non-white-space, so none crosses it.
+  size_t FindCut(std::string_view text, size_t limit) const override;
 };
 
 // The byte offset of the first byte of `text` that is not part of a valid UTF-8 sequence (overlong forms,

@@ -35,6 +35,25 @@ std::string CompareSplits(const PreTokenizer& fast, const PreTokenizer& oracle, 
 
 const char* const kPresets[] = {"gpt2", "cl100k", "o200k"};
 
+std::vector<std::string> Pieces(const PreTokenizer& split, std::string_view text) {
+  std::vector<Piece> pieces;
+  EXPECT_TRUE(split.Split(text, &pieces).ok());
+  std::vector<std::string> out;
+  for (const Piece& p : pieces) out.emplace_back(text.substr(p.begin, p.end - p.begin));
+  return out;
+}
+
+// By hand from the regexes: the contraction before the letters, ` ?\p{L}+` taking one space, `\s+(?!\S)`
+// leaving the last space of a run for the next word, numbers in threes for cl100k/o200k, o200k's case words.
+TEST(PresetSplitterTest, HandChecked) {
+  EXPECT_EQ(Pieces(*MakePresetSplitter("gpt2"), "I'm  here's 42x\n\n"),
+            (std::vector<std::string>{"I", "'m", " ", " here", "'s", " 42", "x", "\n\n"}));
+  EXPECT_EQ(Pieces(*MakePresetSplitter("cl100k"), "I'M 12345 hi!!\n\n x"),
+            (std::vector<std::string>{"I", "'M", " ", "123", "45", " hi", "!!\n\n", " x"}));
+  EXPECT_EQ(Pieces(*MakePresetSplitter("o200k"), "HTTPServer camelCase"),
+            (std::vector<std::string>{"HTTPServer", " camel", "Case"}));
+}
+
 TEST(PresetSplitterTest, EqualsTheRegexOnEverySharedCorpus) {
   const std::filesystem::path corpora = std::filesystem::path(TOKVEC_SHARED_DIR) / "corpora";
   if (!std::filesystem::exists(corpora)) GTEST_SKIP() << corpora << " not found";

@@ -1,10 +1,15 @@
 // `tokvec encode` / `decode` / `inspect` through the real binary, on a small word model trained by the CLI.
+#include <algorithm>
+#include <filesystem>
 #include <string>
+#include <vector>
 
+#include "base/file_io.h"
 #include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/cli/model_cli_testutil.h"
+#include "tokenizer/tokenizer.h"
 
 namespace tokvec {
 namespace {
@@ -151,6 +156,52 @@ TEST(EncodeByteModelTest, GptSpellingAndByteRoundTrip) {
   r = RunShell(fmt::format("{} encode -m {} {} | {} decode -m {} | cmp - {}", Tokvec(), dir / "b.tokvec",
                            dir / "bytes.bin", Tokvec(), dir / "b.tokvec", dir / "bytes.bin"));
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+}
+
+// A text larger than several 1 MB chunks (and than one batch of them) is cut at Tokenizer::FindCut points and
+// spread over the workers: the output must be the library's encoding of the whole text, byte for byte, for any
+// --threads, from a file or a pipe, for ids and token spellings.
+TEST(EncodeChunkingTest, LargeTextEqualsTheWholeEncodingForAnyThreadCount) {
+  const std::filesystem::path shared(TOKVEC_SHARED_DIR);
+  if (!std::filesystem::exists(shared / "vocab" / "cl100k_base.tiktoken") ||
+      !std::filesystem::exists(shared / "corpora" / "udhr")) {
+    GTEST_SKIP() << "shared vocab/corpora not found under " << shared;
+  }
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(shared / "corpora")) {
+    if (entry.is_regular_file() && entry.path().extension() == ".txt") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::string text;
+  for (const auto& file : files) {
+    absl::StatusOr<std::string> content = ReadFile(file.string());
+    ASSERT_TRUE(content.ok());
+    text += *content;
+    if (text.size() > (size_t{6} << 20)) break;
+  }
+  ScratchDir dir;
+  WriteWhole(dir / "text.txt", text);
+  for (const char* name : {"gpt2", "cl100k_base"}) {
+    const std::string vocab = (shared / "vocab" / (std::string(name) + ".tiktoken")).string();
+    absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Load(vocab);
+    ASSERT_TRUE(tokenizer.ok());
+    absl::StatusOr<Encoding> whole = (*tokenizer)->Encode(text);
+    ASSERT_TRUE(whole.ok());
+    std::string expected;
+    for (size_t i = 0; i < whole->ids.size(); ++i) expected += (i > 0 ? " " : "") + std::to_string(whole->ids[i]);
+    expected += "\n";
+    for (const char* threads : {"1", "2", "3"}) {
+      ShellResult r = RunShell(fmt::format("{} encode -m {} --threads {} {}", Tokvec(), vocab, threads, dir / "text.txt"));
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_TRUE(r.out == expected) << name << " --threads " << threads << ": output differs from the whole encoding";
+    }
+    ShellResult piped = RunShell(fmt::format("cat {} | {} encode -m {} --threads 2", dir / "text.txt", Tokvec(), vocab));
+    EXPECT_TRUE(piped.out == expected) << name << " from a pipe";
+    std::string spelled;
+    for (size_t i = 0; i < whole->ids.size(); ++i) spelled += (i > 0 ? " " : "") + (*tokenizer)->TokenSpelling(whole->ids[i]);
+    ShellResult tokens = RunShell(fmt::format("{} encode -m {} --tokens --threads 2 {}", Tokvec(), vocab, dir / "text.txt"));
+    EXPECT_TRUE(tokens.out == spelled + "\n") << name << " --tokens";
+  }
 }
 
 }  // namespace

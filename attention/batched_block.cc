@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "attention/flash_attention.h"
@@ -75,9 +76,12 @@ absl::Status RunTransformerBlockBatchedInto(const TransformerBlockWeights& w, co
   BatchedBlockWorkspace local;
   BatchedBlockWorkspace& ws = workspace != nullptr ? *workspace : local;
   // Every element of each buffer is written before it is read; resize keeps old memory without refilling it.
+  // Buffers start on a 64-byte cache line (16 floats of slack): a large std::vector's data sits 16 bytes into
+  // its mmap'd block, so every row of a [N, 3D] or [N, F] buffer straddled cache lines.
   auto buffer = [](std::vector<float>& v, int64_t size) {
-    if (static_cast<int64_t>(v.size()) < size) v.resize(static_cast<size_t>(size));
-    return v.data();
+    if (static_cast<int64_t>(v.size()) < size + 16) v.resize(static_cast<size_t>(size + 16));
+    const uintptr_t address = reinterpret_cast<uintptr_t>(v.data());
+    return v.data() + ((64 - address % 64) % 64) / sizeof(float);
   };
   float* qkv = buffer(ws.qkv, rows * 3 * d_model);    // [N, 3D]
   float* concat = buffer(ws.concat, rows * d_model);  // [N, D] heads side by side

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -238,16 +239,24 @@ absl::Status RunLayerBench(const LayerBenchOptions& o) {
                            .causal = false, .rotary = std::nullopt};
   if (absl::Status s = ValidateTransformerBlock(p->weights, config, o.d_model, "bench layer"); !s.ok()) return s;
   NormalSampler sampler(o.seed + 1);
-  const Matrix x = sampler.Matrix(o.batch * o.seq_len, o.d_model, 1.0f);  // [B·T, D]
+  const Matrix x_random = sampler.Matrix(o.batch * o.seq_len, o.d_model, 1.0f);  // [B·T, D]
+  // The batched path's input and output start on a 64-byte cache line, as its workspace buffers do (a model
+  // owning its activations can do the same; a large vector's data is 16 bytes past a line).
+  std::vector<float> x_storage(static_cast<size_t>(x_random.size()) + 16), y_storage(x_storage.size());
+  auto aligned = [](std::vector<float>& v) {
+    return v.data() + ((64 - reinterpret_cast<uintptr_t>(v.data()) % 64) % 64) / sizeof(float);
+  };
+  float* x_data = aligned(x_storage);
+  std::copy(x_random.storage().begin(), x_random.storage().end(), x_data);
+  const MatrixView x{x_data, x_random.rows(), x_random.cols()};  // [B·T, D]
   absl::Status status;
   std::function<void()> run;
   // Workspace and output reused across runs, as across the layers of a model (which alternates two buffers).
   BatchedBlockWorkspace workspace;
-  Matrix y(o.batch * o.seq_len, o.d_model);  // [B·T, D]
+  float* y = aligned(y_storage);  // [B·T, D]
   if (o.method == "batched") {
     run = [&] {
-      if (absl::Status s = RunTransformerBlockBatchedInto(p->weights, config, x.view(), o.batch, o.threads,
-                                                          &workspace, y.data());
+      if (absl::Status s = RunTransformerBlockBatchedInto(p->weights, config, x, o.batch, o.threads, &workspace, y);
           !s.ok()) {
         status = s;
       }

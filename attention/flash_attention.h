@@ -40,13 +40,14 @@ inline constexpr int64_t kFlashQueryBlock = 128;
 inline constexpr int64_t kFlashKeyBlock = 512;
 
 // Per-thread working memory of one head: the score tile, the running max / sum / rescale factor per query row
-// and (AVX-512 path) the keys transposed in panels of 32 (flash_kernels.h).
+// and (AVX-512 path) the keys transposed in panels of 32 and the values copied contiguously (flash_kernels.h).
 struct FlashScratch {
   std::vector<float> scores;      // [Bq, Bk]
   std::vector<float> row_max;     // [Bq]
   std::vector<float> row_sum;     // [Bq]
   std::vector<float> row_alpha;   // [Bq]
   std::vector<float> key_panels;  // [ceil(Tk/32), Dk, 32]
+  std::vector<float> value_rows;  // [Tk, Dv] (AVX-512 path) the head's values, contiguous
 };
 
 // Unchecked kernel for one head. q: [Tq, Dk], k: [Tk, Dk], v: [Tk, Dv] (strided views); context row r is

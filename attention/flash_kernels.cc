@@ -10,7 +10,11 @@ namespace tokvec {
 
 void PackKeyPanels(StridedView k, std::vector<float>* panels) {
   const int64_t n_panels = (k.rows + kKeyPanel - 1) / kKeyPanel, dk = k.cols;
-  panels->assign(static_cast<size_t>(n_panels * dk * kKeyPanel), 0.0f);
+  // Only a last partial panel needs zeros (missing keys); a full refill cost 7.5% of `bench attention` at T=128.
+  panels->resize(static_cast<size_t>(n_panels * dk * kKeyPanel));
+  if (k.rows % kKeyPanel != 0) {
+    std::fill(panels->end() - dk * kKeyPanel, panels->end(), 0.0f);
+  }
   for (int64_t j = 0; j < k.rows; ++j) {
     float* panel = panels->data() + (j / kKeyPanel) * dk * kKeyPanel;  // [Dk, 32]
     const float* key = k.data + j * k.stride;

@@ -92,6 +92,24 @@ TEST(FlashAttentionTest, ResultDoesNotDependOnThreadCount) {
   EXPECT_EQ(one->storage(), two->storage());
 }
 
+// One FlashScratch reused across heads of different lengths (as the batched block's per-thread scratch) gives the
+// same bits as a fresh one each time: stale key panels or value rows from a longer head must not leak in.
+TEST(FlashAttentionTest, ReusedScratchGivesTheSameBits) {
+  NormalSampler sampler(17);
+  const Matrix qkv = sampler.Matrix(200, 3 * 64, 1.0f);  // [T, 3·Dh]: q | k | v
+  FlashScratch reused;
+  for (int64_t t : {200, 45, 64, 33, 128}) {
+    for (bool causal : {false, true}) {
+      const StridedView q{qkv.data(), t, 64, 192}, k{qkv.data() + 64, t, 64, 192}, v{qkv.data() + 128, t, 64, 192};
+      Matrix with_reused(t, 64), with_fresh(t, 64);  // [T, Dh]
+      FlashAttendHead(q, k, v, causal, 0.125f, &reused, with_reused.data(), 64);
+      FlashScratch fresh;
+      FlashAttendHead(q, k, v, causal, 0.125f, &fresh, with_fresh.data(), 64);
+      EXPECT_EQ(with_reused.storage(), with_fresh.storage()) << "T=" << t << (causal ? " causal" : "");
+    }
+  }
+}
+
 // Large scores (±100 after scaling) exercise the running-max rescaling without overflow.
 TEST(FlashAttentionTest, LargeScoresStayFinite) {
   NormalSampler sampler(5);

@@ -18,7 +18,8 @@
 // Why: BpeModel::Find/Lookup, memcmp and the merge took about 60% of `tokvec encode --lines` on gpt2 (perf,
 // 3 MB of the corpora) before the first cache (absl::flat_hash_map<std::string, std::vector>, 64-byte pieces,
 // 65,536 entries), which cut CPU time by 15-25%. This table (255-byte pieces, 524,288 entries, no allocation
-// per entry): see the commit message for the figures.
+// per entry, looked up before the whole-piece vocabulary lookup of tiktoken models): CPU time of `tokvec encode
+// --lines -m gpt2.tiktoken` on the 14.8 MB 0.75 -> 0.65 s; on 103.6 MB (the corpora 7 times) 2.5 -> 1.7 s.
 #ifndef TOKVEC_TOKENIZER_PIECE_CACHE_H_
 #define TOKVEC_TOKENIZER_PIECE_CACHE_H_
 

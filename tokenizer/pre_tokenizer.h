@@ -34,7 +34,7 @@ class PreTokenizer {
   // A position p in [1, limit] where text may be cut so that splitting text[0, p) and text[p, ...) on their
   // own gives the pieces of the whole (for splitting a large input into chunks); 0 when none is found or this
   // pre-tokenizer cannot tell (the default, e.g. for an arbitrary regex).
-  virtual size_t FindCut(std::string_view text, size_t limit) const { return 0; }
+  virtual size_t FindCut(std::string_view /*text*/, size_t /*limit*/) const { return 0; }
 };
 
 }  // namespace tokvec

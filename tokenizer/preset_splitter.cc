@@ -278,9 +278,10 @@ size_t FastO200k(const unsigned char* s, size_t i, size_t end) {
   return j;
 }
 
-// Why this shape: the first version decoded each stretch into arrays of code points, classes and offsets
-// before matching; reading classes straight from the bytes (an ASCII table, decoding only non-ASCII) and the
-// word-at-a-time ASCII check in Utf8ValidEnd: see the commit message for the figures.
+// Why this shape: the first version decoded each stretch into arrays of code points, classes and offsets before
+// matching (40-67 MB/s on the 14.8 MB of shared corpora, loaded machine). Reading classes straight from the bytes
+// and checking ASCII eight bytes at a time in Utf8ValidEnd: 130-152 MB/s; the ASCII fast paths above: 220-236 MB/s
+// (PresetSplitterTest.EqualsTheRegexOnEverySharedCorpus prints the figure beside ICU's ~30 MB/s).
 class PresetSplitter : public PreTokenizer {
  public:
   PresetSplitter(Preset preset, std::string name) : preset_(preset), name_(std::move(name)) {}

@@ -5,6 +5,7 @@
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "tokenizer/byte_unicode.h"
+#include "tokenizer/whitespace_pre_tokenizer.h"
 
 namespace tokvec {
 namespace {
@@ -118,6 +119,12 @@ absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Sink 
   if (spec_.normalizer == nullptr) {
     absl::Status split = spec_.pre_tokenizer->Split(text, &pieces);
     if (!split.ok()) {
+      // Word models reject invalid UTF-8; name its offset in the whole input (`text` may be one chunk of it).
+      if (std::optional<size_t> bad = FindInvalidUtf8(text)) {
+        return absl::InvalidArgumentError(
+            fmt::format("invalid UTF-8 at byte offset {} (byte 0x{:02X}); word models need UTF-8 text", base + *bad,
+                        static_cast<unsigned char>(text[*bad])));
+      }
       return absl::Status(split.code(), fmt::format("{} (at input byte {})", std::string(split.message()), base));
     }
     for (const Piece& piece : pieces) EncodePiece(text, piece, base, scratch, cache, out);

@@ -123,6 +123,19 @@ TEST_F(EncodeCommandTest, WriteErrorsAndUsage) {
   EXPECT_THAT(r.err, HasSubstr("missing.tokvec"));
 }
 
+// Invalid UTF-8 deep in a large input (past several chunks): the error names its offset in the whole input.
+TEST_F(EncodeCommandTest, InvalidUtf8OffsetCountsFromTheStartOfTheInput) {
+  std::string input;
+  while (input.size() < (size_t{3} << 20)) input += "low lower newest\n";
+  const size_t bad = input.size() + 4;
+  input += "wide\xC3(\n";
+  for (const char* threads : {"1", "2"}) {
+    ShellResult r = Encode(input, fmt::format("--threads {}", threads));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_THAT(r.err, HasSubstr(fmt::format("error: invalid UTF-8 at byte offset {} (byte 0xC3)", bad))) << r.err;
+  }
+}
+
 TEST_F(EncodeCommandTest, InspectSummary) {
   ShellResult r = RunShell(fmt::format("{} inspect {}", Tokvec(), Model()));
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -5,12 +5,13 @@
 #
 # Input: ../shared/corpora (every file, udhr included) appended file by file, repeatedly, to a temp file until it
 # holds SIZE_MB (10^6 bytes) or a little more.
-# tokvec: wall time of `tokvec encode -m <enc>.tiktoken --lines --threads N FILE > /dev/null` minus the wall time
-# of the same command on an empty file (vocabulary load and process start), N = 1 and 2; the whole-file mode
-# (no --lines, always one thread) is timed too. `--threads` applies to --lines, whose ids for each line do not
-# depend on N: the 1- and 2-thread outputs are compared byte for byte on the first 8 MB.
+# tokvec: wall time of `tokvec encode -m <enc>.tiktoken --threads N FILE > /dev/null` (the whole file is one text,
+# the issue's measure) minus the wall time of the same command on an empty file (vocabulary load and process
+# start), N = 1 and 2; `--lines` (each line its own text) is timed too. Each figure is the median of ROUNDS runs
+# (default 3), rounds alternating tokvec and tiktoken. The 1- and 2-thread outputs are compared (md5 of the whole
+# output): the ids must be the same.
 # tiktoken: encode_ordinary over the same file in ~1 MB chunks cut at newlines, timed inside node (load and
-# file read excluded), see bench/peer.mjs. Runs alternate tokvec and tiktoken.
+# file read excluded), see bench/peer.mjs.
 # Targets: 1 thread >= 20x tiktoken; 2 threads >= 1.7x 1 thread; vocabulary load well under 100 ms.
 #
 # Prints human-readable lines and, for bench/run_all.sh, tab-separated lines:
@@ -23,6 +24,7 @@ shared=$(realpath -m "${TOKVEC_SHARED_DIR:-../shared}")
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/tokvec/npm"
 size_mb="${SIZE_MB:-100}"
 encodings="${ENCODINGS:-gpt2 cl100k_base}"
+rounds="${ROUNDS:-3}"
 
 [[ -x "$tokvec" ]] || { echo "error: $tokvec is not built (cmake --build build --target tokvec)" >&2; exit 1; }
 [[ -d "$shared/corpora" ]] || { echo "SKIP encode bench: $shared/corpora not found (set TOKVEC_SHARED_DIR)"; exit 0; }
@@ -49,6 +51,7 @@ echo "input: $bytes bytes from $shared/corpora (${#corpus[@]} files, repeated)"
 
 # Wall seconds of a command (stdout discarded).
 wall() { local s e; s=$(date +%s.%N); "$@" > /dev/null; e=$(date +%s.%N); echo "$e - $s" | bc -l; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 mbs() { echo "scale=1; $bytes / 1000000 / $1" | bc -l; }
 ratio() { echo "scale=2; $1 / $2" | bc -l; }
 met() { if (( $(echo "$1 >= $2" | bc -l) )); then echo yes; else echo NO; fi; }
@@ -56,26 +59,32 @@ met() { if (( $(echo "$1 >= $2" | bc -l) )); then echo yes; else echo NO; fi; }
 for enc in $encodings; do
   vocab="$shared/vocab/$enc.tiktoken"
   [[ -f "$vocab" ]] || { echo "SKIP $enc: $vocab not found"; continue; }
-  load=$(wall "$tokvec" encode -m "$vocab" "$work/empty.txt")
-  t1=$(wall "$tokvec" encode -m "$vocab" --lines --threads 1 "$text")
-  peer_ms=$(node bench/peer.mjs "$cache/node_modules" encode "$enc" "$text" | sed 's/.*"ms":\([0-9.]*\).*/\1/')
-  t2=$(wall "$tokvec" encode -m "$vocab" --lines --threads 2 "$text")
-  whole=$(wall "$tokvec" encode -m "$vocab" "$text")
-  s1=$(echo "$t1 - $load" | bc -l); s2=$(echo "$t2 - $load" | bc -l); sw=$(echo "$whole - $load" | bc -l)
-  peer_s=$(echo "$peer_ms / 1000" | bc -l)
-  head -c 8000000 "$text" | LC_ALL=C sed '$d' > "$work/h"  # whole lines only
-  "$tokvec" encode -m "$vocab" --lines --threads 1 "$work/h" > "$work/ids1"
-  "$tokvec" encode -m "$vocab" --lines --threads 2 "$work/h" > "$work/ids2"
-  same=$(cmp -s "$work/ids1" "$work/ids2" && echo "same ids" || echo "IDS DIFFER")
+  loads=(); t1s=(); t2s=(); lines=(); peers=()
+  for ((r = 0; r < rounds; r++)); do
+    loads+=("$(wall "$tokvec" encode -m "$vocab" "$work/empty.txt")")
+    t1s+=("$(wall "$tokvec" encode -m "$vocab" --threads 1 "$text")")
+    peers+=("$(node bench/peer.mjs "$cache/node_modules" encode "$enc" "$text" | sed 's/.*"ms":\([0-9.]*\).*/\1/')")
+    t2s+=("$(wall "$tokvec" encode -m "$vocab" --threads 2 "$text")")
+    lines+=("$(wall "$tokvec" encode -m "$vocab" --lines --threads 1 "$text")")
+    echo "  round $r: load ${loads[-1]} s, 1 thread ${t1s[-1]} s, 2 threads ${t2s[-1]} s, --lines ${lines[-1]} s, tiktoken ${peers[-1]} ms"
+  done
+  load=$(median "${loads[@]}")
+  s1=$(echo "$(median "${t1s[@]}") - $load" | bc -l)
+  s2=$(echo "$(median "${t2s[@]}") - $load" | bc -l)
+  sl=$(echo "$(median "${lines[@]}") - $load" | bc -l)
+  peer_s=$(echo "$(median "${peers[@]}") / 1000" | bc -l)
+  sum1=$("$tokvec" encode -m "$vocab" --threads 1 "$text" | md5sum | cut -d' ' -f1)
+  sum2=$("$tokvec" encode -m "$vocab" --threads 2 "$text" | md5sum | cut -d' ' -f1)
+  same=$([[ "$sum1" == "$sum2" ]] && echo "same ids" || echo "IDS DIFFER")
   load_ms=$(echo "scale=0; $load * 1000 / 1" | bc -l)
-  echo "$enc: load+start ${load_ms} ms; tokvec --lines 1 thread $(mbs "$s1") MB/s, 2 threads $(mbs "$s2") MB/s ($same);" \
-       "whole file $(mbs "$sw") MB/s; tiktoken $(mbs "$peer_s") MB/s"
-  printf 'ROW\tencode %s MB/s, 1 thread (tokvec --lines vs tiktoken)\t%s\t%s\t%s\t>= 20x\t%s\n' "$enc" \
+  echo "$enc: load+start ${load_ms} ms; tokvec 1 thread $(mbs "$s1") MB/s, 2 threads $(mbs "$s2") MB/s ($same);" \
+       "--lines 1 thread $(mbs "$sl") MB/s; tiktoken $(mbs "$peer_s") MB/s"
+  printf 'ROW\tencode %s MB/s, 1 thread, whole file (tokvec vs tiktoken)\t%s\t%s\t%s\t>= 20x\t%s\n' "$enc" \
     "$(mbs "$s1")" "$(mbs "$peer_s")" "$(ratio "$peer_s" "$s1")" "$(met "$(ratio "$peer_s" "$s1")" 20)"
   printf 'ROW\tencode %s MB/s, 2 threads vs 1 thread (%s)\t%s\t%s\t%s\t>= 1.7x\t%s\n' "$enc" "$same" \
     "$(mbs "$s2")" "$(mbs "$s1")" "$(ratio "$s1" "$s2")" "$(met "$(ratio "$s1" "$s2")" 1.7)"
-  printf 'ROW\tencode %s MB/s, whole file (tokvec, 1 thread vs tiktoken)\t%s\t%s\t%s\t-\t-\n' "$enc" \
-    "$(mbs "$sw")" "$(mbs "$peer_s")" "$(ratio "$peer_s" "$sw")"
+  printf 'ROW\tencode %s MB/s, 1 thread, --lines (tokvec vs tiktoken)\t%s\t%s\t%s\t-\t-\n' "$enc" \
+    "$(mbs "$sl")" "$(mbs "$peer_s")" "$(ratio "$peer_s" "$sl")"
   printf 'ROW\t%s.tiktoken load + process start (ms)\t%s\t-\t-\t< 100\t%s\n' "$enc" "$load_ms" \
     "$( (( load_ms < 100 )) && echo yes || echo NO)"
 done

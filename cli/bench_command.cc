@@ -148,7 +148,7 @@ absl::Status RunAttentionBench(const AttentionBenchOptions& o) {
   if (o.method == "flash") {
     run = [&] {
       ParallelFor(o.n_heads, o.threads, [&](int64_t h) {
-        FlashScratch scratch;
+        thread_local FlashScratch scratch;  // kept per thread, as the batched block does
         const int64_t col = h * o.head_dim;
         FlashAttendHead({q.data() + col, t, o.head_dim, width}, {k.data() + col, t, o.head_dim, width},
                         {v.data() + col, t, o.head_dim, width}, o.causal, scale, &scratch, context.data() + col,

@@ -40,6 +40,7 @@
 #include "base/status_macros.h"
 #include "cli/command.h"
 #include "fmt/format.h"
+#include "tokenizer/piece_cache.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/utf8.h"
 
@@ -172,13 +173,13 @@ void AppendEncoding(const Tokenizer& tokenizer, const Encoding& encoding, Format
   *out += '\n';
 }
 
-// Persistent workers for chunk batches: Run(n, job) calls job(0..n-1) spread over the workers and the calling
-// thread and returns when all are done. The same threads serve every batch, so their per-thread piece caches
+// Persistent workers for chunk batches: Run(n, job) calls job(i, worker) for i in 0..n-1, spread over the
+// workers (1..threads-1) and the calling thread (worker 0), and returns when all are done. The same threads serve every batch, so their per-thread piece caches
 // stay warm (a pool per batch, with cold caches, made 2 threads slower than 1).
 class WorkerPool {
  public:
   explicit WorkerPool(size_t threads) {
-    for (size_t i = 1; i < threads; ++i) workers_.emplace_back([this] { Work(); });
+    for (size_t i = 1; i < threads; ++i) workers_.emplace_back([this, i] { Work(i); });
   }
   ~WorkerPool() {
     {
@@ -189,7 +190,7 @@ class WorkerPool {
     for (std::thread& worker : workers_) worker.join();
   }
 
-  void Run(size_t n, const std::function<void(size_t)>& job) {
+  void Run(size_t n, const std::function<void(size_t, size_t)>& job) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       job_ = &job;
@@ -199,20 +200,20 @@ class WorkerPool {
       ++generation_;
     }
     wake_.notify_all();
-    Drain(job, n);
+    Drain(job, n, 0);
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [this] { return busy_ == 0; });
     job_ = nullptr;
   }
 
  private:
-  void Drain(const std::function<void(size_t)>& job, size_t n) {
-    for (size_t i = next_.fetch_add(1); i < n; i = next_.fetch_add(1)) job(i);
+  void Drain(const std::function<void(size_t, size_t)>& job, size_t n, size_t worker) {
+    for (size_t i = next_.fetch_add(1); i < n; i = next_.fetch_add(1)) job(i, worker);
   }
-  void Work() {
+  void Work(size_t worker) {
     uint64_t seen = 0;
     for (;;) {
-      const std::function<void(size_t)>* job;
+      const std::function<void(size_t, size_t)>* job;
       size_t n;
       {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -222,7 +223,7 @@ class WorkerPool {
         job = job_;
         n = n_;
       }
-      Drain(*job, n);
+      Drain(*job, n, worker);
       {
         std::lock_guard<std::mutex> lock(mutex_);
         --busy_;
@@ -234,7 +235,7 @@ class WorkerPool {
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
-  const std::function<void(size_t)>* job_ = nullptr;
+  const std::function<void(size_t, size_t)>* job_ = nullptr;
   size_t n_ = 0;
   size_t busy_ = 0;
   uint64_t generation_ = 0;
@@ -251,8 +252,15 @@ struct Chunk {
   absl::Status status;
 };
 
+// The piece caches of one worker: the shared cache (read-only while a batch runs) and the worker's own.
+struct WorkerCaches {
+  const PieceCache* shared;
+  PieceCache* local;
+};
+
 // Encodes each line of `chunk` (line ends removed) as one output line.
-void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format, Chunk* chunk) {
+void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format, WorkerCaches caches,
+                      Chunk* chunk) {
   thread_local std::vector<TokenId> ids;
   const std::string_view text = chunk->text;
   uint64_t line_number = chunk->first_line;
@@ -265,7 +273,7 @@ void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, F
     absl::Status status;
     if (format == Format::kIds) {
       ids.clear();
-      status = tokenizer.EncodeIds(line, encode, &ids);
+      status = tokenizer.EncodeIds(line, encode, &ids, 0, caches.shared, caches.local);
       if (status.ok()) {
         AppendIds(ids.data(), ids.size(), /*space_first=*/false, &chunk->output);
         chunk->output += '\n';
@@ -284,10 +292,11 @@ void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, F
 }
 
 // Encodes a chunk of the whole text: its ids (or token spellings) separated by spaces, no line end.
-void EncodeTextChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format, Chunk* chunk) {
+void EncodeTextChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format, WorkerCaches caches,
+                     Chunk* chunk) {
   thread_local std::vector<TokenId> ids;
   ids.clear();
-  chunk->status = tokenizer.EncodeIds(chunk->text, encode, &ids, chunk->base);
+  chunk->status = tokenizer.EncodeIds(chunk->text, encode, &ids, chunk->base, caches.shared, caches.local);
   if (!chunk->status.ok()) return;
   if (format == Format::kIds) {
     AppendIds(ids.data(), ids.size(), /*space_first=*/false, &chunk->output);
@@ -334,6 +343,13 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
   const size_t threads = static_cast<size_t>(std::max(1, options.threads));
   const size_t batch_chunks = threads * 4;
   WorkerPool pool(threads);
+  // Piece caches: workers read the shared one and learn into their own; between batches their new pieces are
+  // folded into the shared one, so each distinct piece is merged about once whatever the thread count (with a
+  // cache per thread, every thread merged every distinct piece again: 2 threads used 0.36 s more CPU than 1 on
+  // the 103.6 MB of corpora x7, whose 14.8 MB repeat 306,099 distinct pieces).
+  std::unique_ptr<PieceCache> shared = tokenizer.NewPieceCache();
+  std::vector<std::unique_ptr<PieceCache>> locals;
+  for (size_t i = 0; i < threads; ++i) locals.push_back(tokenizer.NewPieceCache());
   std::string buffer;  // input not yet encoded starts at buffer[consumed]
   size_t consumed = 0;
   size_t buffer_offset = 0;  // of buffer[0] in the input
@@ -381,13 +397,18 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
       continue;
     }
     // 2. Encode the batch on the workers; write the outputs in input order.
-    pool.Run(chunks.size(), [&](size_t i) {
+    pool.Run(chunks.size(), [&](size_t i, size_t worker) {
+      const WorkerCaches caches{shared.get(), locals[worker].get()};
       if (options.lines) {
-        EncodeLinesChunk(tokenizer, encode, format, &chunks[i]);
+        EncodeLinesChunk(tokenizer, encode, format, caches, &chunks[i]);
       } else {
-        EncodeTextChunk(tokenizer, encode, format, &chunks[i]);
+        EncodeTextChunk(tokenizer, encode, format, caches, &chunks[i]);
       }
     });
+    for (const std::unique_ptr<PieceCache>& local : locals) {
+      shared->MergeFrom(*local);
+      local->Clear();
+    }
     for (Chunk& chunk : chunks) {
       TOKVEC_RETURN_IF_ERROR(chunk.status);
       if (chunk.output.empty()) continue;

@@ -111,6 +111,8 @@ class PieceCache {
     uint16_t count;  // 0: an empty slot
   };
 
+  // An empty cache for the tokenizer with this serial (Tokenizer::NewPieceCache).
+  explicit PieceCache(uint64_t serial);
   // The calling thread's cache, emptied first if it last served another tokenizer.
   static PieceCache& ForThread(uint64_t serial);
   // Tests: turn every cache off (Find finds nothing, Insert stores nothing) or back on.
@@ -138,10 +140,21 @@ class PieceCache {
   }
   // Remembers the merged symbols of `bytes`; symbol begins are text offsets, `piece_begin` is the piece's.
   void Insert(std::string_view bytes, const std::vector<BpeModel::Symbol>& symbols, size_t piece_begin);
+  // Adds every entry of `other` (a cache of the same tokenizer) that this one lacks: how the caches of several
+  // threads share what each merged (tokvec encode folds each worker's cache into a shared one between batches).
+  void MergeFrom(const PieceCache& other);
+  // Forgets every entry.
+  void Clear() { Reset(kInitialSlots); }
+  uint64_t serial() const { return serial_; }
+  size_t size() const { return used_; }
 
  private:
+  static constexpr size_t kInitialSlots = 4096;
+  PieceCache() = default;
   static size_t IdsOffset(const Entry& entry) { return (entry.offset + entry.piece_size + 3) & ~size_t{3}; }
-  void Clear(size_t slots);
+  void Reset(size_t slots);
+  // Inserts `count` tokens (ids, begins within the piece) of the piece `bytes` with this hash, if absent.
+  void InsertTokens(uint64_t hash, std::string_view bytes, const TokenId* ids, const uint8_t* begins, size_t count);
 
   uint64_t serial_ = 0;
   bool enabled_ = true;  // SetEnabledForTesting, read when ForThread hands the cache out

@@ -60,16 +60,23 @@ std::optional<TokenId> Tokenizer::FindSpecial(std::string_view text) const {
 
 absl::StatusOr<Encoding> Tokenizer::Encode(std::string_view text, const EncodeOptions& options) const {
   Encoding out;
-  TOKVEC_RETURN_IF_ERROR(EncodeInto(text, options, 0, Sink{&out.ids, &out.offsets}));
+  TOKVEC_RETURN_IF_ERROR(EncodeInto(text, options, 0, Caches{nullptr, nullptr}, Sink{&out.ids, &out.offsets}));
   return out;
 }
 
 absl::Status Tokenizer::EncodeIds(std::string_view text, const EncodeOptions& options, std::vector<TokenId>* ids,
                                   size_t base) const {
-  return EncodeInto(text, options, base, Sink{ids, nullptr});
+  return EncodeInto(text, options, base, Caches{nullptr, nullptr}, Sink{ids, nullptr});
 }
 
-absl::Status Tokenizer::EncodeInto(std::string_view text, const EncodeOptions& options, size_t base,
+absl::Status Tokenizer::EncodeIds(std::string_view text, const EncodeOptions& options, std::vector<TokenId>* ids,
+                                  size_t base, const PieceCache* shared, PieceCache* local) const {
+  if (shared != nullptr && shared->serial() != cache_serial_) shared = nullptr;
+  if (local != nullptr && local->serial() != cache_serial_) local = nullptr;
+  return EncodeInto(text, options, base, Caches{shared, local}, Sink{ids, nullptr});
+}
+
+absl::Status Tokenizer::EncodeInto(std::string_view text, const EncodeOptions& options, size_t base, Caches caches,
                                    Sink out) const {
   // 1. Which special tokens may be matched in this text.
   std::vector<const SpecialToken*> allowed;
@@ -99,7 +106,7 @@ absl::Status Tokenizer::EncodeInto(std::string_view text, const EncodeOptions& o
         best = special;
       }
     }
-    TOKVEC_RETURN_IF_ERROR(EncodeOrdinary(text.substr(pos, best_at - pos), base + pos, out));
+    TOKVEC_RETURN_IF_ERROR(EncodeOrdinary(text.substr(pos, best_at - pos), base + pos, caches, out));
     if (best == nullptr) break;
     out.ids->push_back(best->id);
     if (out.offsets != nullptr) out.offsets->push_back({base + best_at, base + best_at + best->text.size()});
@@ -108,14 +115,18 @@ absl::Status Tokenizer::EncodeInto(std::string_view text, const EncodeOptions& o
   return absl::OkStatus();
 }
 
-absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Sink out) const {
+absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Caches caches, Sink out) const {
   if (text.empty()) return absl::OkStatus();
   // Per-thread scratch, kept between calls; a huge text's piece list is not kept.
   thread_local std::vector<Piece> pieces;
   thread_local std::vector<BpeModel::Symbol> scratch;
   pieces.clear();
   if (pieces.capacity() > (size_t{1} << 20)) pieces.shrink_to_fit();
-  PieceCache* cache = spec_.type == ModelType::kByte ? &PieceCache::ForThread(cache_serial_) : nullptr;
+  if (spec_.type != ModelType::kByte) {
+    caches = {nullptr, nullptr};
+  } else if (caches.local == nullptr) {
+    caches.local = &PieceCache::ForThread(cache_serial_);
+  }
   if (spec_.normalizer == nullptr) {
     absl::Status split = spec_.pre_tokenizer->Split(text, &pieces);
     if (!split.ok()) {
@@ -127,14 +138,14 @@ absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Sink 
       }
       return absl::Status(split.code(), fmt::format("{} (at input byte {})", std::string(split.message()), base));
     }
-    for (const Piece& piece : pieces) EncodePiece(text, piece, base, scratch, cache, out);
+    for (const Piece& piece : pieces) EncodePiece(text, piece, base, scratch, caches, out);
     return absl::OkStatus();
   }
   // Normalized text: encode it, then map each token's offsets back to the input bytes it came from.
   TOKVEC_ASSIGN_OR_RETURN(NormalizedText normalized, spec_.normalizer->Normalize(text));
   TOKVEC_RETURN_IF_ERROR(spec_.pre_tokenizer->Split(normalized.text, &pieces));
   const size_t first = out.ids->size();
-  for (const Piece& piece : pieces) EncodePiece(normalized.text, piece, 0, scratch, cache, out);
+  for (const Piece& piece : pieces) EncodePiece(normalized.text, piece, 0, scratch, caches, out);
   if (out.offsets == nullptr) return absl::OkStatus();
   const size_t n = normalized.text.size();
   for (size_t i = first; i < out.offsets->size(); ++i) {
@@ -147,13 +158,20 @@ absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Sink 
 }
 
 void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std::vector<BpeModel::Symbol>& scratch,
-                            PieceCache* cache, Sink out) const {
+                            Caches caches, Sink out) const {
   std::string_view bytes = text.substr(piece.begin, piece.end - piece.begin);
   if (bytes.empty()) return;
   scratch.clear();
   if (spec_.type == ModelType::kByte) {
-    // A piece seen before on this thread is copied from the cache (piece_cache.h).
-    if (const PieceCache::Entry* hit = cache->Find(bytes)) {
+    // A piece seen before is copied from a cache (piece_cache.h).
+    const PieceCache* cache = caches.local;
+    const PieceCache::Entry* hit = nullptr;
+    if (caches.shared != nullptr && (hit = caches.shared->Find(bytes)) != nullptr) {
+      cache = caches.shared;
+    } else {
+      hit = caches.local->Find(bytes);
+    }
+    if (hit != nullptr) {
       const TokenId* ids = cache->ids(*hit);
       for (size_t i = 0; i < hit->count; ++i) out.ids->push_back(ids[i]);
       if (out.offsets != nullptr) {
@@ -177,7 +195,7 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
       }
       spec_.bpe.Merge(scratch);
     }
-    cache->Insert(bytes, scratch, piece.begin);
+    caches.local->Insert(bytes, scratch, piece.begin);
   } else {
     for (size_t i = 0; i < bytes.size();) {
       size_t len = std::min(Utf8Length(static_cast<unsigned char>(bytes[i])), bytes.size() - i);

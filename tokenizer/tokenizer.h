@@ -92,6 +92,15 @@ class Tokenizer {
   // `tokvec encode`. `base` is where `text` starts in a larger input; error messages count bytes from there.
   absl::Status EncodeIds(std::string_view text, const EncodeOptions& options, std::vector<TokenId>* ids,
                          size_t base = 0) const;
+  // EncodeIds with piece caches the caller holds, for callers that encode on several threads: each piece is
+  // looked up in `shared` (only read here, so threads may pass the same one while none changes it), then in
+  // `local` (this thread's), which gets what is merged. Between calls the caller may fold the local caches into
+  // the shared one (PieceCache::MergeFrom), so that a piece is merged once, not once per thread. Caches made by
+  // NewPieceCache of another tokenizer are not used. The ids are those of EncodeIds.
+  absl::Status EncodeIds(std::string_view text, const EncodeOptions& options, std::vector<TokenId>* ids, size_t base,
+                         const PieceCache* shared, PieceCache* local) const;
+  // An empty piece cache for this tokenizer (byte models; word models do not cache).
+  std::unique_ptr<PieceCache> NewPieceCache() const { return std::make_unique<PieceCache>(cache_serial_); }
   // A position p in [1, limit] where `text` may be cut so that encoding text[0, p) and text[p, ...) on their own
   // gives the ids of the whole (for splitting a large input into chunks, e.g. over threads), from the
   // pre-tokenizer's PreTokenizer::FindCut. 0 when there is none, or when this tokenizer cannot be cut: a
@@ -119,13 +128,19 @@ class Tokenizer {
     std::vector<TokenId>* ids;
     std::vector<Offset>* offsets;
   };
+  // The piece caches of one call: `shared` (may be null) is only read; `local` (null: the thread's own) learns.
+  struct Caches {
+    const PieceCache* shared;
+    PieceCache* local;
+  };
   // Cuts `text` at allowed special tokens and encodes the rest; offsets and messages count from `base`.
-  absl::Status EncodeInto(std::string_view text, const EncodeOptions& options, size_t base, Sink out) const;
+  absl::Status EncodeInto(std::string_view text, const EncodeOptions& options, size_t base, Caches caches,
+                          Sink out) const;
   // Encodes ordinary text (no special tokens) starting at input offset `base`.
-  absl::Status EncodeOrdinary(std::string_view text, size_t base, Sink out) const;
-  // `cache` is this thread's piece cache (byte models; null for word models).
+  absl::Status EncodeOrdinary(std::string_view text, size_t base, Caches caches, Sink out) const;
+  // `caches.local` is set for byte models (null for word models, which do not cache).
   void EncodePiece(std::string_view text, Piece piece, size_t base, std::vector<BpeModel::Symbol>& scratch,
-                   PieceCache* cache, Sink out) const;
+                   Caches caches, Sink out) const;
 
   TokenizerSpec spec_;
   size_t vocab_size_ = 0;

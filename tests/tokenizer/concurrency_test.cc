@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "tokenizer/bpe_model.h"
+#include "tokenizer/piece_cache.h"
 #include "tokenizer/split_pattern.h"
 #include "tokenizer/tokenizer.h"
 
@@ -109,6 +110,40 @@ TEST(ConcurrencyTest, SharedByteTokenizerMergeListEncodesTheSameOnEveryThread) {
 TEST(ConcurrencyTest, SharedByteTokenizerRanksEncodesTheSameOnEveryThread) {
   std::unique_ptr<Tokenizer> tokenizer = MakeByteTokenizer("the cat sat on the mat \u00e9t\u00e9 aaaa", true);
   ExpectSameFromThreads(*tokenizer, 8);
+}
+
+// Caller-held caches as `tokvec encode` uses them: one shared cache read by every thread at once, one own cache
+// per thread, folded into the shared one between rounds (no thread encodes then).
+TEST(ConcurrencyTest, SharedPieceCacheReadByEveryThread) {
+  std::unique_ptr<Tokenizer> tokenizer = MakeByteTokenizer("the cat sat on the mat \u00e9t\u00e9 aaaa", true);
+  const std::vector<std::string> texts = MakeTexts();
+  std::vector<std::vector<TokenId>> expected;
+  for (const std::string& text : texts) expected.push_back(tokenizer->Encode(text)->ids);
+  std::unique_ptr<PieceCache> shared = tokenizer->NewPieceCache();
+  constexpr int kThreads = 4;
+  std::vector<std::unique_ptr<PieceCache>> locals;
+  for (int t = 0; t < kThreads; ++t) locals.push_back(tokenizer->NewPieceCache());
+  std::vector<int> mismatches(kThreads, 0);
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (size_t k = 0; k < texts.size(); ++k) {
+          const size_t i = (k * 7 + static_cast<size_t>(t) * 13 + round) % texts.size();
+          std::vector<TokenId> ids;
+          if (!tokenizer->EncodeIds(texts[i], {}, &ids, 0, shared.get(), locals[t].get()).ok() || ids != expected[i]) {
+            ++mismatches[t];
+          }
+        }
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    for (const auto& local : locals) {
+      shared->MergeFrom(*local);
+      local->Clear();
+    }
+  }
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
 }
 
 }  // namespace

@@ -89,5 +89,45 @@ TEST_F(PieceCacheTest, EveryThreadGetsTheSameIds) {
   for (int c = 0; c < 4; ++c) EXPECT_EQ(mismatches[static_cast<size_t>(c)], 0) << "thread " << c;
 }
 
+// Caller-held caches (how `tokvec encode` shares pieces between its workers): threads read one shared cache and
+// learn into their own; between rounds the own caches are folded into the shared one. Every round's ids equal the
+// uncached ones, and a cache of the other tokenizer is ignored rather than misused.
+TEST_F(PieceCacheTest, SharedAndLocalCachesAcrossThreadsEqualUncached) {
+  for (size_t t = 0; t < tokenizers_.size(); ++t) {
+    const Tokenizer& tokenizer = *tokenizers_[t];
+    std::unique_ptr<PieceCache> shared = tokenizer.NewPieceCache();
+    std::vector<std::unique_ptr<PieceCache>> locals;
+    for (int c = 0; c < 3; ++c) locals.push_back(tokenizer.NewPieceCache());
+    for (int round = 0; round < 3; ++round) {
+      std::vector<int> mismatches(locals.size(), 0);
+      std::vector<std::thread> threads;
+      for (size_t c = 0; c < locals.size(); ++c) {
+        threads.emplace_back([&, c] {
+          std::vector<TokenId> ids;
+          // Thread c encodes a different part first, so the local caches differ before they are folded.
+          const size_t cut = text_.size() * c / locals.size();
+          if (!tokenizer.EncodeIds(text_.substr(0, cut), {}, &ids, 0, shared.get(), locals[c].get()).ok()) ++mismatches[c];
+          ids.clear();
+          if (!tokenizer.EncodeIds(text_, {}, &ids, 0, shared.get(), locals[c].get()).ok() || ids != expected_[t].ids) {
+            ++mismatches[c];
+          }
+        });
+      }
+      for (std::thread& thread : threads) thread.join();
+      for (size_t c = 0; c < locals.size(); ++c) EXPECT_EQ(mismatches[c], 0) << "tokenizer " << t << " round " << round;
+      for (const auto& local : locals) {
+        shared->MergeFrom(*local);
+        local->Clear();
+      }
+      EXPECT_GT(shared->size(), 1000u);
+    }
+    // The other tokenizer's caches (full of this one's pieces) are not used.
+    const Tokenizer& other = *tokenizers_[1 - t];
+    std::vector<TokenId> ids;
+    ASSERT_TRUE(other.EncodeIds(text_, {}, &ids, 0, shared.get(), locals[0].get()).ok());
+    EXPECT_EQ(ids, expected_[1 - t].ids);
+  }
+}
+
 }  // namespace
 }  // namespace tokvec

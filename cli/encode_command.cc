@@ -77,11 +77,13 @@ void AppendIds(const TokenId* ids, size_t n, bool space_first, std::string* out)
       "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
       "8081828384858687888990919293949596979899";
-  if (n == 0) return;
-  const size_t old = out->size();
-  out->resize(old + n * 11 + 1);
-  char* p = out->data() + old;
+  char buffer[4096];  // filled, then appended: no zero-fill of the output as resize would do
+  char* p = buffer;
   for (size_t i = 0; i < n; ++i) {
+    if (p > buffer + sizeof(buffer) - 12) {
+      out->append(buffer, p);
+      p = buffer;
+    }
     if (i > 0 || space_first) *p++ = ' ';
     uint32_t v = ids[i];
     char digits[10];
@@ -102,7 +104,7 @@ void AppendIds(const TokenId* ids, size_t n, bool space_first, std::string* out)
     std::memcpy(p, d, len);
     p += len;
   }
-  out->resize(static_cast<size_t>(p - out->data()));
+  out->append(buffer, p);
 }
 
 // A JSON string; bytes that are not UTF-8 (never in token spellings) become U+FFFD.

@@ -8,10 +8,46 @@
 
 namespace tokvec {
 
+#if defined(__x86_64__)
+namespace {
+
+// One panel with AVX-512 gathers: for each of the Dk columns, the column's values of (up to) 32 keys, 16 per
+// gather; missing keys read as 0. Why: the scalar scatter (one 4-byte store per element, 128 bytes apart) ran at
+// ~1.4 ns per element, 1.1% of the 1-thread `tokvec bench layer` profile.
+__attribute__((target("avx512f"))) void PackKeyPanelAvx512(const float* keys, int64_t count, int64_t stride,
+                                                           int64_t dk, float* panel) {
+  const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i index = _mm512_mullo_epi32(lane, _mm512_set1_epi32(static_cast<int>(stride)));
+  const __mmask16 low = count >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << count) - 1u);
+  const __mmask16 high = count >= 32   ? 0xFFFF
+                         : count <= 16 ? 0
+                                       : static_cast<__mmask16>((1u << (count - 16)) - 1u);
+  const float* second = count > 16 ? keys + 16 * stride : keys;  // keys 16..31 (read only through `high`)
+  for (int64_t c = 0; c < dk; ++c) {
+    _mm512_storeu_ps(panel + c * kKeyPanel,
+                     _mm512_mask_i32gather_ps(_mm512_setzero_ps(), low, index, keys + c, 4));
+    _mm512_storeu_ps(panel + c * kKeyPanel + 16,
+                     _mm512_mask_i32gather_ps(_mm512_setzero_ps(), high, index, second + c, 4));
+  }
+}
+
+}  // namespace
+#endif
+
 void PackKeyPanels(StridedView k, std::vector<float>* panels) {
   const int64_t n_panels = (k.rows + kKeyPanel - 1) / kKeyPanel, dk = k.cols;
-  // Only a last partial panel needs zeros (missing keys); a full refill cost 7.5% of `bench attention` at T=128.
   panels->resize(static_cast<size_t>(n_panels * dk * kKeyPanel));
+#if defined(__x86_64__)
+  // 32 gathered offsets up to 31·stride must fit the gather's 32-bit indices.
+  if (Avx512Available() && 31 * k.stride <= (int64_t{1} << 30)) {
+    for (int64_t p = 0; p < n_panels; ++p) {
+      PackKeyPanelAvx512(k.data + p * kKeyPanel * k.stride, std::min(kKeyPanel, k.rows - p * kKeyPanel), k.stride,
+                         dk, panels->data() + p * dk * kKeyPanel);
+    }
+    return;
+  }
+#endif
+  // Only a last partial panel needs zeros (missing keys); a full refill cost 7.5% of `bench attention` at T=128.
   if (k.rows % kKeyPanel != 0) {
     std::fill(panels->end() - dk * kKeyPanel, panels->end(), 0.0f);
   }

@@ -54,7 +54,8 @@ def main():
                 layer(x)
                 times.append(time.perf_counter() - start)
             peer.append(tokens / statistics.median(times))
-            print(f"round {round_index}: tokvec {ours[-1]:.0f} tokens/s, torch {peer[-1]:.0f} tokens/s", flush=True)
+            print(f"round {round_index}: tokvec {ours[-1]:.0f} tokens/s, torch {peer[-1]:.0f} tokens/s, "
+                  f"x{ours[-1] / peer[-1]:.2f}", flush=True)
     a, b = statistics.median(ours), statistics.median(peer)
     shape = (f"{args.d_model}/{args.heads}/{args.ff}, batch {args.batch} x {args.seq_len}, "
              f"{args.threads} thread(s)")

@@ -48,6 +48,7 @@ void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockCo
     const int64_t b = task / n_heads, h = task % n_heads;
     const float* base = qkv + b * seq_len * stride + h * head_dim;
     // One scratch per (kept) thread: a fresh one per task zero-filled its 256 KB score block 96 times a layer.
+    // It lives as long as the thread (the pool's workers, or the caller: 256 KB plus 2·T·head_dim floats).
     thread_local FlashScratch scratch;
     FlashAttendHead({base, seq_len, head_dim, stride}, {base + d_model, seq_len, head_dim, stride},
                     {base + 2 * d_model, seq_len, head_dim, stride}, config.causal, scale, &scratch,

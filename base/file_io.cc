@@ -100,12 +100,20 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 }
 
 absl::Status WriteAll(std::FILE* stream, std::string_view data, std::string_view name) {
-  if (!data.empty() && std::fwrite(data.data(), 1, data.size(), stream) != data.size()) {
-    return ErrnoStatus(errno ? errno : EIO, "cannot write to", name);
+  if ((!data.empty() && std::fwrite(data.data(), 1, data.size(), stream) != data.size()) ||
+      std::fflush(stream) != 0) {
+    const int error = errno ? errno : EIO;
+    if (error == EPIPE) return ClosedPipeError(name);
+    return ErrnoStatus(error, "cannot write to", name);
   }
-  if (std::fflush(stream) != 0) return ErrnoStatus(errno ? errno : EIO, "cannot write to", name);
   return absl::OkStatus();
 }
+
+absl::Status ClosedPipeError(std::string_view name) {
+  return absl::CancelledError(fmt::format("{}: the reader closed the pipe", name));
+}
+
+bool IsClosedPipe(const absl::Status& status) { return status.code() == absl::StatusCode::kCancelled; }
 
 AtomicFile::AtomicFile(std::string path, std::string temp_path, std::FILE* stream)
     : path_(std::move(path)), temp_path_(std::move(temp_path)), stream_(stream) {}

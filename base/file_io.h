@@ -26,6 +26,11 @@ absl::StatusOr<std::string> ReadFile(const std::string& path);
 
 // Writes all of `data` to `stream` and flushes; a short write (disk full, closed pipe) is DataLoss.
 absl::Status WriteAll(std::FILE* stream, std::string_view data, std::string_view name = "standard output");
+// A write to a pipe whose reader has gone (`tokvec encode big.txt | head`) is not an error of the command: WriteAll
+// returns this status (kCancelled, used for nothing else), and the CLI stops quietly with exit code 141, as a
+// program killed by SIGPIPE would.
+absl::Status ClosedPipeError(std::string_view name);
+bool IsClosedPipe(const absl::Status& status);
 
 // A file written under a temporary name in the target's folder, renamed into place by Commit(). An existing
 // target that is not a regular file (/dev/null, a FIFO) is written in place instead, never replaced.

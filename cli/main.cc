@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   if (!action) return 0;
   absl::Status status = action();
   if (!status.ok()) {
+    if (tokvec::IsClosedPipe(status)) return 141;  // The reader of standard output went away: stop quietly.
     std::string message(status.message());
     const bool usage = absl::StartsWith(message, tokvec::cli::kUsagePrefix);
     std::fprintf(stderr, "error: %s\n", message.c_str());

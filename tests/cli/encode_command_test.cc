@@ -136,6 +136,19 @@ TEST_F(EncodeCommandTest, InvalidUtf8OffsetCountsFromTheStartOfTheInput) {
   }
 }
 
+// `tokvec encode big | head`: when the reader goes away, tokvec stops quietly with 141 (as if killed by SIGPIPE),
+// not with an error message.
+TEST_F(EncodeCommandTest, ClosedPipeStopsQuietly) {
+  std::string input;
+  while (input.size() < (size_t{4} << 20)) input += "low lower newest wider\n";
+  WriteWhole(dir_ / "big.txt", input);
+  ShellResult r = RunShell(fmt::format("{{ {} encode -m {} {} 2> {}; echo $? > {}; }} | head -c 5", Tokvec(), Model(),
+                                       dir_ / "big.txt", dir_ / "err.txt", dir_ / "status.txt"));
+  EXPECT_EQ(r.out, "16 2 ");
+  EXPECT_EQ(testing::ReadWhole(dir_ / "status.txt"), "141\n");
+  EXPECT_EQ(testing::ReadWhole(dir_ / "err.txt"), "");
+}
+
 TEST_F(EncodeCommandTest, InspectSummary) {
   ShellResult r = RunShell(fmt::format("{} inspect {}", Tokvec(), Model()));
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -76,18 +76,11 @@ absl::Status RunTransformerBlockBatchedInto(const TransformerBlockWeights& w, co
   const int64_t ff = w.feed_forward.up.out_features();
   BatchedBlockWorkspace local;
   BatchedBlockWorkspace& ws = workspace != nullptr ? *workspace : local;
-  // Every element of each buffer is written before it is read; resize keeps old memory without refilling it.
-  // Buffers start on a 64-byte cache line (16 floats of slack): a large std::vector's data sits 16 bytes into
-  // its mmap'd block, so every row of a [N, 3D] or [N, F] buffer straddled cache lines.
-  auto buffer = [](std::vector<float>& v, int64_t size) {
-    if (static_cast<int64_t>(v.size()) < size + 16) v.resize(static_cast<size_t>(size + 16));
-    const uintptr_t address = reinterpret_cast<uintptr_t>(v.data());
-    return v.data() + ((64 - address % 64) % 64) / sizeof(float);
-  };
-  float* qkv = buffer(ws.qkv, rows * 3 * d_model);    // [N, 3D]
-  float* concat = buffer(ws.concat, rows * d_model);  // [N, D] heads side by side
-  float* hidden = buffer(ws.hidden, rows * ff);       // [N, F]
-  float* h = buffer(ws.h, rows * d_model);            // [N, D]
+  // Every element of each buffer is written before it is read, so they are reused without refilling.
+  float* qkv = ws.qkv.Reserve(rows * 3 * d_model);    // [N, 3D]
+  float* concat = ws.concat.Reserve(rows * d_model);  // [N, D] heads side by side
+  float* hidden = ws.hidden.Reserve(rows * ff);       // [N, F]
+  float* h = ws.h.Reserve(rows * d_model);            // [N, D]
   if (ws.pool == nullptr || ws.pool->threads() != std::max(threads, 1)) {
     ws.pool = std::make_unique<WorkerPool>(threads);
   }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "attention/huge_page_buffer.h"
 #include "attention/transformer_block.h"
 #include "attention/worker_pool.h"
 #include "embeddings/tensor.h"
@@ -26,13 +27,14 @@ namespace tokvec {
 
 // Intermediate buffers of RunTransformerBlockBatched, kept between calls (e.g. across layers or repeated
 // batches) so they are not allocated, page-faulted and zero-filled again each time: that was 5–7% of the
-// 1-thread time of `tokvec bench layer` (perf: page faults, memset, kernel page-list work). It also keeps the
-// worker threads (worker_pool.h).
+// 1-thread time of `tokvec bench layer` (perf: page faults, memset, kernel page-list work). The buffers are
+// 2 MB-aligned and ask for transparent huge pages (huge_page_buffer.h). It also keeps the worker threads
+// (worker_pool.h).
 struct BatchedBlockWorkspace {
-  std::vector<float> qkv;     // [N, 3D]
-  std::vector<float> concat;  // [N, D] heads side by side
-  std::vector<float> hidden;  // [N, F]
-  std::vector<float> h;       // [N, D] after the first residual (post-LN) or LN2's input (pre-LN)
+  HugePageBuffer qkv;     // [N, 3D]
+  HugePageBuffer concat;  // [N, D] heads side by side
+  HugePageBuffer hidden;  // [N, F]
+  HugePageBuffer h;       // [N, D] after the first residual (post-LN) or LN2's input (pre-LN)
   std::unique_ptr<WorkerPool> pool;  // the block's threads, kept while `threads` stays the same
 };
 

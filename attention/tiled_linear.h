@@ -12,11 +12,14 @@
 // 1.64–1.75 s, 384 columns 1.50–1.64 s, 768 columns 1.40–1.41 s; 512 rows x 768 columns 1.45–1.49 s.
 // Tiles are now at most kTiledLinearRows x kTiledLinearColumns, balanced (a 2304-wide output gets two 1152-wide
 // tiles, not 1536 + 768), and at least two when the rows allow it so two threads both have work. Single-thread
-// sgemm CPU time over 1024 rows (tests in /tmp, shared machine, two passes): the 768 -> 3072 feed-forward took
-// 29.2 ms as 1024 x 1536 tiles against 31.0–31.2 ms as 512 x 768 tiles.
+// sgemm CPU time over 1024 rows (a standalone timing of the same shapes, shared machine, two passes): the
+// 768 -> 3072 feed-forward took 29.2 ms as 1024 x 1536 tiles against 31.0–31.2 ms as 512 x 768 tiles; whole
+// `tokvec bench layer --threads 1` runs: 1024 x 1536 102–105 ms, 512 x 768 107–109, 1024 x 768 106–107,
+// 512 x 1536 106–107, 1024 x 2304 104–107.
 // Why the epilogue: the bias (and residual) are written into y before sgemm runs with beta = 1, which replaces
 // OpenBLAS's C-zeroing pass (sgemm_beta, 2% of the 1-thread layer profile) and a separate bias pass; residual
-// + LayerNorm in the tile replaces two passes over [B·T, D] and a thread barrier per LayerNorm.
+// + LayerNorm in the tile replaces two passes over [B·T, D] and a thread barrier per LayerNorm. Together with the
+// tile shapes: `tokvec bench layer --threads 1` 108–116 -> 104–107 ms, interleaved with the previous build.
 // Results are the same for any thread count (the tiles depend only on the shapes); they equal LinearInto within
 // float rounding (a different sgemm blocking and summation order), see tests/attention/tiled_linear_test.cc.
 #ifndef TOKVEC_ATTENTION_TILED_LINEAR_H_

@@ -19,7 +19,7 @@
 // Why the epilogue: the bias (and residual) are written into y before sgemm runs with beta = 1, which replaces
 // OpenBLAS's C-zeroing pass (sgemm_beta, 2% of the 1-thread layer profile) and a separate bias pass; residual
 // + LayerNorm in the tile replaces two passes over [B·T, D] and a thread barrier per LayerNorm. Together with the
-// tile shapes: `tokvec bench layer --threads 1` 108–116 -> 104–107 ms, interleaved with the previous build.
+// tile shapes: `tokvec bench layer --threads 1` 110–116 -> 104–107 ms, interleaved with the previous build.
 // Results are the same for any thread count (the tiles depend only on the shapes); they equal LinearInto within
 // float rounding (a different sgemm blocking and summation order), see tests/attention/tiled_linear_test.cc.
 #ifndef TOKVEC_ATTENTION_TILED_LINEAR_H_

@@ -1,11 +1,11 @@
-// Fuzz target: BpeModel::Merge (rescan for short pieces, heap for long ones) must give exactly what the naive
+// Fuzz target: BpeModel::Merge (pair array for short pieces, heap for long ones) must give exactly what the naive
 // MergeReference gives, for both merge rules, on models and pieces built from the fuzz input.
 //
 //   build-fuzz/fuzz_bpe_merge tests/fuzz/corpus/bpe_merge -max_total_time=30
 //
 // Input layout (FuzzedDataProvider): rule bit, alphabet size, merge count, merges as (left, right) picks
-// among existing tokens, then the piece as symbols of the alphabet. Pieces longer than 48 symbols take the
-// heap path.
+// among existing tokens, then the piece as symbols of the alphabet (up to 400). Pieces up to 256 symbols take the
+// pair-array path (MergeShort), longer ones the heap path.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdint>

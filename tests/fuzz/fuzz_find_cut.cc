@@ -1,0 +1,59 @@
+// Fuzz target: every cut that PreTokenizer::FindCut returns keeps the pieces — splitting the two parts on their
+// own gives the pieces of the whole — for the gpt2, cl100k and o200k splitters and for whitespace words. This is
+// what lets `tokvec encode` cut a large text into chunks for its workers and still give the whole text's ids.
+//
+//   build-fuzz/fuzz_find_cut tests/fuzz/corpus/find_cut -max_total_time=30
+//
+// Input: the text itself (arbitrary bytes, cut to 2 KB; whitespace words only when it is valid UTF-8).
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tests/fuzz/fuzz_util.h"
+#include "tokenizer/preset_splitter.h"
+#include "tokenizer/whitespace_pre_tokenizer.h"
+
+namespace tokvec {
+namespace {
+
+std::vector<std::pair<size_t, size_t>> Split(const PreTokenizer& split, std::string_view text, size_t base) {
+  std::vector<Piece> pieces;
+  FUZZ_CHECK(split.Split(text, &pieces).ok());
+  std::vector<std::pair<size_t, size_t>> out;
+  for (const Piece& p : pieces) out.emplace_back(base + p.begin, base + p.end);
+  return out;
+}
+
+void CheckEveryCut(const PreTokenizer& split, std::string_view text) {
+  const auto whole = Split(split, text, 0);
+  for (size_t limit = text.size(); limit > 0;) {
+    const size_t p = split.FindCut(text, limit);
+    if (p == 0) break;
+    FUZZ_CHECK(p <= limit && p < text.size());
+    auto parts = Split(split, text.substr(0, p), 0);
+    const auto right = Split(split, text.substr(p), p);
+    parts.insert(parts.end(), right.begin(), right.end());
+    FUZZ_CHECK(parts == whole);
+    limit = p - 1;
+  }
+}
+
+}  // namespace
+}  // namespace tokvec
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace tokvec;
+  static const auto* splitters = [] {
+    auto* list = new std::vector<std::unique_ptr<PreTokenizer>>;
+    for (const char* preset : {"gpt2", "cl100k", "o200k"}) list->push_back(MakePresetSplitter(preset));
+    return list;
+  }();
+  const std::string_view text(reinterpret_cast<const char*>(data), std::min<size_t>(size, 2048));
+  for (const auto& split : *splitters) CheckEveryCut(*split, text);
+  if (!FindInvalidUtf8(text)) CheckEveryCut(WhitespacePreTokenizer(), text);
+  return 0;
+}

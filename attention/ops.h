@@ -89,7 +89,8 @@ void SoftmaxInPlace(std::span<float> row);
 // Every row of m.
 void SoftmaxRows(Matrix* m);
 
-// Sets OpenBLAS to one thread, once per process (thread-safe). Every op here calls it.
+// Sets OpenBLAS to one thread and stops its idle worker threads, once per process (thread-safe). Every op here
+// calls it, and `tokvec` calls it at start (the idle workers would otherwise spin on a core for ~0.1 s).
 void UseSingleThreadedBlas();
 
 // Runs fn(i) for i in [0, n) on up to `threads` std::threads (the calling thread included). Each index is

@@ -3,11 +3,13 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "attention/ops.h"
 #include "base/file_io.h"
 #include "cli/command.h"
 
 int main(int argc, char** argv) {
   tokvec::InstallInterruptCleanup();
+  tokvec::UseSingleThreadedBlas();  // Our threads only: OpenBLAS's idle workers would spin on a core at start.
   CLI::App app{"tokvec: BPE tokenizer, embeddings and self-attention, from text to contextual vectors"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every subcommand");

@@ -20,7 +20,7 @@
 #include "absl/status/statusor.h"
 #include "attention/huge_page_buffer.h"
 #include "attention/transformer_block.h"
-#include "attention/worker_pool.h"
+#include "base/worker_pool.h"
 #include "embeddings/tensor.h"
 
 namespace tokvec {

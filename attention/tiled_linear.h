@@ -29,7 +29,7 @@
 #include <optional>
 
 #include "attention/ops.h"
-#include "attention/worker_pool.h"
+#include "base/worker_pool.h"
 #include "embeddings/tensor.h"
 
 namespace tokvec {

@@ -19,7 +19,7 @@ started=$(date -u '+%Y-%m-%d %H:%M UTC')
 commands=(
   "$python bench/attention.py --tokvec $tokvec --seq-len 8192 --heads 12 --head-dim 64 --threads 1"
   "$python bench/attention.py --tokvec $tokvec --seq-len 4096 --heads 12 --head-dim 64 --threads 2 --rss-seq-len 0"
-  "$python bench/layer.py --tokvec $tokvec"
+  "$python bench/layer.py --tokvec $tokvec --rounds 5"
   "bench/encode.sh $tokvec"
   "bench/train.sh $tokvec"
 )

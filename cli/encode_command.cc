@@ -23,21 +23,17 @@
 // (one object per line with --lines). Text that spells a special token is ordinary text unless
 // --allow-special (all) or --allow-special=LIST (comma-separated) is given.
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <charconv>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "base/file_io.h"
 #include "base/status_macros.h"
+#include "base/worker_pool.h"
 #include "cli/command.h"
 #include "fmt/format.h"
 #include "tokenizer/piece_cache.h"
@@ -175,76 +171,6 @@ void AppendEncoding(const Tokenizer& tokenizer, const Encoding& encoding, Format
   *out += '\n';
 }
 
-// Persistent workers for chunk batches: Run(n, job) calls job(i, worker) for i in 0..n-1, spread over the
-// workers (1..threads-1) and the calling thread (worker 0), and returns when all are done. The same threads serve every batch, so their per-thread piece caches
-// stay warm (a pool per batch, with cold caches, made 2 threads slower than 1).
-class WorkerPool {
- public:
-  explicit WorkerPool(size_t threads) {
-    for (size_t i = 1; i < threads; ++i) workers_.emplace_back([this, i] { Work(i); });
-  }
-  ~WorkerPool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    for (std::thread& worker : workers_) worker.join();
-  }
-
-  void Run(size_t n, const std::function<void(size_t, size_t)>& job) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      job_ = &job;
-      n_ = n;
-      next_.store(0);
-      busy_ = workers_.size();
-      ++generation_;
-    }
-    wake_.notify_all();
-    Drain(job, n, 0);
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return busy_ == 0; });
-    job_ = nullptr;
-  }
-
- private:
-  void Drain(const std::function<void(size_t, size_t)>& job, size_t n, size_t worker) {
-    for (size_t i = next_.fetch_add(1); i < n; i = next_.fetch_add(1)) job(i, worker);
-  }
-  void Work(size_t worker) {
-    uint64_t seen = 0;
-    for (;;) {
-      const std::function<void(size_t, size_t)>* job;
-      size_t n;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
-        job = job_;
-        n = n_;
-      }
-      Drain(*job, n, worker);
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        --busy_;
-      }
-      done_.notify_one();
-    }
-  }
-
-  std::vector<std::thread> workers_;
-  std::mutex mutex_;
-  std::condition_variable wake_, done_;
-  const std::function<void(size_t, size_t)>* job_ = nullptr;
-  size_t n_ = 0;
-  size_t busy_ = 0;
-  uint64_t generation_ = 0;
-  bool stop_ = false;
-  std::atomic<size_t> next_{0};
-};
-
 // One chunk of input: a run of whole lines (--lines) or a part of the whole text cut by Tokenizer::FindCut.
 struct Chunk {
   std::string_view text;
@@ -344,7 +270,9 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
   constexpr size_t kChunkBytes = size_t{1} << 20;
   const size_t threads = static_cast<size_t>(std::max(1, options.threads));
   const size_t batch_chunks = threads * 4;
-  WorkerPool pool(threads);
+  // The same threads serve every batch (base/worker_pool.h), so their per-thread scratch stays warm; a pool per
+  // batch with cold caches made 2 threads slower than 1 (0.89x, bench/RESULTS.md before this change).
+  WorkerPool pool(static_cast<int>(threads));
   // Piece caches: workers read the shared one and learn into their own; between batches their new pieces are
   // folded into the shared one, so each distinct piece is merged about once whatever the thread count (with a
   // cache per thread, every thread merged every distinct piece again: 2 threads used 0.36 s more CPU than 1 on
@@ -399,12 +327,13 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
       continue;
     }
     // 2. Encode the batch on the workers; write the outputs in input order.
-    pool.Run(chunks.size(), [&](size_t i, size_t worker) {
-      const WorkerCaches caches{shared.get(), locals[worker].get()};
+    pool.Run(static_cast<int64_t>(chunks.size()), [&](int64_t i, int worker) {
+      const WorkerCaches caches{shared.get(), locals[static_cast<size_t>(worker)].get()};
+      Chunk* chunk = &chunks[static_cast<size_t>(i)];
       if (options.lines) {
-        EncodeLinesChunk(tokenizer, encode, format, caches, &chunks[i]);
+        EncodeLinesChunk(tokenizer, encode, format, caches, chunk);
       } else {
-        EncodeTextChunk(tokenizer, encode, format, caches, &chunks[i]);
+        EncodeTextChunk(tokenizer, encode, format, caches, chunk);
       }
     });
     for (const std::unique_ptr<PieceCache>& local : locals) {

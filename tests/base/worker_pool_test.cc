@@ -1,11 +1,14 @@
-// WorkerPool must run every index exactly once per Run, for any task and thread count, over many consecutive
+// WorkerPool (base/worker_pool.h) must run every index exactly once per Run, for any task and thread count, over many consecutive
 // Runs (the workers go from spinning to sleeping in between), and shut down cleanly.
-#include "attention/worker_pool.h"
+#include "base/worker_pool.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <map>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -49,6 +52,25 @@ TEST(WorkerPoolTest, UsesMoreThanOneThread) {
     if (inside.load() == 2) overlap.fetch_add(1);
   });
   EXPECT_EQ(overlap.load(), 2);
+}
+
+// The worker number: 0 on the calling thread, 1..threads-1 on the workers, each thread always the same number.
+TEST(WorkerPoolTest, WorkerNumbersAreStablePerThread) {
+  WorkerPool pool(3);
+  std::mutex mutex;
+  std::map<std::thread::id, std::set<int>> numbers;
+  for (int run = 0; run < 50; ++run) {
+    pool.Run(64, [&](int64_t, int worker) {
+      std::lock_guard<std::mutex> lock(mutex);
+      numbers[std::this_thread::get_id()].insert(worker);
+    });
+  }
+  EXPECT_EQ(numbers[std::this_thread::get_id()], std::set<int>{0});
+  for (const auto& [thread, seen] : numbers) {
+    ASSERT_EQ(seen.size(), 1u) << "a thread ran under two numbers";
+    EXPECT_GE(*seen.begin(), 0);
+    EXPECT_LT(*seen.begin(), 3);
+  }
 }
 
 }  // namespace

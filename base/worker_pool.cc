@@ -1,4 +1,4 @@
-#include "attention/worker_pool.h"
+#include "base/worker_pool.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -22,7 +22,7 @@ inline void CpuRelax() {
 }  // namespace
 
 WorkerPool::WorkerPool(int threads) {
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
 }
 
 WorkerPool::~WorkerPool() {
@@ -35,15 +35,15 @@ WorkerPool::~WorkerPool() {
   for (std::thread& worker : workers_) worker.join();
 }
 
-void WorkerPool::RunTasks() {
+void WorkerPool::RunTasks(int worker) {
   const int64_t n = n_;
   for (int64_t i = next_.fetch_add(1, std::memory_order_relaxed); i < n;
        i = next_.fetch_add(1, std::memory_order_relaxed)) {
-    (*fn_)(i);
+    (*fn_)(i, worker);
   }
 }
 
-void WorkerPool::WorkerLoop() {
+void WorkerPool::WorkerLoop(int worker) {
   uint64_t seen = 0;
   while (true) {
     // 1. Wait for a new loop: spin, then sleep.
@@ -62,14 +62,18 @@ void WorkerPool::WorkerLoop() {
       if (stop_) return;
     }
     // 2. Take tasks until none is left, then report.
-    RunTasks();
+    RunTasks(worker);
     running_.fetch_sub(1, std::memory_order_release);
   }
 }
 
 void WorkerPool::Run(int64_t n, const std::function<void(int64_t)>& fn) {
+  Run(n, std::function<void(int64_t, int)>([&fn](int64_t i, int) { fn(i); }));
+}
+
+void WorkerPool::Run(int64_t n, const std::function<void(int64_t, int)>& fn) {
   if (workers_.empty() || n <= 1) {
-    for (int64_t i = 0; i < n; ++i) fn(i);
+    for (int64_t i = 0; i < n; ++i) fn(i, 0);
     return;
   }
   fn_ = &fn;
@@ -81,7 +85,7 @@ void WorkerPool::Run(int64_t n, const std::function<void(int64_t)>& fn) {
     generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
-  RunTasks();
+  RunTasks(0);
   // Every worker leaves RunTasks only once next_ >= n; wait until all have, so fn's captures stay valid.
   for (int spin = 0; running_.load(std::memory_order_acquire) != 0; ++spin) {
     if (spin < kSpinRounds) {

@@ -35,7 +35,8 @@ void PieceCache::Reset(size_t slots) {
   used_ = 0;
 }
 
-void PieceCache::Insert(std::string_view bytes, const std::vector<BpeModel::Symbol>& symbols, size_t piece_begin) {
+void PieceCache::Insert(uint64_t hash, std::string_view bytes, const std::vector<BpeModel::Symbol>& symbols,
+                        size_t piece_begin) {
   if (bytes.size() > kMaxCachedPieceBytes || symbols.empty() || symbols.size() > kMaxCachedPieceBytes) return;
   if (!enabled_) return;
   TokenId ids[kMaxCachedPieceBytes];
@@ -44,7 +45,7 @@ void PieceCache::Insert(std::string_view bytes, const std::vector<BpeModel::Symb
     ids[k] = symbols[k].id;
     begins[k] = static_cast<uint8_t>(symbols[k].begin - piece_begin);
   }
-  InsertTokens(piece_cache_internal::HashBytes(bytes.data(), bytes.size()), bytes, ids, begins, symbols.size());
+  InsertTokens(hash, bytes, ids, begins, symbols.size());
 }
 
 void PieceCache::MergeFrom(const PieceCache& other) {

@@ -2,9 +2,10 @@
 // ",", " of" ...), so most pieces of a large input are merged once and then copied.
 //
 //   PieceCache& cache = PieceCache::ForThread(tokenizer_serial);
-//   if (const PieceCache::Entry* hit = cache.Find(bytes)) { ... hit->ids()[0 .. hit->count) ... }
+//   const uint64_t hash = PieceCache::Hash(bytes);
+//   if (const PieceCache::Entry* hit = cache.Find(hash, bytes)) { ... cache.ids(*hit)[0 .. hit->count) ... }
 //   ... else merge `symbols` ...
-//   cache.Insert(bytes, symbols, piece.begin);
+//   cache.Insert(hash, bytes, symbols, piece.begin);
 //
 // Each thread holds one cache, for the tokenizer it used last (identified by a serial number from
 // NewPieceCacheSerial(), never reused, unlike an address); switching tokenizers empties it. Pieces of at most
@@ -118,10 +119,12 @@ class PieceCache {
   // Tests: turn every cache off (Find finds nothing, Insert stores nothing) or back on.
   static void SetEnabledForTesting(bool enabled);
 
-  // The entry of `bytes`, or nullptr. Valid until the next Insert.
-  const Entry* Find(std::string_view bytes) const {
+  // The hash that Find and Insert take: computed once per piece, used for every cache it is looked up in.
+  static uint64_t Hash(std::string_view bytes) { return piece_cache_internal::HashBytes(bytes.data(), bytes.size()); }
+
+  // The entry of `bytes` (whose Hash is `hash`), or nullptr. Valid until the next Insert.
+  const Entry* Find(uint64_t hash, std::string_view bytes) const {
     if (bytes.size() > kMaxCachedPieceBytes || !enabled_) return nullptr;
-    const uint64_t hash = piece_cache_internal::HashBytes(bytes.data(), bytes.size());
     const size_t mask = slots_.size() - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
       const Entry& entry = slots_[i];
@@ -139,7 +142,8 @@ class PieceCache {
     return reinterpret_cast<const uint8_t*>(arena_.data() + IdsOffset(entry) + entry.count * sizeof(TokenId));
   }
   // Remembers the merged symbols of `bytes`; symbol begins are text offsets, `piece_begin` is the piece's.
-  void Insert(std::string_view bytes, const std::vector<BpeModel::Symbol>& symbols, size_t piece_begin);
+  void Insert(uint64_t hash, std::string_view bytes, const std::vector<BpeModel::Symbol>& symbols,
+              size_t piece_begin);
   // Adds every entry of `other` (a cache of the same tokenizer) that this one lacks: how the caches of several
   // threads share what each merged (tokvec encode folds each worker's cache into a shared one between batches).
   void MergeFrom(const PieceCache& other);

@@ -117,7 +117,7 @@ absl::Status Tokenizer::EncodeInto(std::string_view text, const EncodeOptions& o
 
 absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Caches caches, Sink out) const {
   if (text.empty()) return absl::OkStatus();
-  // Per-thread scratch, kept between calls; a huge text's piece list is not kept.
+  // Per-thread scratch, kept between calls; a huge text's piece list is released at the next call.
   thread_local std::vector<Piece> pieces;
   thread_local std::vector<BpeModel::Symbol> scratch;
   pieces.clear();
@@ -164,12 +164,13 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
   scratch.clear();
   if (spec_.type == ModelType::kByte) {
     // A piece seen before is copied from a cache (piece_cache.h).
+    const uint64_t hash = PieceCache::Hash(bytes);
     const PieceCache* cache = caches.local;
     const PieceCache::Entry* hit = nullptr;
-    if (caches.shared != nullptr && (hit = caches.shared->Find(bytes)) != nullptr) {
+    if (caches.shared != nullptr && (hit = caches.shared->Find(hash, bytes)) != nullptr) {
       cache = caches.shared;
     } else {
-      hit = caches.local->Find(bytes);
+      hit = caches.local->Find(hash, bytes);
     }
     if (hit != nullptr) {
       const TokenId* ids = cache->ids(*hit);
@@ -195,7 +196,7 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
       }
       spec_.bpe.Merge(scratch);
     }
-    caches.local->Insert(bytes, scratch, piece.begin);
+    caches.local->Insert(hash, bytes, scratch, piece.begin);
   } else {
     for (size_t i = 0; i < bytes.size();) {
       size_t len = std::min(Utf8Length(static_cast<unsigned char>(bytes[i])), bytes.size() - i);

@@ -12,15 +12,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <map>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "attention/embed_texts.h"
 #include "attention/model_directory.h"
 #include "attention/ops.h"
 #include "attention/pooling.h"
@@ -47,138 +45,10 @@ struct EmbedCommandOptions {
   std::string input = "-";
 };
 
-// One text's result: its tokens and the vectors to print ([T, D], or [1, D] pooled).
-struct TextVectors {
-  std::vector<uint32_t> ids;
-  std::vector<std::string> tokens;
-  Matrix vectors;
-};
-
 std::string_view StripFinalNewline(std::string_view text) {
   if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
   if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
   return text;
-}
-
-// Pools (unless none) and normalizes (if asked) one text's hidden states.
-absl::StatusOr<TextVectors> ToOutput(EmbeddedText embedded, Pooling pooling, bool normalize) {
-  TextVectors out{std::move(embedded.ids), std::move(embedded.tokens), {}};
-  if (pooling == Pooling::kNone) {
-    out.vectors = std::move(embedded.hidden);
-  } else {
-    TOKVEC_ASSIGN_OR_RETURN(std::vector<float> pooled, PoolVectors(embedded.hidden.view(), pooling));
-    out.vectors = Matrix(1, static_cast<int64_t>(pooled.size()));
-    std::copy(pooled.begin(), pooled.end(), out.vectors.data());
-  }
-  if (normalize) {
-    for (int64_t r = 0; r < out.vectors.rows(); ++r) {
-      NormalizeL2(std::span<float>(out.vectors.row(r), static_cast<size_t>(out.vectors.cols())));
-    }
-  }
-  return out;
-}
-
-absl::StatusOr<TextVectors> EmbedOne(const ModelDirectory& dir, std::string_view text, Pooling pooling,
-                                     bool normalize, const EmbedOptions& options) {
-  TOKVEC_ASSIGN_OR_RETURN(EmbeddedText embedded, dir.Embed(text, options));
-  return ToOutput(std::move(embedded), pooling, normalize);
-}
-
-// Most rows one batched forward pass takes (B·T), and most sequences.
-constexpr int64_t kBatchRows = 2048;
-constexpr size_t kBatchSequences = 32;
-
-// --lines: tokenize every line, then run lines of equal token count together through Model::ForwardBatch
-// (one GEMM per projection over all their rows), batches spread over the threads. With windows each line runs on
-// its own. A line's result depends on the input only, never on --threads.
-absl::Status EmbedLines(const ModelDirectory& dir, const std::vector<std::string_view>& texts, Pooling pooling,
-                        bool normalize, EmbedOptions embed_options, int threads, std::vector<TextVectors>* results) {
-  const size_t n = texts.size();
-  results->assign(n, TextVectors{});
-  std::vector<absl::Status> errors(n);
-  const bool progress = isatty(STDERR_FILENO) && n >= 100;
-  std::atomic<size_t> done{0};
-  std::mutex progress_mutex;
-  auto finish = [&](size_t i, absl::StatusOr<TextVectors> r) {
-    if (r.ok()) {
-      (*results)[i] = std::move(*r);
-    } else {
-      errors[i] = r.status();
-    }
-    const size_t count = ++done;
-    if (progress && (count % 50 == 0 || count == n)) {
-      std::lock_guard<std::mutex> lock(progress_mutex);
-      std::fprintf(stderr, "\rembedded %zu/%zu lines", count, n);
-      if (count == n) std::fprintf(stderr, "\n");
-    }
-  };
-  auto first_error = [&]() -> absl::Status {
-    for (size_t i = 0; i < n; ++i) {
-      if (!errors[i].ok()) {
-        return absl::Status(errors[i].code(), fmt::format("line {}: {}", i + 1, std::string(errors[i].message())));
-      }
-    }
-    return absl::OkStatus();
-  };
-  embed_options.threads = 1;
-  if (embed_options.window > 0) {
-    ParallelFor(static_cast<int64_t>(n), threads,
-                [&](int64_t i) { finish(i, EmbedOne(dir, texts[i], pooling, normalize, embed_options)); });
-    return first_error();
-  }
-  // 1. Tokenize.
-  std::vector<std::vector<uint32_t>> ids(n);
-  ParallelFor(static_cast<int64_t>(n), threads, [&](int64_t i) {
-    absl::StatusOr<std::vector<uint32_t>> r = dir.Tokenize(texts[i]);
-    if (r.ok()) {
-      ids[i] = std::move(*r);
-    } else {
-      errors[i] = r.status();
-    }
-  });
-  TOKVEC_RETURN_IF_ERROR(first_error());
-  // 2. Batches of lines with the same token count, in a fixed order (by length, then line number).
-  std::map<size_t, std::vector<size_t>> by_length;
-  for (size_t i = 0; i < n; ++i) by_length[ids[i].size()].push_back(i);
-  std::vector<std::vector<size_t>> batches;
-  for (const auto& [length, lines] : by_length) {
-    const size_t per_batch = std::clamp<size_t>(static_cast<size_t>(kBatchRows) / std::max<size_t>(length, 1), 1,
-                                                kBatchSequences);
-    for (size_t b = 0; b < lines.size(); b += per_batch) {
-      batches.emplace_back(lines.begin() + b, lines.begin() + std::min(lines.size(), b + per_batch));
-    }
-  }
-  // 3. Run them: several batches side by side, or one batch at a time with every thread inside it.
-  const int outer = static_cast<int64_t>(batches.size()) >= threads ? threads : 1;
-  const int inner = outer == 1 ? threads : 1;
-  ParallelFor(static_cast<int64_t>(batches.size()), outer, [&](int64_t b) {
-    const std::vector<size_t>& lines = batches[b];
-    std::vector<std::vector<uint32_t>> batch;
-    for (size_t i : lines) batch.push_back(ids[i]);
-    const int64_t max_len = dir.model().config().max_len;
-    if (static_cast<int64_t>(batch[0].size()) > max_len) {
-      for (size_t i : lines) {
-        finish(i, absl::OutOfRangeError(fmt::format(
-                      "{} tokens, longer than the model's maximum of {}; pass --window N --stride S to embed it in "
-                      "overlapping windows (it is never truncated)",
-                      batch[0].size(), max_len)));
-      }
-      return;
-    }
-    absl::StatusOr<std::vector<Matrix>> hidden = dir.model().ForwardBatch(batch, inner);
-    for (size_t k = 0; k < lines.size(); ++k) {
-      if (!hidden.ok()) {
-        finish(lines[k], hidden.status());
-        continue;
-      }
-      EmbeddedText embedded;
-      embedded.ids = std::move(batch[k]);
-      for (uint32_t id : embedded.ids) embedded.tokens.push_back(dir.tokenizer().TokenSpelling(id));
-      embedded.hidden = std::move((*hidden)[k]);
-      finish(lines[k], ToOutput(std::move(embedded), pooling, normalize));
-    }
-  });
-  return first_error();
 }
 
 // Floats in their shortest round-trip form.
@@ -218,33 +88,25 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
     return absl::InvalidArgumentError(fmt::format("{}--stride needs --window", kUsagePrefix));
   }
   TOKVEC_ASSIGN_OR_RETURN(ModelDirectory dir, ModelDirectory::Load(options.model));
-  // 1. Pooling: explicit, or (auto) the sentence-transformers modules, else none.
-  Pooling pooling = Pooling::kNone;
-  bool normalize = options.normalize;
-  if (options.pooling == "auto") {
-    if (dir.sentence_pooling().has_value()) {
-      pooling = dir.sentence_pooling()->pooling;
-      normalize = normalize || dir.sentence_pooling()->normalize;
-    }
-  } else {
-    TOKVEC_ASSIGN_OR_RETURN(pooling, ParsePooling(options.pooling));
-  }
+  // 1. Pooling: explicit, or (auto) the sentence-transformers modules, else none (attention/embed_texts.h).
+  TOKVEC_ASSIGN_OR_RETURN(PoolingChoice choice, ChoosePooling(dir, options.pooling, options.normalize));
+  const Pooling pooling = choice.pooling;
+  const bool normalize = choice.normalize;
   if (options.lines && pooling == Pooling::kNone && options.format == "npy") {
     return absl::InvalidArgumentError(fmt::format(
         "{}--format npy with --lines needs a --pooling (mean, cls, last, max): texts have different token counts",
         kUsagePrefix));
   }
-  EmbedOptions embed_options;
-  embed_options.window = options.window;
-  embed_options.stride = options.window > 0 && options.stride == 0 ? std::max<int64_t>(1, options.window / 2)
-                                                                     : options.stride;
+  const int64_t stride =
+      options.window > 0 && options.stride == 0 ? std::max<int64_t>(1, options.window / 2) : options.stride;
   TOKVEC_ASSIGN_OR_RETURN(std::string input, ReadFile(options.input));
 
   // 2. Embed: one text with all threads, or lines spread over the threads.
   std::vector<TextVectors> results;
   if (!options.lines) {
-    embed_options.threads = options.threads;
-    TOKVEC_ASSIGN_OR_RETURN(TextVectors one, EmbedOne(dir, StripFinalNewline(input), pooling, normalize, embed_options));
+    EmbedOptions embed_options{.threads = options.threads, .window = options.window, .stride = stride};
+    TOKVEC_ASSIGN_OR_RETURN(EmbeddedText embedded, dir.Embed(StripFinalNewline(input), embed_options));
+    TOKVEC_ASSIGN_OR_RETURN(TextVectors one, PoolEmbedded(std::move(embedded), pooling, normalize));
     results.push_back(std::move(one));
   } else {
     std::vector<std::string_view> texts;
@@ -256,7 +118,17 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
       texts.push_back(line);
       rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
     }
-    TOKVEC_RETURN_IF_ERROR(EmbedLines(dir, texts, pooling, normalize, embed_options, options.threads, &results));
+    EmbedTextsOptions embed_options{.pooling = pooling, .normalize = normalize, .threads = options.threads,
+                                    .window = options.window, .stride = stride};
+    // A progress line on stderr when it is a terminal and there are at least 100 lines.
+    if (isatty(STDERR_FILENO) && texts.size() >= 100) {
+      embed_options.progress = [](size_t done, size_t total) {
+        if (done % 50 != 0 && done != total) return;
+        std::fprintf(stderr, "\rembedded %zu/%zu lines", done, total);
+        if (done == total) std::fprintf(stderr, "\n");
+      };
+    }
+    TOKVEC_ASSIGN_OR_RETURN(results, EmbedTexts(dir, texts, embed_options));
   }
 
   // 3. Write.

@@ -1,0 +1,101 @@
+// The whole GPT-2 backward pass: finite differences of the loss for samples of every parameter tensor, the
+// same bits for any thread count, and the loss of a known case.
+#include "training/gpt2_model.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/training/model_testutil.h"
+#include "training/kernels.h"
+
+namespace tokvec::training {
+namespace {
+
+struct Batch {
+  std::vector<int32_t> inputs, targets;
+};
+
+Batch RandomBatch(int64_t B, int64_t T, int64_t V, unsigned seed) {
+  std::mt19937 rng(seed);
+  Batch batch;
+  for (int64_t i = 0; i < B * T; ++i) {
+    batch.inputs.push_back(static_cast<int32_t>(rng() % V));
+    batch.targets.push_back(i % 5 == 3 ? kIgnoreIndex : static_cast<int32_t>(rng() % V));
+  }
+  return batch;
+}
+
+TEST(Gpt2ModelTest, EveryParameterGradientMatchesFiniteDifference) {
+  for (Activation act : {Activation::kGeluTanh, Activation::kGeluExact}) {
+    auto model = RandomModel(TinyConfig(23, 8, 2, 2, 6, act), 3);
+    const Batch batch = RandomBatch(2, 5, 23, 4);
+    model->ZeroGrad();
+    auto loss = model->ForwardBackward(batch.inputs, batch.targets, 2, 5, 1.0f, 2);
+    ASSERT_TRUE(loss.ok()) << loss.status();
+    const std::vector<float> grads = model->grads();
+    for (const ParameterInfo& info : model->parameters()) {
+      const int64_t stride = std::max<int64_t>(1, info.size / 6);
+      for (int64_t k = 0; k < info.size; k += stride) {
+        float& p = model->params()[info.offset + k];
+        const float saved = p;
+        const double eps = 1e-2;
+        p = saved + static_cast<float>(eps);
+        const double plus = model->Evaluate(batch.inputs, batch.targets, 2, 5, 1)->mean();
+        p = saved - static_cast<float>(eps);
+        const double minus = model->Evaluate(batch.inputs, batch.targets, 2, 5, 1)->mean();
+        p = saved;
+        const double fd = (plus - minus) / (2 * eps);
+        EXPECT_NEAR(grads[info.offset + k], fd, 2e-3 + 2e-2 * std::abs(fd))
+            << ActivationName(act) << " " << info.name << "[" << k << "]";
+      }
+    }
+  }
+}
+
+TEST(Gpt2ModelTest, SameBitsForAnyThreadCount) {
+  // 2 x 40 = 80 rows (two row blocks), 3C = 96 columns (two column blocks), V = 300 (two vocabulary blocks).
+  const ModelConfig config = TinyConfig(300, 32, 4, 2, 40);
+  const Batch batch = RandomBatch(2, 40, 300, 5);
+  std::vector<float> reference;
+  double reference_loss = 0;
+  for (int threads : {1, 2, 3, 8}) {
+    auto model = RandomModel(config, 6);
+    model->ZeroGrad();
+    auto loss = model->ForwardBackward(batch.inputs, batch.targets, 2, 40, 1.0f, threads);
+    ASSERT_TRUE(loss.ok()) << loss.status();
+    if (reference.empty()) {
+      reference = model->grads();
+      reference_loss = loss->sum;
+      continue;
+    }
+    EXPECT_EQ(loss->sum, reference_loss) << threads << " threads";
+    EXPECT_EQ(std::memcmp(model->grads().data(), reference.data(), reference.size() * sizeof(float)), 0)
+        << threads << " threads";
+  }
+}
+
+TEST(Gpt2ModelTest, UniformModelLossIsLogV) {
+  // With zero weights everywhere the logits are all equal: loss = ln V exactly as for a uniform guess.
+  auto model = RandomModel(TinyConfig(31, 8, 2, 1, 4), 7);
+  std::fill(model->params().begin(), model->params().end(), 0.0f);
+  const Batch batch = RandomBatch(1, 4, 31, 8);
+  auto loss = model->Evaluate(batch.inputs, batch.targets, 1, 4, 1);
+  ASSERT_TRUE(loss.ok());
+  EXPECT_NEAR(loss->mean(), std::log(31.0), 1e-6);
+}
+
+TEST(Gpt2ModelTest, BadBatchesAreErrors) {
+  auto model = RandomModel(TinyConfig(31, 8, 2, 1, 4), 7);
+  std::vector<int32_t> ids = {1, 2, 3, 4, 5};
+  EXPECT_EQ(model->Evaluate(ids, ids, 1, 5, 1).status().code(), absl::StatusCode::kInvalidArgument);  // T > 4
+  std::vector<int32_t> bad = {1, 2, 31, 0};
+  EXPECT_EQ(model->Evaluate(bad, {1, 2, 3, 4}, 1, 4, 1).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(model->Evaluate({1, 2, 3, 4}, {1, 2, -5, 4}, 1, 4, 1).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace tokvec::training

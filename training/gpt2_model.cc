@@ -1,0 +1,264 @@
+#include "training/gpt2_model.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include "base/status_macros.h"
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+#include "training/kernels.h"
+
+namespace tokvec::training {
+namespace {
+
+// Positions in infos_: wte, wpe, then kPerLayer tensors per layer, then ln_f.
+constexpr int kWte = 0, kWpe = 1, kFirstLayer = 2, kPerLayer = 12;
+enum LayerTensor {
+  kLn1W, kLn1B, kAttnW, kAttnB, kAttnProjW, kAttnProjB, kLn2W, kLn2B, kFcW, kFcB, kFcProjW, kFcProjB
+};
+
+size_t Sz(int64_t n) { return static_cast<size_t>(n); }
+
+}  // namespace
+
+std::vector<ParameterInfo> Gpt2Parameters(const ModelConfig& config) {
+  const int64_t C = config.d_model, F = config.d_ff, V = config.vocab_size;
+  std::vector<ParameterInfo> infos;
+  int64_t offset = 0;
+  auto add = [&](std::string name, std::vector<int64_t> shape) {
+    int64_t size = 1;
+    for (int64_t s : shape) size *= s;
+    infos.push_back({std::move(name), std::move(shape), offset, size});
+    offset += size;
+  };
+  add("wte.weight", {V, C});
+  add("wpe.weight", {config.max_len, C});
+  for (int64_t l = 0; l < config.n_layers; ++l) {
+    const std::string p = fmt::format("h.{}.", l);
+    add(p + "ln_1.weight", {C});
+    add(p + "ln_1.bias", {C});
+    add(p + "attn.c_attn.weight", {C, 3 * C});
+    add(p + "attn.c_attn.bias", {3 * C});
+    add(p + "attn.c_proj.weight", {C, C});
+    add(p + "attn.c_proj.bias", {C});
+    add(p + "ln_2.weight", {C});
+    add(p + "ln_2.bias", {C});
+    add(p + "mlp.c_fc.weight", {C, F});
+    add(p + "mlp.c_fc.bias", {F});
+    add(p + "mlp.c_proj.weight", {F, C});
+    add(p + "mlp.c_proj.bias", {C});
+  }
+  add("ln_f.weight", {C});
+  add("ln_f.bias", {C});
+  return infos;
+}
+
+absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::Load(const std::string& dir) {
+  const std::filesystem::path root(dir);
+  TOKVEC_ASSIGN_OR_RETURN(ModelConfig config, LoadModelConfig((root / "config.json").string()));
+  TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<SafetensorsFile> weights,
+                          SafetensorsFile::Open((root / "model.safetensors").string()));
+  return FromWeights(config, *weights);
+}
+
+absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::FromWeights(const ModelConfig& config,
+                                                                  SafetensorsFile& weights) {
+  if (config.arch != Architecture::kGpt2) {
+    return absl::InvalidArgumentError(fmt::format(
+        "training supports model_type gpt2 only; this model is '{}'", config.model_type));
+  }
+  auto model = std::unique_ptr<Gpt2Model>(new Gpt2Model());
+  model->config_ = config;
+  model->infos_ = Gpt2Parameters(config);
+  const int64_t offset = model->infos_.back().offset + model->infos_.back().size;
+  model->params_.assign(Sz(offset), 0.0f);
+  model->grads_.assign(Sz(offset), 0.0f);
+  for (const ParameterInfo& info : model->infos_) {
+    std::string found = info.name;
+    if (weights.Find(found) == nullptr) found = "transformer." + info.name;
+    if (weights.Find(found) == nullptr) {
+      return absl::NotFoundError(fmt::format("{}: no tensor '{}' (also tried 'transformer.{}')", weights.path(),
+                                             info.name, info.name));
+    }
+    TOKVEC_ASSIGN_OR_RETURN(FloatTensor tensor, weights.ReadFloat32(found));
+    if (tensor.shape != info.shape) {
+      return absl::InvalidArgumentError(fmt::format("{}: tensor '{}' has shape [{}], expected [{}] from config.json",
+                                                    weights.path(), found, fmt::join(tensor.shape, ", "),
+                                                    fmt::join(info.shape, ", ")));
+    }
+    std::memcpy(model->params_.data() + info.offset, tensor.data, Sz(info.size) * sizeof(float));
+  }
+  return model;
+}
+
+const ParameterInfo* Gpt2Model::Find(std::string_view name) const {
+  for (const ParameterInfo& info : infos_) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+void Gpt2Model::ZeroGrad() { std::fill(grads_.begin(), grads_.end(), 0.0f); }
+
+std::vector<NamedTensor> Gpt2Model::Named(const std::vector<float>& buffer, std::string_view prefix) const {
+  std::vector<NamedTensor> tensors;
+  for (const ParameterInfo& info : infos_) {
+    tensors.push_back({std::string(prefix) + info.name, info.shape, buffer.data() + info.offset});
+  }
+  return tensors;
+}
+
+absl::Status Gpt2Model::Save(const std::string& path) const {
+  return WriteSafetensors(path, Named(params_), {{"format", "pt"}});
+}
+
+absl::Status Gpt2Model::CheckBatch(const std::vector<int32_t>& inputs, const std::vector<int32_t>& targets,
+                                   int64_t B, int64_t T) const {
+  if (B <= 0 || T <= 0) return absl::InvalidArgumentError(fmt::format("empty batch: B = {}, T = {}", B, T));
+  if (T > config_.max_len) {
+    return absl::InvalidArgumentError(
+        fmt::format("sequence length {} exceeds the model's n_positions {}", T, config_.max_len));
+  }
+  if (static_cast<int64_t>(inputs.size()) != B * T ||
+      (!targets.empty() && static_cast<int64_t>(targets.size()) != B * T)) {
+    return absl::InvalidArgumentError(fmt::format("batch holds {} inputs and {} targets, expected B·T = {}",
+                                                  inputs.size(), targets.size(), B * T));
+  }
+  for (int32_t id : inputs) {
+    if (id < 0 || id >= config_.vocab_size) {
+      return absl::InvalidArgumentError(
+          fmt::format("token id {} is outside the model's vocabulary [0, {})", id, config_.vocab_size));
+    }
+  }
+  for (int32_t id : targets) {
+    if (id != kIgnoreIndex && (id < 0 || id >= config_.vocab_size)) {
+      return absl::InvalidArgumentError(
+          fmt::format("target id {} is outside the model's vocabulary [0, {})", id, config_.vocab_size));
+    }
+  }
+  return absl::OkStatus();
+}
+
+const float* Gpt2Model::Forward(const std::vector<int32_t>& inputs, int64_t B, int64_t T, int threads) {
+  const int64_t C = config_.d_model, F = config_.d_ff, H = config_.n_heads, L = config_.n_layers, N = B * T;
+  const float eps = static_cast<float>(config_.layer_norm_eps);
+  Activations& a = acts_;
+  if (a.B != B || a.T != T) {
+    a.B = B;
+    a.T = T;
+    a.encoded.assign(Sz(N * C), 0.0f);
+    for (auto* v : {&a.ln1, &a.atty, &a.residual2, &a.ln2, &a.residual3}) v->assign(Sz(L * N * C), 0.0f);
+    for (auto* v : {&a.ln1_mean, &a.ln1_rstd, &a.ln2_mean, &a.ln2_rstd}) v->assign(Sz(L * N), 0.0f);
+    a.qkv.assign(Sz(L * N * 3 * C), 0.0f);
+    a.lse.assign(Sz(L * N * H), 0.0f);
+    a.fch.assign(Sz(L * N * F), 0.0f);
+    a.fch_act.assign(Sz(L * N * F), 0.0f);
+    a.lnf.assign(Sz(N * C), 0.0f);
+    a.lnf_mean.assign(Sz(N), 0.0f);
+    a.lnf_rstd.assign(Sz(N), 0.0f);
+    a.scratch.assign(Sz(N * C), 0.0f);
+  }
+  EmbeddingForward(a.encoded.data(), inputs.data(), P(kWte), P(kWpe), B, T, C);
+  for (int64_t l = 0; l < L; ++l) {
+    const int w = kFirstLayer + static_cast<int>(l) * kPerLayer;
+    const float* x = l == 0 ? a.encoded.data() : a.residual3.data() + (l - 1) * N * C;  // [N, C]
+    float* ln1 = a.ln1.data() + l * N * C;                                              // [N, C]
+    float* qkv = a.qkv.data() + l * N * 3 * C;                                          // [N, 3C]
+    float* atty = a.atty.data() + l * N * C;                                            // [N, C]
+    float* res2 = a.residual2.data() + l * N * C;                                       // [N, C]
+    float* ln2 = a.ln2.data() + l * N * C;                                              // [N, C]
+    float* fch = a.fch.data() + l * N * F;                                              // [N, F]
+    float* fch_act = a.fch_act.data() + l * N * F;                                      // [N, F]
+    float* res3 = a.residual3.data() + l * N * C;                                       // [N, C]
+    LayerNormForward(ln1, a.ln1_mean.data() + l * N, a.ln1_rstd.data() + l * N, x, P(w + kLn1W), P(w + kLn1B), N,
+                     C, eps, threads);
+    LinearForward(qkv, ln1, P(w + kAttnW), P(w + kAttnB), N, C, 3 * C, threads);
+    AttentionForward(atty, a.lse.data() + l * N * H, qkv, B, T, C, H, threads);
+    LinearForward(a.scratch.data(), atty, P(w + kAttnProjW), P(w + kAttnProjB), N, C, C, threads);
+    ResidualForward(res2, x, a.scratch.data(), N * C);
+    LayerNormForward(ln2, a.ln2_mean.data() + l * N, a.ln2_rstd.data() + l * N, res2, P(w + kLn2W), P(w + kLn2B),
+                     N, C, eps, threads);
+    LinearForward(fch, ln2, P(w + kFcW), P(w + kFcB), N, C, F, threads);
+    ActivationForward(config_.activation, fch_act, fch, N * F, threads);
+    LinearForward(a.scratch.data(), fch_act, P(w + kFcProjW), P(w + kFcProjB), N, F, C, threads);
+    ResidualForward(res3, res2, a.scratch.data(), N * C);
+  }
+  const int lnf = kFirstLayer + static_cast<int>(L) * kPerLayer;
+  const float* last = L == 0 ? a.encoded.data() : a.residual3.data() + (L - 1) * N * C;
+  LayerNormForward(a.lnf.data(), a.lnf_mean.data(), a.lnf_rstd.data(), last, P(lnf), P(lnf + 1), N, C, eps,
+                   threads);
+  return a.lnf.data();
+}
+
+absl::StatusOr<LossSum> Gpt2Model::Evaluate(const std::vector<int32_t>& inputs,
+                                            const std::vector<int32_t>& targets, int64_t B, int64_t T,
+                                            int threads) {
+  TOKVEC_RETURN_IF_ERROR(CheckBatch(inputs, targets, B, T));
+  const float* lnf = Forward(inputs, B, T, threads);
+  LossSum loss;
+  loss.sum = CrossEntropyForwardBackward(lnf, P(kWte), targets.data(), B * T, config_.d_model, config_.vocab_size,
+                                         0.0f, nullptr, nullptr, &loss.count, threads);
+  return loss;
+}
+
+absl::StatusOr<LossSum> Gpt2Model::ForwardBackward(const std::vector<int32_t>& inputs,
+                                                   const std::vector<int32_t>& targets, int64_t B, int64_t T,
+                                                   float loss_scale, int threads) {
+  TOKVEC_RETURN_IF_ERROR(CheckBatch(inputs, targets, B, T));
+  const int64_t C = config_.d_model, F = config_.d_ff, H = config_.n_heads, L = config_.n_layers, N = B * T;
+  const int64_t valid = std::count_if(targets.begin(), targets.end(), [](int32_t t) { return t != kIgnoreIndex; });
+  const float* lnf_out = Forward(inputs, B, T, threads);
+  Activations& a = acts_;
+
+  // 1. LM head + cross-entropy: d(loss_scale · mean)/dlogits, then dlnf [N, C] and dwte.
+  std::vector<float> dres(Sz(N * C), 0.0f);  // [N, C] gradient flowing down the residual stream
+  std::vector<float> dbuf(Sz(N * C), 0.0f);  // [N, C] gradient of a LayerNorm's output / c_proj input
+  const float grad_scale = valid > 0 ? loss_scale / static_cast<float>(valid) : 0.0f;
+  LossSum loss;
+  loss.sum = CrossEntropyForwardBackward(lnf_out, P(kWte), targets.data(), N, C, config_.vocab_size, grad_scale,
+                                         dbuf.data(), G(kWte), &loss.count, threads);
+  const int lnf = kFirstLayer + static_cast<int>(L) * kPerLayer;
+  const float* last = L == 0 ? a.encoded.data() : a.residual3.data() + (L - 1) * N * C;
+  LayerNormBackward(dres.data(), G(lnf), G(lnf + 1), dbuf.data(), last, P(lnf), a.lnf_mean.data(),
+                    a.lnf_rstd.data(), N, C, threads);
+
+  // 2. The blocks, last to first. dres holds d/d(block output) on entry and d/d(block input) on exit.
+  std::vector<float> dres2(Sz(N * C));   // [N, C]
+  std::vector<float> dfch(Sz(N * F));    // [N, F]
+  std::vector<float> dfch_act(Sz(N * F));// [N, F]
+  std::vector<float> dqkv(Sz(N * 3 * C));// [N, 3C]
+  for (int64_t l = L - 1; l >= 0; --l) {
+    const int w = kFirstLayer + static_cast<int>(l) * kPerLayer;
+    const float* x = l == 0 ? a.encoded.data() : a.residual3.data() + (l - 1) * N * C;  // [N, C]
+    const float* ln1 = a.ln1.data() + l * N * C;
+    const float* qkv = a.qkv.data() + l * N * 3 * C;
+    const float* atty = a.atty.data() + l * N * C;
+    const float* res2 = a.residual2.data() + l * N * C;
+    const float* ln2 = a.ln2.data() + l * N * C;
+    const float* fch = a.fch.data() + l * N * F;
+    const float* fch_act = a.fch_act.data() + l * N * F;
+    // res3 = res2 + c_proj(act(c_fc(ln2(res2))))
+    LinearBackward(dfch_act.data(), G(w + kFcProjW), G(w + kFcProjB), dres.data(), fch_act, P(w + kFcProjW), N, F,
+                   C, threads);
+    ActivationBackward(config_.activation, dfch.data(), fch, dfch_act.data(), N * F, threads);
+    LinearBackward(dbuf.data(), G(w + kFcW), G(w + kFcB), dfch.data(), ln2, P(w + kFcW), N, C, F, threads);
+    dres2 = dres;
+    LayerNormBackward(dres2.data(), G(w + kLn2W), G(w + kLn2B), dbuf.data(), res2, P(w + kLn2W),
+                      a.ln2_mean.data() + l * N, a.ln2_rstd.data() + l * N, N, C, threads);
+    // res2 = x + c_proj(attention(c_attn(ln1(x))))
+    LinearBackward(dbuf.data(), G(w + kAttnProjW), G(w + kAttnProjB), dres2.data(), atty, P(w + kAttnProjW), N, C,
+                   C, threads);
+    AttentionBackward(dqkv.data(), dbuf.data(), atty, a.lse.data() + l * N * H, qkv, B, T, C, H, threads);
+    LinearBackward(dbuf.data(), G(w + kAttnW), G(w + kAttnB), dqkv.data(), ln1, P(w + kAttnW), N, C, 3 * C,
+                   threads);
+    dres = dres2;
+    LayerNormBackward(dres.data(), G(w + kLn1W), G(w + kLn1B), dbuf.data(), x, P(w + kLn1W),
+                      a.ln1_mean.data() + l * N, a.ln1_rstd.data() + l * N, N, C, threads);
+  }
+  // 3. Token and position tables.
+  EmbeddingBackward(G(kWte), G(kWpe), dres.data(), inputs.data(), B, T, C);
+  return loss;
+}
+
+}  // namespace tokvec::training

@@ -1,0 +1,126 @@
+// A trainable GPT-2 (Radford et al. 2019): the one owner of its parameters, their gradients and the activations
+// the backward pass needs (llm.c's train_gpt2.c layout: every tensor in one flat buffer, walked by name).
+//
+//   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Gpt2Model> model, Gpt2Model::Load("models/tiny"));
+//   model->ZeroGrad();
+//   TOKVEC_ASSIGN_OR_RETURN(LossSum loss, model->ForwardBackward(inputs, targets, B, T, 1.0f, threads));
+//   // model->grads() now holds d(mean loss)/d(parameter), same layout as model->params()
+//   TOKVEC_RETURN_IF_ERROR(model->Save("out/model.safetensors"));
+//
+// Reads tokvec's own `init --arch gpt2` models and Hugging Face GPT-2 directories (names optionally prefixed
+// "transformer."; lm_head.weight is wte, tied, as in GPT-2). Writes the Hugging Face names without prefix, which
+// `tokvec embed/attend` and transformers' GPT2LMHeadModel both read.
+//
+// Shapes: B batch, T seq_len (≤ n_positions), N = B·T, C d_model, H heads, F feed-forward width, V vocab_size.
+#ifndef TOKVEC_TRAINING_GPT2_MODEL_H_
+#define TOKVEC_TRAINING_GPT2_MODEL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "attention/model_config.h"
+#include "embeddings/safetensors.h"
+
+namespace tokvec::training {
+
+// One parameter tensor inside the flat buffers.
+struct ParameterInfo {
+  std::string name;            // Hugging Face name, e.g. "h.0.attn.c_attn.weight"
+  std::vector<int64_t> shape;  // e.g. {C, 3C}
+  int64_t offset = 0;          // first float in params() / grads()
+  int64_t size = 0;            // floats
+  // AdamW decays it: tensors with 2 or more dimensions (matrices and embedding tables), not biases or LayerNorm
+  // (nanoGPT's configure_optimizers).
+  bool decay() const { return shape.size() >= 2; }
+};
+
+// Loss of a batch: the sum over rows with a target and how many there were (mean = sum / count).
+struct LossSum {
+  double sum = 0.0;
+  int64_t count = 0;
+  double mean() const { return count > 0 ? sum / static_cast<double>(count) : 0.0; }
+};
+
+// The parameter tensors of a gpt2 config in buffer order: wte, wpe, per layer ln_1.{weight,bias},
+// attn.c_attn.{weight,bias}, attn.c_proj.{weight,bias}, ln_2.{weight,bias}, mlp.c_fc.{weight,bias},
+// mlp.c_proj.{weight,bias}, then ln_f.{weight,bias}.
+std::vector<ParameterInfo> Gpt2Parameters(const ModelConfig& config);
+
+class Gpt2Model {
+ public:
+  // DIR/config.json (model_type gpt2) and DIR/model.safetensors.
+  static absl::StatusOr<std::unique_ptr<Gpt2Model>> Load(const std::string& dir);
+  // From a parsed config and an open weights file.
+  static absl::StatusOr<std::unique_ptr<Gpt2Model>> FromWeights(const ModelConfig& config,
+                                                                SafetensorsFile& weights);
+
+  const ModelConfig& config() const { return config_; }
+  const std::vector<ParameterInfo>& parameters() const { return infos_; }
+  const ParameterInfo* Find(std::string_view name) const;
+  std::vector<float>& params() { return params_; }
+  const std::vector<float>& params() const { return params_; }
+  std::vector<float>& grads() { return grads_; }
+  const std::vector<float>& grads() const { return grads_; }
+
+  void ZeroGrad();
+
+  // inputs, targets: [B, T] (targets may be kIgnoreIndex). Adds d(loss_scale · mean loss)/dθ to grads() and
+  // returns the loss. InvalidArgument for T > n_positions, an id >= vocab_size or a bad target.
+  absl::StatusOr<LossSum> ForwardBackward(const std::vector<int32_t>& inputs, const std::vector<int32_t>& targets,
+                                          int64_t B, int64_t T, float loss_scale, int threads);
+  // The loss only (no gradient, no kept activations beyond one batch).
+  absl::StatusOr<LossSum> Evaluate(const std::vector<int32_t>& inputs, const std::vector<int32_t>& targets,
+                                   int64_t B, int64_t T, int threads);
+
+  // The parameters (or any buffer of the same layout) as named tensors, `prefix` before each name.
+  std::vector<NamedTensor> Named(const std::vector<float>& buffer, std::string_view prefix = "") const;
+  // Writes params() as model.safetensors (F32, Hugging Face names).
+  absl::Status Save(const std::string& path) const;
+
+ private:
+  Gpt2Model() = default;
+  absl::Status CheckBatch(const std::vector<int32_t>& inputs, const std::vector<int32_t>& targets, int64_t B,
+                          int64_t T) const;
+  // Runs the blocks and ln_f on inputs; activations stay in acts_. Returns ln_f's output [N, C].
+  const float* Forward(const std::vector<int32_t>& inputs, int64_t B, int64_t T, int threads);
+  float* P(int index) { return params_.data() + infos_[static_cast<size_t>(index)].offset; }
+  float* G(int index) { return grads_.data() + infos_[static_cast<size_t>(index)].offset; }
+
+  ModelConfig config_;
+  std::vector<ParameterInfo> infos_;  // wte, wpe, per layer 12 tensors (ln_1.w/b, c_attn.w/b, attn.c_proj.w/b,
+                                      // ln_2.w/b, c_fc.w/b, mlp.c_proj.w/b), ln_f.w/b
+  std::vector<float> params_;         // every parameter, in infos_ order
+  std::vector<float> grads_;          // same layout
+
+  // Activations of the last Forward, per layer l where marked [L, ...].
+  struct Activations {
+    int64_t B = 0, T = 0;
+    std::vector<float> encoded;   // [N, C] wte[ids] + wpe
+    std::vector<float> ln1;       // [L, N, C]
+    std::vector<float> ln1_mean;  // [L, N]
+    std::vector<float> ln1_rstd;  // [L, N]
+    std::vector<float> qkv;       // [L, N, 3C]
+    std::vector<float> atty;      // [L, N, C] attention output before c_proj
+    std::vector<float> lse;       // [L, B, H, T]
+    std::vector<float> residual2; // [L, N, C] x + attn
+    std::vector<float> ln2;       // [L, N, C]
+    std::vector<float> ln2_mean;  // [L, N]
+    std::vector<float> ln2_rstd;  // [L, N]
+    std::vector<float> fch;       // [L, N, F] c_fc output
+    std::vector<float> fch_act;   // [L, N, F] after the activation
+    std::vector<float> residual3; // [L, N, C] block output
+    std::vector<float> lnf;       // [N, C]
+    std::vector<float> lnf_mean;  // [N]
+    std::vector<float> lnf_rstd;  // [N]
+    std::vector<float> scratch;   // [N, C] c_proj outputs
+  } acts_;
+};
+
+}  // namespace tokvec::training
+
+#endif  // TOKVEC_TRAINING_GPT2_MODEL_H_

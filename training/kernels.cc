@@ -1,0 +1,366 @@
+#include "training/kernels.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace tokvec::training {
+namespace {
+
+// Rows per block of the row-parallel kernels and columns per block of the weight-gradient GEMMs. Fixed, so the
+// split (and therefore every rounding) is the same for any thread count.
+constexpr int64_t kRowBlock = 64;
+constexpr int64_t kColBlock = 64;
+// Rows of logits made at once by the LM head ([kHeadRows, V] floats: 51 MB for GPT-2's V = 50257).
+constexpr int64_t kHeadRows = 256;
+
+int64_t Blocks(int64_t n, int64_t block) { return (n + block - 1) / block; }
+
+}  // namespace
+
+// ---- token + learned position tables ----------------------------------------------------------------------------
+
+void EmbeddingForward(float* out, const int32_t* ids, const float* wte, const float* wpe, int64_t B, int64_t T,
+                      int64_t C) {
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t t = 0; t < T; ++t) {
+      float* o = out + (b * T + t) * C;                   // [C]
+      const float* tok = wte + int64_t{ids[b * T + t]} * C;  // [C]
+      const float* pos = wpe + t * C;                     // [C]
+      for (int64_t c = 0; c < C; ++c) o[c] = tok[c] + pos[c];
+    }
+  }
+}
+
+void EmbeddingBackward(float* dwte, float* dwpe, const float* dout, const int32_t* ids, int64_t B, int64_t T,
+                       int64_t C) {
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t t = 0; t < T; ++t) {
+      const float* d = dout + (b * T + t) * C;            // [C]
+      float* dtok = dwte + int64_t{ids[b * T + t]} * C;   // [C]
+      float* dpos = dwpe + t * C;                         // [C]
+      for (int64_t c = 0; c < C; ++c) {
+        dtok[c] += d[c];
+        dpos[c] += d[c];
+      }
+    }
+  }
+}
+
+// ---- LayerNorm ----------------------------------------------------------------------------------------------------
+
+void LayerNormForward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
+                      const float* bias, int64_t N, int64_t C, float eps, int threads) {
+  ParallelFor(Blocks(N, kRowBlock), threads, [&](int64_t block) {
+    const int64_t end = std::min(N, (block + 1) * kRowBlock);
+    for (int64_t i = block * kRowBlock; i < end; ++i) {
+      const float* x = inp + i * C;  // [C]
+      float m = 0.0f;
+      for (int64_t c = 0; c < C; ++c) m += x[c];
+      m /= static_cast<float>(C);
+      float v = 0.0f;
+      for (int64_t c = 0; c < C; ++c) v += (x[c] - m) * (x[c] - m);
+      v /= static_cast<float>(C);
+      const float s = 1.0f / std::sqrt(v + eps);
+      float* o = out + i * C;  // [C]
+      for (int64_t c = 0; c < C; ++c) o[c] = (x[c] - m) * s * weight[c] + bias[c];
+      mean[i] = m;
+      rstd[i] = s;
+    }
+  });
+}
+
+void LayerNormBackward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                       const float* weight, const float* mean, const float* rstd, int64_t N, int64_t C,
+                       int threads) {
+  const int64_t blocks = Blocks(N, kRowBlock);
+  std::vector<float> partial(static_cast<size_t>(blocks * 2 * C), 0.0f);  // [blocks, 2, C]: dweight, dbias
+  ParallelFor(blocks, threads, [&](int64_t block) {
+    float* pw = partial.data() + block * 2 * C;  // [C]
+    float* pb = pw + C;                          // [C]
+    const int64_t end = std::min(N, (block + 1) * kRowBlock);
+    for (int64_t i = block * kRowBlock; i < end; ++i) {
+      const float* x = inp + i * C;    // [C]
+      const float* dy = dout + i * C;  // [C]
+      float* dx = dinp + i * C;        // [C]
+      const float m = mean[i], s = rstd[i];
+      float g_mean = 0.0f, gn_mean = 0.0f;
+      for (int64_t c = 0; c < C; ++c) {
+        const float n = (x[c] - m) * s;
+        const float g = dy[c] * weight[c];
+        g_mean += g;
+        gn_mean += g * n;
+      }
+      g_mean /= static_cast<float>(C);
+      gn_mean /= static_cast<float>(C);
+      for (int64_t c = 0; c < C; ++c) {
+        const float n = (x[c] - m) * s;
+        const float g = dy[c] * weight[c];
+        pb[c] += dy[c];
+        pw[c] += n * dy[c];
+        dx[c] += s * (g - g_mean - n * gn_mean);
+      }
+    }
+  });
+  for (int64_t block = 0; block < blocks; ++block) {  // block order: the same sum for any thread count
+    const float* pw = partial.data() + block * 2 * C;
+    for (int64_t c = 0; c < C; ++c) {
+      dweight[c] += pw[c];
+      dbias[c] += pw[C + c];
+    }
+  }
+}
+
+// ---- linear (Conv1D [in, out]) ------------------------------------------------------------------------------------
+
+void LinearForward(float* out, const float* inp, const float* weight, const float* bias, int64_t N, int64_t IC,
+                   int64_t OC, int threads) {
+  UseSingleThreadedBlas();
+  ParallelFor(Blocks(N, kRowBlock), threads, [&](int64_t block) {
+    const int64_t row0 = block * kRowBlock, rows = std::min(kRowBlock, N - row0);
+    float* y = out + row0 * OC;  // [rows, OC]
+    // y = x_block [rows, IC] · W [IC, OC]
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows), static_cast<blasint>(OC),
+                static_cast<blasint>(IC), 1.0f, inp + row0 * IC, static_cast<blasint>(IC), weight,
+                static_cast<blasint>(OC), 0.0f, y, static_cast<blasint>(OC));
+    if (bias != nullptr) {
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t o = 0; o < OC; ++o) y[r * OC + o] += bias[o];
+      }
+    }
+  });
+}
+
+void LinearBackward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                    const float* weight, int64_t N, int64_t IC, int64_t OC, int threads) {
+  UseSingleThreadedBlas();
+  const int64_t row_blocks = dinp != nullptr ? Blocks(N, kRowBlock) : 0;
+  const int64_t col_blocks = Blocks(OC, kColBlock);
+  // Tasks [0, row_blocks): dinp rows; then [row_blocks, row_blocks + col_blocks): columns of dweight and dbias.
+  ParallelFor(row_blocks + col_blocks, threads, [&](int64_t task) {
+    if (task < row_blocks) {
+      const int64_t row0 = task * kRowBlock, rows = std::min(kRowBlock, N - row0);
+      // dx_block [rows, IC] = dy_block [rows, OC] · Wᵀ [OC, IC]
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(rows), static_cast<blasint>(IC),
+                  static_cast<blasint>(OC), 1.0f, dout + row0 * OC, static_cast<blasint>(OC), weight,
+                  static_cast<blasint>(OC), 0.0f, dinp + row0 * IC, static_cast<blasint>(IC));
+      return;
+    }
+    const int64_t col0 = (task - row_blocks) * kColBlock, cols = std::min(kColBlock, OC - col0);
+    // dW[:, cols] [IC, cols] += xᵀ [IC, N] · dy[:, cols] [N, cols]
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<blasint>(IC), static_cast<blasint>(cols),
+                static_cast<blasint>(N), 1.0f, inp, static_cast<blasint>(IC), dout + col0,
+                static_cast<blasint>(OC), 1.0f, dweight + col0, static_cast<blasint>(OC));
+    if (dbias != nullptr) {
+      for (int64_t o = col0; o < col0 + cols; ++o) {
+        float sum = 0.0f;
+        for (int64_t i = 0; i < N; ++i) sum += dout[i * OC + o];
+        dbias[o] += sum;
+      }
+    }
+  });
+}
+
+// ---- activations --------------------------------------------------------------------------------------------------
+
+void ActivationForward(Activation activation, float* out, const float* inp, int64_t n, int threads) {
+  std::copy(inp, inp + n, out);
+  ApplyActivation(activation, std::span<float>(out, static_cast<size_t>(n)), threads);
+}
+
+void ActivationBackward(Activation activation, float* dinp, const float* inp, const float* dout, int64_t n,
+                        int threads) {
+  constexpr int64_t kChunk = 4096;
+  ParallelFor(Blocks(n, kChunk), threads, [&](int64_t block) {
+    const int64_t end = std::min(n, (block + 1) * kChunk);
+    for (int64_t i = block * kChunk; i < end; ++i) {
+      const float x = inp[i];
+      float grad = 0.0f;
+      switch (activation) {
+        case Activation::kRelu:
+          grad = x > 0.0f ? 1.0f : 0.0f;
+          break;
+        case Activation::kGeluExact: {
+          // d/dx x·Φ(x) = Φ(x) + x·φ(x)
+          const float cdf = 0.5f * (1.0f + std::erf(x * static_cast<float>(M_SQRT1_2)));
+          const float pdf = std::exp(-0.5f * x * x) * static_cast<float>(0.5 * M_2_SQRTPI * M_SQRT1_2);
+          grad = cdf + x * pdf;
+          break;
+        }
+        case Activation::kGeluTanh: {
+          // u = √(2/π)(x + 0.044715x³); d/dx 0.5x(1 + tanh u) = 0.5(1 + tanh u) + 0.5x(1 - tanh²u)·u'
+          const float k = static_cast<float>(M_2_SQRTPI * M_SQRT1_2);  // √(2/π)
+          const float u = k * (x + 0.044715f * x * x * x);
+          const float th = std::tanh(u);
+          const float du = k * (1.0f + 3.0f * 0.044715f * x * x);
+          grad = 0.5f * (1.0f + th) + 0.5f * x * (1.0f - th * th) * du;
+          break;
+        }
+      }
+      dinp[i] = grad * dout[i];
+    }
+  });
+}
+
+// ---- causal attention ---------------------------------------------------------------------------------------------
+
+void AttentionForward(float* out, float* lse, const float* qkv, int64_t B, int64_t T, int64_t C, int64_t H,
+                      int threads) {
+  const int64_t Dh = C / H, C3 = 3 * C;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(Dh));
+  ParallelFor(B * H, threads, [&](int64_t bh) {
+    const int64_t b = bh / H, h = bh % H;
+    const float* base = qkv + b * T * C3;  // [T, 3C]
+    std::vector<float> scores(static_cast<size_t>(T));  // [T]: one row at a time, O(T) memory
+    for (int64_t i = 0; i < T; ++i) {
+      const float* q = base + i * C3 + h * Dh;  // [Dh]
+      float max = -std::numeric_limits<float>::infinity();
+      for (int64_t j = 0; j <= i; ++j) {
+        const float* k = base + j * C3 + C + h * Dh;  // [Dh]
+        float s = 0.0f;
+        for (int64_t d = 0; d < Dh; ++d) s += q[d] * k[d];
+        s *= scale;
+        scores[static_cast<size_t>(j)] = s;
+        max = std::max(max, s);
+      }
+      float sum = 0.0f;
+      for (int64_t j = 0; j <= i; ++j) {
+        float& s = scores[static_cast<size_t>(j)];
+        s = std::exp(s - max);
+        sum += s;
+      }
+      float* o = out + (b * T + i) * C + h * Dh;  // [Dh]
+      std::fill(o, o + Dh, 0.0f);
+      const float inv = 1.0f / sum;
+      for (int64_t j = 0; j <= i; ++j) {
+        const float p = scores[static_cast<size_t>(j)] * inv;
+        const float* v = base + j * C3 + 2 * C + h * Dh;  // [Dh]
+        for (int64_t d = 0; d < Dh; ++d) o[d] += p * v[d];
+      }
+      lse[(b * H + h) * T + i] = max + std::log(sum);
+    }
+  });
+}
+
+void AttentionBackward(float* dqkv, const float* dout, const float* out, const float* lse, const float* qkv,
+                       int64_t B, int64_t T, int64_t C, int64_t H, int threads) {
+  const int64_t Dh = C / H, C3 = 3 * C;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(Dh));
+  ParallelFor(B * H, threads, [&](int64_t bh) {
+    const int64_t b = bh / H, h = bh % H;
+    const float* base = qkv + b * T * C3;  // [T, 3C]
+    float* dbase = dqkv + b * T * C3;      // [T, 3C]
+    for (int64_t t = 0; t < T; ++t) {
+      for (int64_t part = 0; part < 3; ++part) {
+        float* d = dbase + t * C3 + part * C + h * Dh;
+        std::fill(d, d + Dh, 0.0f);
+      }
+    }
+    const float* row_lse = lse + (b * H + h) * T;  // [T]
+    for (int64_t i = 0; i < T; ++i) {
+      const float* q = base + i * C3 + h * Dh;             // [Dh]
+      const float* o = out + (b * T + i) * C + h * Dh;     // [Dh]
+      const float* dout_i = dout + (b * T + i) * C + h * Dh;  // [Dh]
+      float* dq = dbase + i * C3 + h * Dh;                 // [Dh]
+      float delta = 0.0f;                                  // do_i · o_i = Σ_j p_ij (do_i · v_j)
+      for (int64_t d = 0; d < Dh; ++d) delta += dout_i[d] * o[d];
+      for (int64_t j = 0; j <= i; ++j) {
+        const float* k = base + j * C3 + C + h * Dh;       // [Dh]
+        const float* v = base + j * C3 + 2 * C + h * Dh;   // [Dh]
+        float* dk = dbase + j * C3 + C + h * Dh;           // [Dh]
+        float* dv = dbase + j * C3 + 2 * C + h * Dh;       // [Dh]
+        float s = 0.0f, dp = 0.0f;
+        for (int64_t d = 0; d < Dh; ++d) {
+          s += q[d] * k[d];
+          dp += dout_i[d] * v[d];
+        }
+        const float p = std::exp(s * scale - row_lse[i]);
+        const float ds = p * (dp - delta) * scale;
+        for (int64_t d = 0; d < Dh; ++d) {
+          dv[d] += p * dout_i[d];
+          dq[d] += ds * k[d];
+          dk[d] += ds * q[d];
+        }
+      }
+    }
+  });
+}
+
+void ResidualForward(float* out, const float* a, const float* b, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+}
+
+// ---- tied LM head + cross-entropy --------------------------------------------------------------------------------
+
+double CrossEntropyForwardBackward(const float* x, const float* wte, const int32_t* targets, int64_t N, int64_t C,
+                                   int64_t V, float grad_scale, float* dx, float* dwte, int64_t* valid,
+                                   int threads) {
+  UseSingleThreadedBlas();
+  std::vector<double> row_loss(static_cast<size_t>(N), 0.0);  // [N]
+  const int64_t chunk_rows = std::min(kHeadRows, N);
+  std::vector<float> logits(static_cast<size_t>(chunk_rows * V));  // [rows, V], then dlogits in place
+  for (int64_t row0 = 0; row0 < N; row0 += kHeadRows) {
+    const int64_t rows = std::min(kHeadRows, N - row0);
+    // 1. logits, softmax, loss and dlogits, kRowBlock rows per task.
+    ParallelFor(Blocks(rows, kRowBlock), threads, [&](int64_t block) {
+      const int64_t r0 = block * kRowBlock, r1 = std::min(rows, r0 + kRowBlock);
+      float* l = logits.data() + r0 * V;  // [r1 - r0, V]
+      // l = x_block [r, C] · wteᵀ [C, V]
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(r1 - r0), static_cast<blasint>(V),
+                  static_cast<blasint>(C), 1.0f, x + (row0 + r0) * C, static_cast<blasint>(C), wte,
+                  static_cast<blasint>(C), 0.0f, l, static_cast<blasint>(V));
+      for (int64_t r = r0; r < r1; ++r) {
+        float* lr = logits.data() + r * V;  // [V]
+        const int32_t target = targets[row0 + r];
+        if (target == kIgnoreIndex) {
+          std::fill(lr, lr + V, 0.0f);  // no gradient from this row
+          continue;
+        }
+        float max = lr[0];
+        for (int64_t v = 1; v < V; ++v) max = std::max(max, lr[v]);
+        double sum = 0.0;
+        for (int64_t v = 0; v < V; ++v) sum += std::exp(static_cast<double>(lr[v] - max));
+        const double log_sum = std::log(sum);
+        row_loss[static_cast<size_t>(row0 + r)] = log_sum - static_cast<double>(lr[target] - max);
+        if (dx == nullptr) continue;
+        // dlogits = (softmax - onehot(target)) · grad_scale
+        for (int64_t v = 0; v < V; ++v) {
+          const float p = static_cast<float>(std::exp(static_cast<double>(lr[v] - max) - log_sum));
+          lr[v] = (p - (v == target ? 1.0f : 0.0f)) * grad_scale;
+        }
+      }
+    });
+    if (dx == nullptr) continue;
+    // 2. dx rows = dlogits · wte, and dwte += dlogitsᵀ · x over column blocks of dwte's rows.
+    const int64_t row_blocks = Blocks(rows, kRowBlock), vocab_blocks = Blocks(V, 256);
+    ParallelFor(row_blocks + vocab_blocks, threads, [&](int64_t task) {
+      if (task < row_blocks) {
+        const int64_t r0 = task * kRowBlock, r = std::min(kRowBlock, rows - r0);
+        // dx_block [r, C] = dlogits_block [r, V] · wte [V, C]
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(r), static_cast<blasint>(C),
+                    static_cast<blasint>(V), 1.0f, logits.data() + r0 * V, static_cast<blasint>(V), wte,
+                    static_cast<blasint>(C), 0.0f, dx + (row0 + r0) * C, static_cast<blasint>(C));
+        return;
+      }
+      const int64_t v0 = (task - row_blocks) * 256, vn = std::min<int64_t>(256, V - v0);
+      // dwte[v0 .. v0 + vn) [vn, C] += dlogits[:, v0..]ᵀ [vn, rows] · x_chunk [rows, C]
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<blasint>(vn), static_cast<blasint>(C),
+                  static_cast<blasint>(rows), 1.0f, logits.data() + v0, static_cast<blasint>(V), x + row0 * C,
+                  static_cast<blasint>(C), 1.0f, dwte + v0 * C, static_cast<blasint>(C));
+    });
+  }
+  double total = 0.0;
+  int64_t count = 0;
+  for (int64_t i = 0; i < N; ++i) {
+    if (targets[i] == kIgnoreIndex) continue;
+    total += row_loss[static_cast<size_t>(i)];
+    ++count;
+  }
+  if (valid != nullptr) *valid = count;
+  return total;
+}
+
+}  // namespace tokvec::training

@@ -22,12 +22,8 @@
 #include "base/status_macros.h"
 #include "cli/command.h"
 #include "fmt/format.h"
-#include "tokenizer/bpe_trainer.h"
 #include "tokenizer/formats.h"
-#include "tokenizer/icu_normalizer.h"
-#include "tokenizer/split_pattern.h"
-#include "tokenizer/whitespace_pre_tokenizer.h"
-#include "tokenizer/word_counter.h"
+#include "tokenizer/tokenizer_trainer.h"
 
 namespace tokvec::cli {
 namespace {
@@ -92,52 +88,40 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
     return absl::InvalidArgumentError(
         fmt::format("{}give exactly one of --merges N and --vocab-size N", kUsagePrefix));
   }
-  std::unique_ptr<PreTokenizer> pre_tokenizer;
-  if (word) {
-    pre_tokenizer = std::make_unique<WhitespacePreTokenizer>();
-  } else {
-    TOKVEC_ASSIGN_OR_RETURN(pre_tokenizer, MakeSplitPreTokenizer(options.pattern.empty() ? "gpt2" : options.pattern));
-  }
-  TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> normalizer, MakeNormalizer(options.normalize));
-  const size_t threads =
+  Progress progress;
+  TokenizerTrainerOptions trainer_options;
+  trainer_options.type = word ? ModelType::kWord : ModelType::kByte;
+  trainer_options.pattern = options.pattern;
+  trainer_options.normalize = options.normalize;
+  if (options.has_merges) trainer_options.merges = options.merges;
+  if (options.has_vocab_size) trainer_options.vocab_size = options.vocab_size;
+  trainer_options.min_frequency = options.min_frequency;
+  trainer_options.special_tokens = options.special_tokens;
+  trainer_options.threads =
       options.threads > 0 ? options.threads : std::max<size_t>(1, std::thread::hardware_concurrency());
+  trainer_options.count_progress = [&](uint64_t bytes) { progress.Bytes(bytes); };
+  trainer_options.merge_progress = [&](size_t done) {
+    progress.Merges(done, options.has_merges ? options.merges : 0);
+  };
+  TOKVEC_ASSIGN_OR_RETURN(TokenizerTrainer trainer, TokenizerTrainer::Create(std::move(trainer_options)));
   // Open the output first, so an unwritable path fails before the work.
   TOKVEC_ASSIGN_OR_RETURN(AtomicFile out, AtomicFile::Create(options.output));
 
   // 2. Count the unique pieces in one streaming pass.
-  Progress progress;
-  WordCounterOptions counter;
-  counter.pre_tokenizer = pre_tokenizer.get();
-  counter.normalizer = normalizer.get();
-  counter.require_utf8 = word;
-  counter.threads = threads;
-  counter.progress = [&](uint64_t bytes) { progress.Bytes(bytes); };
   std::vector<std::string> files = options.files;
   if (files.empty()) files.push_back("-");
-  TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> words, CountWords(files, counter));
+  TOKVEC_RETURN_IF_ERROR(trainer.CountFiles(files));
 
-  // 3. Learn the merges.
-  BpeTrainerOptions trainer;
-  trainer.type = word ? ModelType::kWord : ModelType::kByte;
-  if (options.has_merges) trainer.merges = options.merges;
-  if (options.has_vocab_size) trainer.vocab_size = options.vocab_size;
-  trainer.min_frequency = options.min_frequency;
-  trainer.special_tokens = options.special_tokens;
-  trainer.threads = threads;
+  // 3. Learn the merges (tokenizer/tokenizer_trainer.h).
   progress.StartMerges();
-  trainer.progress = [&](size_t done) { progress.Merges(done, options.has_merges ? options.merges : 0); };
-  absl::StatusOr<TrainedBpe> trained = TrainBpe(std::move(words), trainer);
+  std::string note;
+  absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = std::move(trainer).Train(&note);
   progress.Done();
-  if (!trained.ok()) {
-    return absl::Status(trained.status().code(), std::string(trained.status().message()));
-  }
-  if (!trained->note.empty()) std::fprintf(stderr, "note: %s\n", trained->note.c_str());
+  if (!tokenizer.ok()) return absl::Status(tokenizer.status().code(), std::string(tokenizer.status().message()));
+  if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
 
   // 4. Write the model file atomically.
-  TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer,
-                          MakeTrainedTokenizer(std::move(trained).value(), std::move(pre_tokenizer),
-                                               std::move(normalizer)));
-  TOKVEC_RETURN_IF_ERROR(out.Write(WriteTokvecModel(*tokenizer)));
+  TOKVEC_RETURN_IF_ERROR(out.Write(WriteTokvecModel(**tokenizer)));
   TOKVEC_RETURN_IF_ERROR(out.Commit());
   return absl::OkStatus();
 }

@@ -1,0 +1,152 @@
+// tokvec.Model: a model directory (attention/model_directory.h) with embed (pooled vectors [N, D] of many texts,
+// attention/embed_texts.h, the same bits as `tokvec embed --lines`), token_vectors ([T, D]) and attention
+// ([T, T] of one layer and head). Arrays are float32 NumPy arrays over memory the module allocated and hands to
+// NumPy (a capsule frees it with the array): no copy into NumPy.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "attention/embed_texts.h"
+#include "attention/model_directory.h"
+#include "fmt/format.h"
+#include "python/src/bindings.h"
+
+namespace tokvec::python {
+namespace {
+
+// A NumPy array [rows, cols] that owns `matrix`.
+py::array_t<float> ToArray(Matrix matrix) {
+  auto* owned = new Matrix(std::move(matrix));
+  py::capsule free_when_done(owned, [](void* p) { delete static_cast<Matrix*>(p); });
+  const py::ssize_t rows = owned->rows(), cols = owned->cols();
+  return py::array_t<float>({rows, cols}, {cols * static_cast<py::ssize_t>(sizeof(float)),
+                                           static_cast<py::ssize_t>(sizeof(float))},
+                            owned->data(), free_when_done);
+}
+
+int Threads(int num_threads) {
+  return num_threads > 0 ? num_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+class ModelObject {
+ public:
+  explicit ModelObject(ModelDirectory dir) : dir_(std::move(dir)) {}
+  const ModelDirectory& dir() const { return dir_; }
+
+ private:
+  ModelDirectory dir_;
+};
+
+py::array_t<float> Embed(const ModelObject& self, py::handle texts, const std::string& pooling, bool normalize,
+                         size_t batch_size, int num_threads, int64_t window, int64_t stride) {
+  py::list items;
+  if (PyUnicode_Check(texts.ptr()) || PyBytes_Check(texts.ptr())) {
+    items.append(texts);
+  } else {
+    items = py::list(py::reinterpret_borrow<py::object>(texts));
+  }
+  std::vector<std::string_view> views(items.size());
+  for (size_t i = 0; i < views.size(); ++i) views[i] = TextView(items[i]);
+  const PoolingChoice choice = Check(ChoosePooling(self.dir(), pooling, normalize));
+  if (choice.pooling == Pooling::kNone) {
+    throw py::value_error(fmt::format(
+        "embed gives one vector per text and needs a pooling: pass pooling=\"mean\", \"cls\", \"last\" or \"max\" "
+        "('{}' has no sentence-transformers pooling for \"auto\"); token_vectors gives every token's vector",
+        self.dir().path()));
+  }
+  if (batch_size == 0) throw py::value_error("batch_size must be at least 1");
+  if (stride > 0 && window == 0) throw py::value_error("stride needs window");
+  EmbedTextsOptions options{.pooling = choice.pooling,
+                            .normalize = choice.normalize,
+                            .threads = Threads(num_threads),
+                            .batch_sequences = batch_size,
+                            .window = window,
+                            .stride = window > 0 && stride == 0 ? std::max<int64_t>(1, window / 2) : stride,
+                            .item_name = "text"};
+  const int64_t d = self.dir().model().config().d_model;
+  Matrix all(static_cast<int64_t>(views.size()), d);  // [N, D]
+  absl::Status status;
+  {
+    py::gil_scoped_release release;
+    absl::StatusOr<std::vector<TextVectors>> results = EmbedTexts(self.dir(), views, options);
+    status = results.status();
+    if (results.ok()) {
+      for (size_t i = 0; i < results->size(); ++i) {
+        std::copy_n((*results)[i].vectors.data(), d, all.row(static_cast<int64_t>(i)));
+      }
+    }
+  }
+  Check(status);
+  return ToArray(std::move(all));
+}
+
+py::tuple TokenVectors(const ModelObject& self, py::handle text, int num_threads) {
+  const std::string_view view = TextView(text);
+  absl::StatusOr<EmbeddedText> embedded = absl::UnknownError("not embedded");
+  {
+    py::gil_scoped_release release;
+    embedded = self.dir().Embed(view, {.threads = Threads(num_threads)});
+  }
+  EmbeddedText result = Check(std::move(embedded));
+  return py::make_tuple(py::cast(result.tokens), ToArray(std::move(result.hidden)));
+}
+
+py::array_t<float> Attention(const ModelObject& self, py::handle text, int64_t layer, int64_t head) {
+  const ModelConfig& config = self.dir().model().config();
+  if (layer < 0 || layer >= config.n_layers) {
+    throw py::value_error(fmt::format("layer {} does not exist; the model has layers 0..{}", layer,
+                                      config.n_layers - 1));
+  }
+  if (head < 0 || head >= config.n_heads) {
+    throw py::value_error(fmt::format("head {} does not exist; the model has heads 0..{}", head, config.n_heads - 1));
+  }
+  const std::string_view view = TextView(text);
+  absl::StatusOr<EmbeddedText> embedded = absl::UnknownError("not embedded");
+  {
+    py::gil_scoped_release release;
+    embedded = self.dir().Embed(view, {.keep_weights_of = {layer}});
+  }
+  EmbeddedText result = Check(std::move(embedded));
+  if (result.ids.empty()) throw py::value_error("the text has no tokens: nothing attends to anything");
+  return ToArray(std::move(result.attention_weights.at(layer)[static_cast<size_t>(head)]));  // [T, T]
+}
+
+}  // namespace
+
+void RegisterModel(py::module_& m) {
+  py::class_<ModelObject>(m, "Model", "A model directory: tokenizer + config.json + model.safetensors.")
+      .def_static(
+          "load",
+          [](const std::string& path) {
+            absl::StatusOr<ModelDirectory> dir = absl::UnknownError("not loaded");
+            {
+              py::gil_scoped_release release;
+              dir = ModelDirectory::Load(path);
+            }
+            return std::make_unique<ModelObject>(Check(std::move(dir)));
+          },
+          py::arg("path"))
+      .def("embed", &Embed, py::arg("texts"), py::arg("pooling") = "auto", py::arg("normalize") = false,
+           py::arg("batch_size") = 32, py::arg("num_threads") = 0, py::arg("window") = 0, py::arg("stride") = 0)
+      .def("token_vectors", &TokenVectors, py::arg("text"), py::arg("num_threads") = 1)
+      .def("attention", &Attention, py::arg("text"), py::arg("layer"), py::arg("head"))
+      .def("tokenize",
+           [](const ModelObject& self, py::handle text) { return Check(self.dir().Tokenize(TextView(text))); },
+           py::arg("text"))
+      .def_property_readonly("d_model", [](const ModelObject& self) { return self.dir().model().config().d_model; })
+      .def_property_readonly("n_layers", [](const ModelObject& self) { return self.dir().model().config().n_layers; })
+      .def_property_readonly("n_heads", [](const ModelObject& self) { return self.dir().model().config().n_heads; })
+      .def_property_readonly("max_len", [](const ModelObject& self) { return self.dir().model().config().max_len; })
+      .def("__repr__", [](const ModelObject& self) {
+        const ModelConfig& c = self.dir().model().config();
+        return fmt::format("<tokvec.Model '{}' d_model={} n_layers={} n_heads={}>", self.dir().path(), c.d_model,
+                           c.n_layers, c.n_heads);
+      });
+}
+
+}  // namespace tokvec::python

@@ -1,0 +1,276 @@
+// tokvec.Tokenizer: load, encode (one text, a batch on C++ threads, with offsets), decode, vocabulary look-ups,
+// tiktoken-style aliases, and save in tokvec's, Hugging Face's and tiktoken's formats.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "base/file_io.h"
+#include "base/worker_pool.h"
+#include "fmt/format.h"
+#include "python/src/bindings.h"
+#include "python/src/tokenizer_object.h"
+#include "tokenizer/formats.h"
+
+namespace tokvec::python {
+namespace {
+
+// Texts at least this long are encoded with the GIL released, so other Python threads run meanwhile; shorter
+// ones keep it (releasing and taking it back costs about as much as encoding a few words).
+constexpr size_t kReleaseGilBytes = 2048;
+
+// `allowed_special`: "all", or a collection of special-token texts (empty: none; special text is ordinary).
+EncodeOptions ParseAllowed(py::handle allowed) {
+  EncodeOptions options;
+  if (allowed.is_none()) return options;
+  if (PyUnicode_Check(allowed.ptr())) {
+    if (allowed.cast<std::string>() != "all") {
+      throw py::value_error("allowed_special must be \"all\" or a collection of special-token strings, not a "
+                            "single string");
+    }
+    options.allow_all_special = true;
+    return options;
+  }
+  if (PyTuple_Check(allowed.ptr()) && PyTuple_GET_SIZE(allowed.ptr()) == 0) return options;
+  for (py::handle item : py::iter(allowed)) {
+    if (!PyUnicode_Check(item.ptr())) throw py::type_error("allowed_special must hold str items");
+    options.allowed_special.push_back(item.cast<std::string>());
+  }
+  return options;
+}
+
+py::list IdList(const std::vector<TokenId>& ids) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(ids.size()));
+  if (list == nullptr) throw py::error_already_set();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), PyLong_FromUnsignedLong(ids[i]));
+  }
+  return py::reinterpret_steal<py::list>(list);
+}
+
+py::list Encode(const TokenizerObject& self, py::handle text, py::handle allowed) {
+  const EncodeOptions options = ParseAllowed(allowed);
+  const std::string_view view = TextView(text);
+  thread_local std::vector<TokenId> ids;
+  ids.clear();
+  absl::Status status;
+  if (view.size() >= kReleaseGilBytes) {
+    py::gil_scoped_release release;
+    status = self.tokenizer().EncodeIds(view, options, &ids);
+  } else {
+    status = self.tokenizer().EncodeIds(view, options, &ids);
+  }
+  Check(status);
+  return IdList(ids);
+}
+
+// Each text on its own, over `num_threads` C++ threads (0: one per core) with the GIL released; the result is
+// the serial one for any thread count.
+py::list EncodeBatch(TokenizerObject& self, py::handle texts, int num_threads, py::handle allowed) {
+  const EncodeOptions options = ParseAllowed(allowed);
+  if (PyUnicode_Check(texts.ptr()) || PyBytes_Check(texts.ptr())) {
+    throw py::type_error("encode_batch takes a list of texts; use encode for one text");
+  }
+  // Holds the items alive (an iterator's too) while the GIL is released.
+  py::list items(py::reinterpret_borrow<py::object>(texts));
+  const size_t n = items.size();
+  std::vector<std::string_view> views(n);
+  for (size_t i = 0; i < n; ++i) views[i] = TextView(items[i]);
+  std::vector<std::vector<TokenId>> results(n);
+  std::vector<absl::Status> errors(n);
+  {
+    py::gil_scoped_release release;
+    int threads = num_threads > 0 ? num_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    threads = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), std::max<size_t>(n, 1)));
+    auto encode_range = [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) errors[i] = self.tokenizer().EncodeIds(views[i], options, &results[i]);
+    };
+    if (threads <= 1) {
+      encode_range(0, n);
+    } else {
+      // Blocks of texts, 16 per thread, so a slow block does not leave the others idle at the end.
+      const size_t blocks = std::min(n, static_cast<size_t>(threads) * 16);
+      self.RunOnPool(threads, static_cast<int64_t>(blocks), [&](int64_t b) {
+        encode_range(n * static_cast<size_t>(b) / blocks, n * static_cast<size_t>(b + 1) / blocks);
+      });
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!errors[i].ok()) {
+      Raise(absl::Status(errors[i].code(), fmt::format("text {}: {}", i, std::string(errors[i].message()))));
+    }
+  }
+  py::list out(n);
+  for (size_t i = 0; i < n; ++i) out[i] = IdList(results[i]);
+  return out;
+}
+
+// Byte offsets into the UTF-8 of a str become code point offsets: a token's begin is the character holding its
+// first byte, its end the first character after its last byte.
+py::tuple EncodeWithOffsets(const TokenizerObject& self, py::handle text, py::handle allowed) {
+  const EncodeOptions options = ParseAllowed(allowed);
+  bool is_str = false;
+  const std::string_view view = TextView(text, &is_str);
+  absl::StatusOr<Encoding> encoding;
+  {
+    py::gil_scoped_release release;
+    encoding = self.tokenizer().Encode(view, options);
+  }
+  Encoding result = Check(std::move(encoding));
+  std::vector<size_t> chars_before;  // [bytes + 1] characters starting before each byte position
+  if (is_str) {
+    chars_before.resize(view.size() + 1);
+    size_t count = 0;
+    for (size_t b = 0; b < view.size(); ++b) {
+      chars_before[b] = count;
+      if ((static_cast<unsigned char>(view[b]) & 0xC0) != 0x80) ++count;
+    }
+    chars_before[view.size()] = count;
+  }
+  py::list offsets(result.offsets.size());
+  for (size_t i = 0; i < result.offsets.size(); ++i) {
+    size_t begin = result.offsets[i].begin, end = result.offsets[i].end;
+    if (is_str) {
+      begin = begin < view.size() ? chars_before[begin + 1] - 1 : chars_before[view.size()];
+      end = chars_before[end];
+    }
+    offsets[i] = py::make_tuple(begin, end);
+  }
+  return py::make_tuple(IdList(result.ids), offsets);
+}
+
+std::string DecodeBytes(const TokenizerObject& self, const std::vector<TokenId>& ids) {
+  return Check(self.tokenizer().Decode(ids));
+}
+
+py::str DecodeText(const TokenizerObject& self, const std::vector<TokenId>& ids) {
+  const std::string bytes = DecodeBytes(self, ids);
+  PyObject* text = PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), "replace");
+  if (text == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(text);
+}
+
+void Save(const TokenizerObject& self, const std::string& path) {
+  Check(WriteFileAtomically(path, WriteTokvecModel(self.tokenizer())));
+}
+
+void SaveHf(const TokenizerObject& self, const std::string& path) {
+  Check(WriteFileAtomically(path, Check(WriteHfTokenizerJson(self.tokenizer()))));
+}
+
+void SaveTiktoken(const TokenizerObject& self, const std::string& path) {
+  Check(WriteFileAtomically(path, Check(WriteTiktoken(self.tokenizer()))));
+}
+
+}  // namespace
+
+void TokenizerObject::RunOnPool(int threads, int64_t tasks, const std::function<void(int64_t)>& fn) {
+  // The kept pool serves one batch at a time; a batch that finds it busy (another Python thread's) or of
+  // another size runs on a pool of its own.
+  std::unique_lock<std::mutex> lock(pool_mutex_, std::try_to_lock);
+  if (lock.owns_lock()) {
+    if (pool_ == nullptr || pool_->threads() != threads) pool_ = std::make_unique<WorkerPool>(threads);
+    pool_->Run(tasks, fn);
+    return;
+  }
+  WorkerPool pool(threads);
+  pool.Run(tasks, fn);
+}
+
+std::optional<TokenId> TokenizerObject::TokenToId(const std::string& spelling) const {
+  std::call_once(spellings_once_, [this] {
+    for (size_t id = 0; id < tokenizer_->vocab_size(); ++id) {
+      spellings_.emplace(tokenizer_->TokenSpelling(static_cast<TokenId>(id)), static_cast<TokenId>(id));
+    }
+  });
+  auto it = spellings_.find(spelling);
+  if (it == spellings_.end()) return std::nullopt;
+  return it->second;
+}
+
+void RegisterTokenizer(py::module_& m) {
+  py::class_<TokenizerObject>(m, "Tokenizer", "A BPE tokenizer; immutable, safe to share between threads.")
+      .def_static(
+          "load",
+          [](const std::string& path, std::optional<std::string> pattern) {
+            Tokenizer::LoadOptions options;
+            if (pattern.has_value()) options.pattern = *pattern;
+            absl::StatusOr<std::unique_ptr<Tokenizer>> loaded = absl::UnknownError("not loaded");
+            {
+              py::gil_scoped_release release;
+              loaded = Tokenizer::Load(path, options);
+            }
+            return std::make_unique<TokenizerObject>(Check(std::move(loaded)));
+          },
+          py::arg("path"), py::arg("pattern") = py::none())
+      .def("encode", &Encode, py::arg("text"), py::arg("allowed_special") = py::tuple())
+      .def("encode_ordinary",
+           [](const TokenizerObject& self, py::handle text) { return Encode(self, text, py::none()); },
+           py::arg("text"))
+      .def("encode_batch", &EncodeBatch, py::arg("texts"), py::arg("num_threads") = 0,
+           py::arg("allowed_special") = py::tuple())
+      .def("encode_ordinary_batch",
+           [](TokenizerObject& self, py::handle texts, int num_threads) {
+             return EncodeBatch(self, texts, num_threads, py::none());
+           },
+           py::arg("texts"), py::arg("num_threads") = 0)
+      .def("encode_with_offsets", &EncodeWithOffsets, py::arg("text"), py::arg("allowed_special") = py::tuple())
+      .def("decode", &DecodeText, py::arg("ids"))
+      .def("decode_bytes", [](const TokenizerObject& self, const std::vector<TokenId>& ids) {
+             return py::bytes(DecodeBytes(self, ids));
+           }, py::arg("ids"))
+      .def("decode_batch",
+           [](const TokenizerObject& self, const std::vector<std::vector<TokenId>>& batch) {
+             py::list out(batch.size());
+             for (size_t i = 0; i < batch.size(); ++i) out[i] = DecodeText(self, batch[i]);
+             return out;
+           },
+           py::arg("batch"))
+      .def("token_to_id", &TokenizerObject::TokenToId, py::arg("token"))
+      .def("id_to_token",
+           [](const TokenizerObject& self, int64_t id) -> std::optional<std::string> {
+             if (id < 0 || static_cast<size_t>(id) >= self.tokenizer().vocab_size()) return std::nullopt;
+             return self.tokenizer().TokenSpelling(static_cast<TokenId>(id));
+           },
+           py::arg("id"))
+      .def_property_readonly("vocab_size", [](const TokenizerObject& self) { return self.tokenizer().vocab_size(); })
+      .def_property_readonly("n_vocab", [](const TokenizerObject& self) { return self.tokenizer().vocab_size(); })
+      .def_property_readonly("type",
+                             [](const TokenizerObject& self) {
+                               return self.tokenizer().type() == ModelType::kWord ? "word" : "byte";
+                             })
+      .def_property_readonly("special_tokens",
+                             [](const TokenizerObject& self) {
+                               py::dict out;
+                               for (const SpecialToken& s : self.tokenizer().special_tokens()) {
+                                 out[py::str(s.text)] = s.id;
+                               }
+                               return out;
+                             })
+      .def_property_readonly("special_tokens_set",
+                             [](const TokenizerObject& self) {
+                               py::set out;
+                               for (const SpecialToken& s : self.tokenizer().special_tokens()) out.add(py::str(s.text));
+                               return out;
+                             })
+      .def_property_readonly("eot_token",
+                             [](const TokenizerObject& self) -> std::optional<TokenId> {
+                               return self.tokenizer().FindSpecial("<|endoftext|>");
+                             })
+      .def("save", &Save, py::arg("path"))
+      .def("save_hf", &SaveHf, py::arg("path"))
+      .def("save_tiktoken", &SaveTiktoken, py::arg("path"))
+      .def("__repr__", [](const TokenizerObject& self) {
+        return fmt::format("<tokvec.Tokenizer {} vocab_size={} from '{}'>",
+                           self.tokenizer().type() == ModelType::kWord ? "word" : "byte",
+                           self.tokenizer().vocab_size(), self.tokenizer().spec().source);
+      });
+}
+
+}  // namespace tokvec::python

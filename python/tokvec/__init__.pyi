@@ -1,0 +1,81 @@
+# Type stubs of the tokvec module (the C++ extension tokvec._tokvec and the wrappers in __init__.py).
+import os
+from typing import AbstractSet, Iterable, Literal, Optional, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+_Text = Union[str, bytes]
+_Allowed = Union[Literal["all"], AbstractSet[str], Sequence[str]]
+_Path = Union[str, bytes, os.PathLike[str]]
+
+class Error(Exception):
+    """A tokvec failure that is neither a bad value (ValueError) nor a missing file (FileNotFoundError)."""
+
+class Tokenizer:
+    @staticmethod
+    def load(path: str, pattern: Optional[str] = None) -> Tokenizer:
+        """A tokvec model, a .tiktoken file, GPT-2 vocab.json (+ merges.txt), tokenizer.json or a directory."""
+    def encode(self, text: _Text, allowed_special: _Allowed = ()) -> list[int]: ...
+    def encode_ordinary(self, text: _Text) -> list[int]: ...
+    def encode_batch(self, texts: Iterable[_Text], num_threads: int = 0, allowed_special: _Allowed = ()) -> list[list[int]]:
+        """Each text on its own, on num_threads C++ threads (0: one per core); equals encoding one by one."""
+    def encode_ordinary_batch(self, texts: Iterable[_Text], num_threads: int = 0) -> list[list[int]]: ...
+    def encode_with_offsets(self, text: _Text, allowed_special: _Allowed = ()) -> tuple[list[int], list[tuple[int, int]]]:
+        """Ids and [begin, end) offsets: characters for str input, bytes for bytes input."""
+    def decode(self, ids: Sequence[int]) -> str:
+        """Invalid UTF-8 (a token holding part of a character) becomes U+FFFD, as in tiktoken."""
+    def decode_bytes(self, ids: Sequence[int]) -> bytes: ...
+    def decode_batch(self, batch: Sequence[Sequence[int]]) -> list[str]: ...
+    def token_to_id(self, token: str) -> Optional[int]:
+        """The id of a token as id_to_token spells it (`Ġworld`, `er</w>`, `<|endoftext|>`); None if absent."""
+    def id_to_token(self, id: int) -> Optional[str]: ...
+    @property
+    def vocab_size(self) -> int: ...
+    @property
+    def n_vocab(self) -> int: ...
+    @property
+    def type(self) -> Literal["word", "byte"]: ...
+    @property
+    def special_tokens(self) -> dict[str, int]: ...
+    @property
+    def special_tokens_set(self) -> set[str]: ...
+    @property
+    def eot_token(self) -> Optional[int]:
+        """The id of `<|endoftext|>`, or None."""
+    def save(self, path: str) -> None:
+        """tokvec's model file (what `tokvec train -o` writes)."""
+    def save_hf(self, path: str) -> None:
+        """Hugging Face tokenizer.json."""
+    def save_tiktoken(self, path: str) -> None:
+        """tiktoken ranks (byte models)."""
+
+class Model:
+    @staticmethod
+    def load(path: str) -> Model: ...
+    def embed(self, texts: Union[_Text, Iterable[_Text]], pooling: str = "auto", normalize: bool = False,
+              batch_size: int = 32, num_threads: int = 0, window: int = 0, stride: int = 0) -> npt.NDArray[np.float32]:
+        """[N, D] float32, one pooled vector per text; the bits of `tokvec embed --lines --format npy`."""
+    def token_vectors(self, text: _Text, num_threads: int = 1) -> tuple[list[str], npt.NDArray[np.float32]]:
+        """Token spellings and their contextual vectors [T, D]."""
+    def attention(self, text: _Text, layer: int, head: int) -> npt.NDArray[np.float32]:
+        """One head's attention weights [T, T] (rows: queries)."""
+    def tokenize(self, text: _Text) -> list[int]:
+        """Ids as the model takes them (RoBERTa: <s> ... </s>)."""
+    @property
+    def d_model(self) -> int: ...
+    @property
+    def n_layers(self) -> int: ...
+    @property
+    def n_heads(self) -> int: ...
+    @property
+    def max_len(self) -> int: ...
+
+def train(files: Union[_Path, Sequence[_Path]], type: str = "byte", vocab_size: Optional[int] = None,
+          merges: Optional[int] = None, pattern: Optional[str] = None, special_tokens: Iterable[str] = (),
+          min_frequency: int = 0, threads: int = 0, normalize: str = "none") -> Tokenizer: ...
+def train_from_iterator(texts: Iterable[_Text], type: str = "byte", vocab_size: Optional[int] = None,
+                        merges: Optional[int] = None, pattern: Optional[str] = None,
+                        special_tokens: Iterable[str] = (), min_frequency: int = 0, threads: int = 0,
+                        normalize: str = "none") -> Tokenizer: ...

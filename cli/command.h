@@ -36,6 +36,7 @@ void RegisterInitCommand(CLI::App& app, CommandAction* action);
 void RegisterEmbedCommand(CLI::App& app, CommandAction* action);
 void RegisterAttendCommand(CLI::App& app, CommandAction* action);
 void RegisterBenchCommand(CLI::App& app, CommandAction* action);
+void RegisterWord2VecCommand(CLI::App& app, CommandAction* action);
 
 }  // namespace tokvec::cli
 

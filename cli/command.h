@@ -33,6 +33,8 @@ void RegisterEncodeCommand(CLI::App& app, CommandAction* action);
 void RegisterDecodeCommand(CLI::App& app, CommandAction* action);
 void RegisterConvertCommand(CLI::App& app, CommandAction* action);
 void RegisterInitCommand(CLI::App& app, CommandAction* action);
+void RegisterFitCommand(CLI::App& app, CommandAction* action);
+void RegisterEvalCommand(CLI::App& app, CommandAction* action);
 void RegisterEmbedCommand(CLI::App& app, CommandAction* action);
 void RegisterAttendCommand(CLI::App& app, CommandAction* action);
 void RegisterBenchCommand(CLI::App& app, CommandAction* action);

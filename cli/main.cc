@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   tokvec::cli::RegisterDecodeCommand(app, &action);
   tokvec::cli::RegisterConvertCommand(app, &action);
   tokvec::cli::RegisterInitCommand(app, &action);
+  tokvec::cli::RegisterFitCommand(app, &action);
+  tokvec::cli::RegisterEvalCommand(app, &action);
   tokvec::cli::RegisterEmbedCommand(app, &action);
   tokvec::cli::RegisterAttendCommand(app, &action);
   tokvec::cli::RegisterBenchCommand(app, &action);

@@ -1,0 +1,138 @@
+// `tokvec fit` and `tokvec eval` end to end through the binary: the loss falls on data/corpus.txt, the output
+// is a model directory `embed`/`attend` read as is (from `init` models and a Hugging Face GPT-2 directory),
+// --resume gives the same bytes as an uninterrupted run, and Ctrl-C leaves a resumable checkpoint.
+#include <signal.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "fmt/format.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/cli/model_cli_testutil.h"
+
+namespace tokvec {
+namespace {
+
+using testing::ReadWhole;
+using testing::RunShell;
+using testing::ScratchDir;
+using testing::ShellResult;
+using testing::Tokvec;
+
+const std::string kCorpus = std::string(TOKVEC_SOURCE_DIR) + "/data/corpus.txt";
+
+// A byte-level tokenizer with <|endoftext|> trained on the corpus, and a gpt2 model around it.
+void MakeModel(const ScratchDir& scratch, const std::string& name, int d_model, int layers) {
+  if (!std::filesystem::exists(scratch / "tok.tokvec")) {
+    ShellResult r = RunShell(fmt::format("{} train --type byte --pattern gpt2 --merges 200 --special '<|endoftext|>' "
+                                         "-o {} {}", Tokvec(), scratch / "tok.tokvec", kCorpus));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  ShellResult r = RunShell(fmt::format("{} init --tokenizer {} --arch gpt2 --d-model {} --heads 2 --layers {} "
+                                       "--max-len 32 --seed 1 -o {}", Tokvec(), scratch / "tok.tokvec", d_model,
+                                       layers, scratch / name));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+double EvalLoss(const std::string& model) {
+  ShellResult r = RunShell(fmt::format("{} eval -m {} --objective clm --data {} --seq-len 32", Tokvec(), model,
+                                       kCorpus));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_TRUE(j.is_object()) << r.out;
+  if (!j.is_object()) return 0;
+  EXPECT_NEAR(j["ppl"].get<double>(), std::exp(j["loss"].get<double>()), 1e-9 * j["ppl"].get<double>());
+  EXPECT_GT(j["tokens"].get<int64_t>(), 1000);
+  return j["loss"].get<double>();
+}
+
+TEST(FitCommandTest, LossFallsOnCorpusAndOutputEmbeds) {
+  ScratchDir scratch;
+  MakeModel(scratch, "m", 32, 2);
+  const double before = EvalLoss(scratch / "m");
+  ShellResult r = RunShell(fmt::format("{} fit -m {} --data {} --eval-data {} --seq-len 32 --batch 8 --steps 80 "
+                                       "--lr 3e-3 --warmup 5 --log-every 10 --eval-every 40 --threads 2 -o {}",
+                                       Tokvec(), scratch / "m", kCorpus, kCorpus, scratch / "out"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double after = EvalLoss(scratch / "out");
+  EXPECT_LT(after, before - 0.5) << "eval loss before " << before << ", after " << after;
+
+  // metrics.jsonl: steps 0, 10, ..., 70, 79, with eval at 39 and 79; the last eval equals `tokvec eval`.
+  std::ifstream metrics(scratch / "out/metrics.jsonl");
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(metrics, line);) lines.push_back(nlohmann::json::parse(line));
+  std::vector<int64_t> steps;
+  for (const auto& j : lines) steps.push_back(j["step"].get<int64_t>());
+  EXPECT_EQ(steps, (std::vector<int64_t>{0, 10, 20, 30, 39, 40, 50, 60, 70, 79}));
+  for (const auto& j : lines) {
+    for (const char* key : {"loss", "lr", "grad_norm", "tokens_per_s"}) EXPECT_TRUE(j.contains(key)) << j.dump();
+  }
+  EXPECT_TRUE(lines[4].contains("eval_loss"));
+  EXPECT_NEAR(lines.back()["eval_loss"].get<double>(), after, 1e-9);
+  EXPECT_LT(lines.back()["loss"].get<double>(), lines.front()["loss"].get<double>());
+
+  // The output is a model directory embed and attend read.
+  testing::WriteWhole(scratch / "in.txt", "The cat sat on the mat.");
+  r = RunShell(fmt::format("{} embed -m {} {}", Tokvec(), scratch / "out", scratch / "in.txt"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"vectors\""), std::string::npos);
+  r = RunShell(fmt::format("{} attend -m {} --format json {}", Tokvec(), scratch / "out", scratch / "in.txt"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(FitCommandTest, ResumeGivesTheSameBytesAsAnUninterruptedRun) {
+  ScratchDir scratch;
+  MakeModel(scratch, "m", 16, 1);
+  const std::string common = fmt::format("{} fit -m {} --data {} --seq-len 16 --batch 4 --steps 6 --lr 1e-2 "
+                                         "--warmup 2 --grad-accum 2", Tokvec(), scratch / "m", kCorpus);
+  ShellResult r = RunShell(fmt::format("{} --seed 5 --threads 1 -o {}", common, scratch / "straight"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunShell(fmt::format("{} --seed 5 --threads 2 --stop-after 3 -o {}", common, scratch / "resumed"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(ReadWhole(scratch / "resumed/model.safetensors"), ReadWhole(scratch / "straight/model.safetensors"));
+  EXPECT_NE(ReadWhole(scratch / "resumed/trainer_state.json").find("\"step\": 3"), std::string::npos);
+  r = RunShell(fmt::format("{} --seed 5 --threads 3 --resume -o {}", common, scratch / "resumed"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* file : {"model.safetensors", "optimizer.safetensors", "trainer_state.json"}) {
+    EXPECT_EQ(ReadWhole(scratch / ("resumed/" + std::string(file))),
+              ReadWhole(scratch / ("straight/" + std::string(file)))) << file;
+  }
+  // Other options than the saved run's are refused.
+  r = RunShell(fmt::format("{} --seed 6 --resume -o {}", common, scratch / "resumed"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("resume with the same options"), std::string::npos) << r.err;
+}
+
+TEST(FitCommandTest, CtrlCSavesAResumableCheckpoint) {
+  ScratchDir scratch;
+  MakeModel(scratch, "m", 16, 1);
+  const std::string command = fmt::format("{} fit -m {} --data {} --seq-len 16 --batch 4 --steps 1000000 -o {}",
+                                          Tokvec(), scratch / "m", kCorpus, scratch / "out");
+  ShellResult r = RunShell(fmt::format("( {} & pid=$!; while [ ! -f {} ]; do sleep 0.05; done; sleep 0.3; "
+                                       "kill -INT $pid; wait $pid )", command, scratch / "out/metrics.jsonl"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("interrupted; checkpoint at step"), std::string::npos) << r.err;
+  auto state = nlohmann::json::parse(ReadWhole(scratch / "out/trainer_state.json"));
+  EXPECT_GT(state["step"].get<int64_t>(), 0);
+  r = RunShell(fmt::format("{} --resume --stop-after 1", command));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto resumed = nlohmann::json::parse(ReadWhole(scratch / "out/trainer_state.json"));
+  EXPECT_EQ(resumed["step"].get<int64_t>(), state["step"].get<int64_t>() + 1);
+}
+
+TEST(FitCommandTest, HuggingFaceGpt2DirectoryTrainsAndEmbeds) {
+  ScratchDir scratch;
+  const std::string hf = testing::ModelTestdata() + "/hf_gpt2_f32";
+  testing::WriteWhole(scratch / "in.txt", "low lower newest widest low lower newest widest\n");
+  ShellResult r = RunShell(fmt::format("{} fit -m {} --data {} --seq-len 8 --batch 2 --steps 3 -o {}", Tokvec(), hf,
+                                       scratch / "in.txt", scratch / "out"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunShell(fmt::format("{} embed -m {} {}", Tokvec(), scratch / "out", scratch / "in.txt"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(ReadWhole(scratch / "out/model.safetensors"), ReadWhole(hf + "/model.safetensors"));
+}
+
+}  // namespace
+}  // namespace tokvec

@@ -1,0 +1,81 @@
+// The data rule of `tokvec fit`: the stream, the in-order window formula, wrapping, and shuffled epochs.
+#include "training/token_stream.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "training/trainer_state.h"
+
+namespace tokvec::training {
+namespace {
+
+TokenStream Counting(int32_t n) {
+  std::vector<int32_t> tokens(static_cast<size_t>(n));
+  std::iota(tokens.begin(), tokens.end(), 0);
+  return TokenStream(tokens);
+}
+
+TEST(TokenStreamTest, InOrderRowsFollowTheIssueFormula) {
+  const TokenStream stream = Counting(100);
+  const int64_t B = 3, T = 4;
+  for (int64_t s = 0; s < 20; ++s) {
+    const MicroBatch batch = stream.Batch(s * B, B, T, /*shuffle=*/false, 0);
+    for (int64_t r = 0; r < B; ++r) {
+      for (int64_t t = 0; t < T; ++t) {
+        // tokens [(s·B + r)·T, (s·B + r)·T + T + 1) of the stream, wrapping: inputs the first T, targets the last T
+        const int64_t first = (s * B + r) * T + t;
+        EXPECT_EQ(batch.inputs[r * T + t], first % 100) << "step " << s << " row " << r;
+        EXPECT_EQ(batch.targets[r * T + t], (first + 1) % 100) << "step " << s << " row " << r;
+      }
+    }
+  }
+}
+
+TEST(TokenStreamTest, ShuffledEpochVisitsEveryWindowOnceAndDependsOnSeed) {
+  const TokenStream stream = Counting(101);  // W = 100 / 4 = 25 windows
+  const int64_t T = 4, W = stream.Windows(T);
+  ASSERT_EQ(W, 25);
+  const MicroBatch epoch0 = stream.Batch(0, W, T, true, 7);
+  std::set<int32_t> starts;
+  for (int64_t r = 0; r < W; ++r) {
+    starts.insert(epoch0.inputs[r * T]);
+    EXPECT_EQ(epoch0.inputs[r * T] % T, 0);
+    for (int64_t t = 0; t < T; ++t) EXPECT_EQ(epoch0.targets[r * T + t], epoch0.inputs[r * T + t] + 1);
+  }
+  EXPECT_EQ(starts.size(), 25u);
+  const MicroBatch epoch1 = stream.Batch(W, W, T, true, 7);
+  const MicroBatch other_seed = stream.Batch(0, W, T, true, 8);
+  EXPECT_NE(epoch0.inputs, epoch1.inputs);
+  EXPECT_NE(epoch0.inputs, other_seed.inputs);
+  // Row g does not depend on how rows are grouped into batches (what --resume relies on).
+  for (int64_t g = 0; g < 2 * W; g += 5) {
+    const MicroBatch one = stream.Batch(g, 1, T, true, 7);
+    const MicroBatch& whole = g < W ? epoch0 : epoch1;
+    EXPECT_EQ(one.inputs[0], whole.inputs[(g % W) * T]) << g;
+  }
+}
+
+TEST(TrainerStateTest, RoundTripsAndNamesBadKeys) {
+  const TrainerState state{.step = 3, .total_steps = 6, .seq_len = 16, .batch = 4, .grad_accum = 2,
+                           .seed = 18446744073709551615ULL, .shuffle = false, .optimizer = "sgd", .tokens_seen = 99};
+  auto parsed = ParseTrainerState(TrainerStateToJson(state), "state.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->step, 3);
+  EXPECT_EQ(parsed->seed, state.seed);
+  EXPECT_EQ(parsed->optimizer, "sgd");
+  EXPECT_FALSE(parsed->shuffle);
+  EXPECT_EQ(TrainerStateToJson(*parsed), TrainerStateToJson(state));
+  auto bad = ParseTrainerState(R"({"step": "3"})", "state.json");
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("'step'"), std::string::npos) << bad.status();
+  EXPECT_FALSE(ParseTrainerState("[1, 2", "state.json").ok());
+  std::string past = TrainerStateToJson(state);
+  past.replace(past.find("\"step\": 3"), 9, "\"step\": 9");
+  EXPECT_FALSE(ParseTrainerState(past, "state.json").ok());
+}
+
+}  // namespace
+}  // namespace tokvec::training

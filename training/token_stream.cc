@@ -1,0 +1,81 @@
+#include "training/token_stream.h"
+
+#include <numeric>
+
+#include "base/file_io.h"
+#include "base/status_macros.h"
+#include "fmt/format.h"
+
+namespace tokvec::training {
+namespace {
+
+// splitmix64 (Steele et al. 2014): a fixed, portable generator, so shuffles do not depend on the C++ library.
+uint64_t SplitMix64(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+// The visiting order of W windows in epoch `epoch`.
+std::vector<int64_t> EpochOrder(int64_t windows, uint64_t seed, int64_t epoch) {
+  std::vector<int64_t> order(static_cast<size_t>(windows));
+  std::iota(order.begin(), order.end(), 0);
+  uint64_t state = seed * 0x2545F4914F6CDD1DULL + static_cast<uint64_t>(epoch) + 1;
+  for (int64_t i = windows - 1; i > 0; --i) {
+    const int64_t j = static_cast<int64_t>(SplitMix64(state) % static_cast<uint64_t>(i + 1));
+    std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(j)]);
+  }
+  return order;
+}
+
+}  // namespace
+
+std::optional<int32_t> EndOfTextId(const Tokenizer& tokenizer) {
+  for (const char* name : {"<|endoftext|>", "</s>"}) {
+    if (std::optional<TokenId> id = tokenizer.FindSpecial(name)) return static_cast<int32_t>(*id);
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<TokenStream> TokenStream::Encode(const Tokenizer& tokenizer, const std::vector<std::string>& files) {
+  const std::optional<int32_t> eot = EndOfTextId(tokenizer);
+  std::vector<int32_t> tokens;
+  std::vector<TokenId> ids;
+  for (const std::string& file : files) {
+    TOKVEC_ASSIGN_OR_RETURN(std::string text, ReadFile(file));
+    ids.clear();
+    TOKVEC_RETURN_IF_ERROR(tokenizer.EncodeIds(text, {}, &ids));
+    tokens.insert(tokens.end(), ids.begin(), ids.end());
+    if (eot) tokens.push_back(*eot);
+  }
+  return TokenStream(std::move(tokens));
+}
+
+MicroBatch TokenStream::Batch(int64_t first_row, int64_t B, int64_t T, bool shuffle, uint64_t seed) const {
+  MicroBatch batch{.B = B, .T = T};
+  batch.inputs.reserve(static_cast<size_t>(B * T));
+  batch.targets.reserve(static_cast<size_t>(B * T));
+  const int64_t S = size(), W = Windows(T);
+  std::vector<int64_t> order;
+  int64_t order_epoch = -1;
+  for (int64_t r = 0; r < B; ++r) {
+    const int64_t g = first_row + r;
+    int64_t start = (g % S) * T % S;  // in order: g·T mod S without overflow for long runs
+    if (shuffle) {
+      const int64_t epoch = g / W;
+      if (epoch != order_epoch) {
+        order = EpochOrder(W, seed, epoch);
+        order_epoch = epoch;
+      }
+      start = order[static_cast<size_t>(g % W)] * T;
+    }
+    for (int64_t t = 0; t < T; ++t) {
+      batch.inputs.push_back(tokens_[static_cast<size_t>((start + t) % S)]);
+      batch.targets.push_back(tokens_[static_cast<size_t>((start + t + 1) % S)]);
+    }
+  }
+  return batch;
+}
+
+}  // namespace tokvec::training

@@ -1,0 +1,52 @@
+// The training data: a token stream and the windows cut from it.
+//
+// The stream is the concatenation of the encoded --data files in the order given, each followed by the
+// tokenizer's end-of-text token when it has one (`<|endoftext|>`, else `</s>`). A batch row is a window of T + 1
+// consecutive tokens (inputs are the first T, targets the last T, so targets are the inputs shifted by one).
+//
+// Row g of the run (g = (step·K + k)·B + r for micro-batch k of K, row r of B):
+//   - in order (--no-shuffle): tokens [g·T, g·T + T + 1) of the stream, wrapping to its start at the end (with
+//     K = 1 this is the (s·B + r)·T);
+//   - shuffled: the stream is cut into W = ⌊(S - 1) / T⌋ windows starting at w·T; epoch e = ⌊g / W⌋ visits them
+//     in a permutation drawn from (seed, e) (Fisher-Yates over splitmix64), row g takes window
+//     perm_e[g mod W]. A row depends only on (seed, g), so a resumed run needs nothing but its step.
+//
+//   TOKVEC_ASSIGN_OR_RETURN(TokenStream stream, TokenStream::Encode(*tokenizer, {"a.txt", "b.txt"}));
+//   MicroBatch batch = stream.Batch(/*first_row=*/g, B, T, /*shuffle=*/true, seed);
+#ifndef TOKVEC_TRAINING_TOKEN_STREAM_H_
+#define TOKVEC_TRAINING_TOKEN_STREAM_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tokenizer/tokenizer.h"
+#include "training/train_step.h"
+
+namespace tokvec::training {
+
+// The end-of-text id of a tokenizer: `<|endoftext|>`, else `</s>`, else none.
+std::optional<int32_t> EndOfTextId(const Tokenizer& tokenizer);
+
+class TokenStream {
+ public:
+  // Encodes every file (special-token text is ordinary text) and appends the end-of-text id after each.
+  static absl::StatusOr<TokenStream> Encode(const Tokenizer& tokenizer, const std::vector<std::string>& files);
+  explicit TokenStream(std::vector<int32_t> tokens) : tokens_(std::move(tokens)) {}
+
+  int64_t size() const { return static_cast<int64_t>(tokens_.size()); }
+  const std::vector<int32_t>& tokens() const { return tokens_; }
+  // W: whole windows of T + 1 tokens at stride T.
+  int64_t Windows(int64_t T) const { return size() > T ? (size() - 1) / T : 0; }
+  // Rows [first_row, first_row + B) as a [B, T] micro-batch (see the file comment). Needs size() > T.
+  MicroBatch Batch(int64_t first_row, int64_t B, int64_t T, bool shuffle, uint64_t seed) const;
+
+ private:
+  std::vector<int32_t> tokens_;  // [S]
+};
+
+}  // namespace tokvec::training
+
+#endif  // TOKVEC_TRAINING_TOKEN_STREAM_H_

@@ -10,7 +10,7 @@ APT_PACKAGES = cmake g++ make pkg-config git \
   python3 python3-torch python3-numpy sentencepiece time \
   python3-dev pybind11-dev python3-pybind11 python3-pytest python3-venv python3-pip python3-setuptools python3-wheel
 
-.PHONY: deps build test demo sanitize-test tsan-test fuzz conformance clean
+.PHONY: deps build test demo sanitize-test tsan-test fuzz conformance install-check clean
 
 # Installs missing system packages (idempotent: does nothing when all are present).
 deps:
@@ -47,6 +47,11 @@ demo: build
 # Byte-level ids against tiktoken and Hugging Face (npm peers cached in ~/.cache/tokvec/npm); SKIP without ../shared or npm.
 conformance: build
 	TOKVEC_SHARED_DIR=$(SHARED) bash scripts/conformance.sh $(BUILD)/tokvec
+
+# cmake --install into a temporary prefix, examples/cpp built against it (CMake and pkg-config) and checked against
+# the CLI, and `pip install ./python` into a venv offline (the module compiled in $(BUILD)): scripts/install_check.sh.
+install-check: build
+	TOKVEC_SHARED_DIR=$(SHARED) bash scripts/install_check.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan build-fuzz

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The installed packages, as a user gets them (issue 16):
+#   1. `cmake --install BUILD --prefix P` (BUILD: a configured, built build directory, default build)
+#   2. examples/cpp, a separate CMake project, configured with find_package(tokvec) against P, built and run: its
+#      ids must equal `tokvec encode`'s and its vector `tokvec embed --lines --pooling mean --normalize`'s
+#   3. the same program built with pkg-config (P/lib/pkgconfig/tokvec.pc), same output
+#   4. the Python package: a venv, `pip install --no-build-isolation --no-index ./python` (offline; the module is
+#      compiled in BUILD, TOKVEC_BUILD_DIR), `import tokvec` from it, and the README's "Use from Python" example
+#   5. the README's "Use from C++" block is examples/cpp/encode_and_embed.cc
+#
+#   scripts/install_check.sh [BUILD]        exit 0 when all hold, 1 otherwise
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+work=$(mktemp -d "${TMPDIR:-/tmp}/tokvec-install.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL install_check: $*" >&2; exit 1; }
+
+echo "== 1. cmake --install $build --prefix $work/prefix"
+cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
+prefix=$work/prefix
+tokvec=$prefix/bin/tokvec
+[[ -f $prefix/lib/cmake/tokvec/tokvecConfig.cmake && -f $prefix/lib/pkgconfig/tokvec.pc ]] || fail "package files missing"
+
+echo "== 2. examples/cpp against the installed prefix"
+"$tokvec" train --type byte --vocab-size 400 --threads 1 -o "$work/byte.tokvec" data/corpus.txt
+"$tokvec" init --tokenizer "$work/byte.tokvec" --arch gpt2 --d-model 32 --heads 4 --layers 2 --max-len 64 --seed 3 \
+  -o "$work/model" > /dev/null
+text="The cat watched the gardener walk to the city market."
+cmake -S examples/cpp -B "$work/example" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release > "$work/example.log"
+cmake --build "$work/example" -j "${JOBS:-2}" >> "$work/example.log" || { cat "$work/example.log"; fail "examples/cpp did not build"; }
+"$work/example/encode_and_embed" "$work/byte.tokvec" "$work/model" "$text" > "$work/out.txt"
+expected_ids=$(printf '%s' "$text" | "$tokvec" encode -m "$work/byte.tokvec")
+expected_vector=$(printf '%s\n' "$text" | "$tokvec" embed -m "$work/model" --lines --pooling mean --normalize --format tsv)
+[[ "$(sed -n 1p "$work/out.txt")" == "$expected_ids" ]] || fail "ids $(sed -n 1p "$work/out.txt") != tokvec encode's $expected_ids"
+[[ "$(sed -n 2p "$work/out.txt")" == "$expected_vector" ]] || fail "the example's vector differs from tokvec embed's"
+echo "ids: $expected_ids (equal to tokvec encode); vector of $(echo "$expected_vector" | awk -F'\t' '{print NF}') floats equal to tokvec embed"
+
+echo "== 3. the same program through pkg-config"
+# shellcheck disable=SC2046
+g++ -O1 examples/cpp/encode_and_embed.cc -o "$work/pc_example" \
+  $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs tokvec) || fail "pkg-config build failed"
+"$work/pc_example" "$work/byte.tokvec" "$work/model" "$text" | cmp -s - "$work/out.txt" || fail "pkg-config build's output differs"
+echo "same output"
+
+echo "== 4. pip install ./python into a venv (offline) and import tokvec"
+/usr/bin/python3 -m venv --system-site-packages "$work/venv"
+TOKVEC_BUILD_DIR=$(realpath "$build") "$work/venv/bin/pip" install --no-build-isolation --no-index ./python \
+  > "$work/pip.log" 2>&1 || { tail -30 "$work/pip.log"; fail "pip install ./python failed"; }
+(cd "$work" && "$work/venv/bin/python" -c "import tokvec, sys; assert tokvec.__file__.startswith(sys.prefix), tokvec.__file__; print('imported', tokvec.__file__)")
+/usr/bin/python3 - "$work/readme_python.py" <<'PY'
+import re, sys
+blocks = re.findall(r"## Use from Python\n.*?```python\n(.*?)```", open("README.md").read(), re.S)
+assert blocks, "README.md has no python block under '## Use from Python'"
+open(sys.argv[1], "w").write(blocks[0])
+PY
+(cd "$(pwd)" && TOKVEC_SHARED_DIR=${TOKVEC_SHARED_DIR:-../shared} "$work/venv/bin/python" "$work/readme_python.py") \
+  || fail "the README's Python example failed"
+
+echo "== 5. the README's C++ example is examples/cpp/encode_and_embed.cc"
+/usr/bin/python3 - <<'PY' || fail "README.md's Use from C++ block differs from examples/cpp/encode_and_embed.cc"
+import re
+readme = open("README.md").read()
+blocks = re.findall(r"## Use from C\+\+\n.*?```cpp\n(.*?)```", readme, re.S)
+assert blocks and blocks[0] == open("examples/cpp/encode_and_embed.cc").read()
+PY
+echo "install check: all passed"

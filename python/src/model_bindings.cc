@@ -130,14 +130,19 @@ void RegisterModel(py::module_& m) {
             }
             return std::make_unique<ModelObject>(Check(std::move(dir)));
           },
-          py::arg("path"))
+          py::arg("path"), "Loads a model directory (tokenizer, config.json, model.safetensors[, modules.json]).")
       .def("embed", &Embed, py::arg("texts"), py::arg("pooling") = "auto", py::arg("normalize") = false,
-           py::arg("batch_size") = 32, py::arg("num_threads") = 0, py::arg("window") = 0, py::arg("stride") = 0)
-      .def("token_vectors", &TokenVectors, py::arg("text"), py::arg("num_threads") = 1)
-      .def("attention", &Attention, py::arg("text"), py::arg("layer"), py::arg("head"))
+           py::arg("batch_size") = 32, py::arg("num_threads") = 0, py::arg("window") = 0, py::arg("stride") = 0,
+           "float32 [N, D]: one pooled vector per text (pooling: auto = the directory's sentence-transformers "
+           "pooling, or mean, cls, last, max); the bits of `tokvec embed --lines --format npy`. Texts of equal "
+           "token count share a forward pass of at most batch_size texts; window/stride embed long texts.")
+      .def("token_vectors", &TokenVectors, py::arg("text"), py::arg("num_threads") = 1,
+           "(tokens, float32 [T, D]): every token's contextual vector.")
+      .def("attention", &Attention, py::arg("text"), py::arg("layer"), py::arg("head"),
+           "float32 [T, T]: one head's attention weights (rows: queries, each sums to 1).")
       .def("tokenize",
            [](const ModelObject& self, py::handle text) { return Check(self.dir().Tokenize(TextView(text))); },
-           py::arg("text"))
+           py::arg("text"), "Ids as the model takes them (RoBERTa: <s> ... </s>).")
       .def_property_readonly("d_model", [](const ModelObject& self) { return self.dir().model().config().d_model; })
       .def_property_readonly("n_layers", [](const ModelObject& self) { return self.dir().model().config().n_layers; })
       .def_property_readonly("n_heads", [](const ModelObject& self) { return self.dir().model().config().n_heads; })

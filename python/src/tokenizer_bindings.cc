@@ -208,37 +208,45 @@ void RegisterTokenizer(py::module_& m) {
             }
             return std::make_unique<TokenizerObject>(Check(std::move(loaded)));
           },
-          py::arg("path"), py::arg("pattern") = py::none())
-      .def("encode", &Encode, py::arg("text"), py::arg("allowed_special") = py::tuple())
+          py::arg("path"), py::arg("pattern") = py::none(),
+          "Loads a tokvec model, a .tiktoken file (pattern: split preset or regex for an unknown name), GPT-2's "
+          "vocab.json (+ merges.txt beside it), a Hugging Face tokenizer.json, or a directory holding one.")
+      .def("encode", &Encode, py::arg("text"), py::arg("allowed_special") = py::tuple(),
+           "Ids of a str or bytes. Special-token text is ordinary unless allowed_special is \"all\" or holds it.")
       .def("encode_ordinary",
            [](const TokenizerObject& self, py::handle text) { return Encode(self, text, py::none()); },
-           py::arg("text"))
+           py::arg("text"), "encode without special tokens (tiktoken's name).")
       .def("encode_batch", &EncodeBatch, py::arg("texts"), py::arg("num_threads") = 0,
-           py::arg("allowed_special") = py::tuple())
+           py::arg("allowed_special") = py::tuple(),
+           "Ids of each text, encoded on num_threads C++ threads (0: one per core) with the GIL released; the "
+           "same as encoding them one by one.")
       .def("encode_ordinary_batch",
            [](TokenizerObject& self, py::handle texts, int num_threads) {
              return EncodeBatch(self, texts, num_threads, py::none());
            },
-           py::arg("texts"), py::arg("num_threads") = 0)
-      .def("encode_with_offsets", &EncodeWithOffsets, py::arg("text"), py::arg("allowed_special") = py::tuple())
-      .def("decode", &DecodeText, py::arg("ids"))
+           py::arg("texts"), py::arg("num_threads") = 0, "encode_batch without special tokens.")
+      .def("encode_with_offsets", &EncodeWithOffsets, py::arg("text"), py::arg("allowed_special") = py::tuple(),
+           "(ids, [(begin, end)]): character offsets into a str, byte offsets into bytes.")
+      .def("decode", &DecodeText, py::arg("ids"),
+           "Text of ids; bytes that are not UTF-8 (part of a character) become U+FFFD, as in tiktoken.")
       .def("decode_bytes", [](const TokenizerObject& self, const std::vector<TokenId>& ids) {
              return py::bytes(DecodeBytes(self, ids));
-           }, py::arg("ids"))
+           }, py::arg("ids"), "The exact bytes of ids.")
       .def("decode_batch",
            [](const TokenizerObject& self, const std::vector<std::vector<TokenId>>& batch) {
              py::list out(batch.size());
              for (size_t i = 0; i < batch.size(); ++i) out[i] = DecodeText(self, batch[i]);
              return out;
            },
-           py::arg("batch"))
-      .def("token_to_id", &TokenizerObject::TokenToId, py::arg("token"))
+           py::arg("batch"), "decode of each id list.")
+      .def("token_to_id", &TokenizerObject::TokenToId, py::arg("token"),
+           "The id of a token spelled as id_to_token shows it (GPT-2's byte spelling, e.g. 'Ġworld'), or None.")
       .def("id_to_token",
            [](const TokenizerObject& self, int64_t id) -> std::optional<std::string> {
              if (id < 0 || static_cast<size_t>(id) >= self.tokenizer().vocab_size()) return std::nullopt;
              return self.tokenizer().TokenSpelling(static_cast<TokenId>(id));
            },
-           py::arg("id"))
+           py::arg("id"), "A token's spelling, or None outside the vocabulary.")
       .def_property_readonly("vocab_size", [](const TokenizerObject& self) { return self.tokenizer().vocab_size(); })
       .def_property_readonly("n_vocab", [](const TokenizerObject& self) { return self.tokenizer().vocab_size(); })
       .def_property_readonly("type",
@@ -263,9 +271,9 @@ void RegisterTokenizer(py::module_& m) {
                              [](const TokenizerObject& self) -> std::optional<TokenId> {
                                return self.tokenizer().FindSpecial("<|endoftext|>");
                              })
-      .def("save", &Save, py::arg("path"))
-      .def("save_hf", &SaveHf, py::arg("path"))
-      .def("save_tiktoken", &SaveTiktoken, py::arg("path"))
+      .def("save", &Save, py::arg("path"), "Writes tokvec's model file (temporary file + rename).")
+      .def("save_hf", &SaveHf, py::arg("path"), "Writes a Hugging Face tokenizer.json.")
+      .def("save_tiktoken", &SaveTiktoken, py::arg("path"), "Writes tiktoken ranks (byte models).")
       .def("__repr__", [](const TokenizerObject& self) {
         return fmt::format("<tokvec.Tokenizer {} vocab_size={} from '{}'>",
                            self.tokenizer().type() == ModelType::kWord ? "word" : "byte",

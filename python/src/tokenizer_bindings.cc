@@ -30,7 +30,7 @@ EncodeOptions ParseAllowed(py::handle allowed) {
   EncodeOptions options;
   if (allowed.is_none()) return options;
   if (PyUnicode_Check(allowed.ptr())) {
-    if (allowed.cast<std::string>() != "all") {
+    if (PyUnicode_CompareWithASCIIString(allowed.ptr(), "all") != 0) {
       throw py::value_error("allowed_special must be \"all\" or a collection of special-token strings, not a "
                             "single string");
     }
@@ -40,7 +40,7 @@ EncodeOptions ParseAllowed(py::handle allowed) {
   if (PyTuple_Check(allowed.ptr()) && PyTuple_GET_SIZE(allowed.ptr()) == 0) return options;
   for (py::handle item : py::iter(allowed)) {
     if (!PyUnicode_Check(item.ptr())) throw py::type_error("allowed_special must hold str items");
-    options.allowed_special.push_back(item.cast<std::string>());
+    options.allowed_special.emplace_back(TextView(item));
   }
   return options;
 }

@@ -173,3 +173,25 @@ def test_error_table(shared, tmp_path):
         assert text in str(info.value)
     # tokvec.Error is an Exception subclass users can catch.
     assert issubclass(tokvec.Error, Exception)
+
+
+def test_no_crash_on_any_argument(shared, tiny_model):
+    """Every method with arguments of every kind: a result or an exception, never a crash."""
+    tok = tokvec.Tokenizer.load(str(shared / "vocab" / "gpt2.tiktoken"))
+    model = tokvec.Model.load(str(tiny_model))
+    values = [None, 0, -1, 2**70, 1.5, "", "x", "\ud800", b"\xff\xfe", [], [1, 2], [-5], [2**40], [[1]], [["a"]],
+              ("a", b"b"), {"a": 1}, object(), iter(["a"]), "all", {"<|endoftext|>"}]
+    calls = [tok.encode, tok.encode_ordinary, tok.encode_batch, tok.encode_with_offsets, tok.decode,
+             tok.decode_bytes, tok.decode_batch, tok.token_to_id, tok.id_to_token, model.tokenize, model.embed,
+             model.token_vectors, lambda v: model.attention(v, 0, 0), lambda v: tok.encode("a", allowed_special=v),
+             lambda v: tok.encode_batch(["a"], num_threads=v), lambda v: model.embed(["a"], pooling="mean",
+                                                                                    batch_size=v)]
+    outcomes = 0
+    for call in calls:
+        for value in values:
+            try:
+                call(value)
+            except (TypeError, ValueError, OverflowError, UnicodeError):
+                pass
+            outcomes += 1
+    assert outcomes == len(calls) * len(values)

@@ -3,7 +3,8 @@
 #   1. `cmake --install BUILD --prefix P` (BUILD: a configured, built build directory, default build)
 #   2. examples/cpp, a separate CMake project, configured with find_package(tokvec) against P, built and run: its
 #      ids must equal `tokvec encode`'s and its vector `tokvec embed --lines --pooling mean --normalize`'s
-#   3. the same program built with pkg-config (P/lib/pkgconfig/tokvec.pc), same output
+#   3. the same program built with pkg-config (P/lib/pkgconfig/tokvec.pc), same output; every installed header
+#      compiles on its own
 #   4. the Python package: a venv, `pip install --no-build-isolation --no-index ./python` (offline; the module is
 #      compiled in BUILD, TOKVEC_BUILD_DIR), `import tokvec` from it, and the README's "Use from Python" example
 #   5. the README's "Use from C++" block is examples/cpp/encode_and_embed.cc
@@ -42,6 +43,14 @@ g++ -O1 examples/cpp/encode_and_embed.cc -o "$work/pc_example" \
   $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs tokvec) || fail "pkg-config build failed"
 "$work/pc_example" "$work/byte.tokvec" "$work/model" "$text" | cmp -s - "$work/out.txt" || fail "pkg-config build's output differs"
 echo "same output"
+# Each installed header compiles on its own with only the installed prefix (and the system's packages) on the
+# include path: the install holds every project header the public ones include.
+cflags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags tokvec)
+(cd "$prefix/include/tokvec" && find . -name '*.h' | sed 's|^\./||') | sort > "$work/headers.txt"
+# shellcheck disable=SC2016
+xargs -P "${JOBS:-2}" -I{} sh -c 'echo "#include \"{}\"" | g++ -fsyntax-only -x c++ $0 - || { echo "header {} does not compile alone"; exit 255; }' \
+  "$cflags" < "$work/headers.txt" || fail "an installed header does not compile on its own"
+echo "$(wc -l < "$work/headers.txt") installed headers each compile on their own"
 
 echo "== 4. pip install ./python into a venv (offline) and import tokvec"
 /usr/bin/python3 -m venv --system-site-packages "$work/venv"

@@ -22,6 +22,7 @@ commands=(
   "$python bench/layer.py --tokvec $tokvec --rounds 5"
   "bench/encode.sh $tokvec"
   "bench/train.sh $tokvec"
+  "$python bench/fit.py --tokvec $tokvec --threads 1,2 --steps 4"
 )
 for i in "${!commands[@]}"; do
   echo "== ${commands[$i]}"

@@ -1,6 +1,6 @@
 // tokvec fit: train a model directory's weights on text (causal LM, GPT-2), exact against PyTorch.
 //
-//   tokvec fit -m models/tiny --objective clm --data data/corpus.txt --seq-len 64 --batch 8 --steps 200 \
+//   tokvec fit -m models/tiny --objective clm --data data/corpus.txt --seq-len 64 --batch 8 --steps 200
 //       --lr 1e-3 --warmup 20 -o models/tiny-fit
 //
 // See training/fit.h for OUTDIR's files, metrics.jsonl and --resume; training/token_stream.h for the data rule.
@@ -71,6 +71,9 @@ void RegisterFitCommand(CLI::App& app, CommandAction* action) {
   sub->add_option("--grad-accum", f.grad_accum, "Micro-batches per optimizer step")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  sub->add_option("--dropout", f.dropout, "Dropout after the embeddings, on attention weights and on residuals")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.99));
   sub->add_flag("--no-shuffle", options->no_shuffle, "Read windows in order: row r of step s starts at (s·B + r)·T");
   sub->add_option("--seed", f.seed, "Seed of the window shuffle")->capture_default_str();
   sub->add_option("--threads", f.threads, "Worker threads (results are the same for any count)")

@@ -104,6 +104,7 @@ absl::Status Fit(const FitOptions& o) {
   TOKVEC_RETURN_IF_ERROR(CheckOption((o.steps > 0) != (o.epochs > 0), "give exactly one of --steps and --epochs"));
   TOKVEC_RETURN_IF_ERROR(CheckOption(o.lr > 0 && std::isfinite(o.lr), "--lr must be a positive number"));
   TOKVEC_RETURN_IF_ERROR(CheckOption(o.log_every > 0, "--log-every must be positive"));
+  TOKVEC_RETURN_IF_ERROR(CheckOption(o.dropout >= 0 && o.dropout < 1, "--dropout must be in [0, 1)"));
   TOKVEC_ASSIGN_OR_RETURN(ScheduleKind schedule_kind, ParseSchedule(o.schedule));
   if (o.optimizer != "adamw" && o.optimizer != "sgd") {
     return absl::InvalidArgumentError(fmt::format("unknown optimizer '{}'; use adamw or sgd", o.optimizer));
@@ -118,12 +119,13 @@ absl::Status Fit(const FitOptions& o) {
     TOKVEC_ASSIGN_OR_RETURN(std::string text, ReadFile(state_path.string()));
     TOKVEC_ASSIGN_OR_RETURN(state, ParseTrainerState(text, state_path.string()));
     if (state.seq_len != o.seq_len || state.batch != o.batch || state.grad_accum != o.grad_accum ||
-        state.seed != o.seed || state.shuffle != o.shuffle || state.optimizer != o.optimizer) {
+        state.seed != o.seed || state.shuffle != o.shuffle || state.optimizer != o.optimizer ||
+        state.dropout != o.dropout) {
       return absl::InvalidArgumentError(fmt::format(
-          "--resume: {} was written by a run with --seq-len {} --batch {} --grad-accum {} --seed {}{} --optimizer "
-          "{}; resume with the same options",
+          "--resume: {} was written by a run with --seq-len {} --batch {} --grad-accum {} --seed {}{} --dropout {} "
+          "--optimizer {}; resume with the same options",
           state_path.string(), state.seq_len, state.batch, state.grad_accum, state.seed,
-          state.shuffle ? "" : " --no-shuffle", state.optimizer));
+          state.shuffle ? "" : " --no-shuffle", state.dropout, state.optimizer));
     }
     source = o.output;
   } else {
@@ -138,6 +140,7 @@ absl::Status Fit(const FitOptions& o) {
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Gpt2Model> model, Gpt2Model::Load(source));
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::Load(source));
   const ModelConfig& config = model->config();
+  model->SetDropout(static_cast<float>(o.dropout));
   if (static_cast<int64_t>(tokenizer->vocab_size()) > config.vocab_size) {
     return absl::InvalidArgumentError(fmt::format("{}: the tokenizer has {} tokens but the model only {} rows in wte",
                                                   source, tokenizer->vocab_size(), config.vocab_size));
@@ -171,7 +174,8 @@ absl::Status Fit(const FitOptions& o) {
   }
   if (!o.resume) {
     state = {.step = 0, .total_steps = total_steps, .seq_len = o.seq_len, .batch = o.batch,
-             .grad_accum = o.grad_accum, .seed = o.seed, .shuffle = o.shuffle, .optimizer = o.optimizer};
+             .grad_accum = o.grad_accum, .seed = o.seed, .shuffle = o.shuffle, .dropout = o.dropout,
+             .optimizer = o.optimizer};
   }
 
   // 4. Optimizer (state from OUTDIR when resuming), OUTDIR's static files.
@@ -211,7 +215,8 @@ absl::Status Fit(const FitOptions& o) {
     for (int64_t k = 0; k < o.grad_accum; ++k) {
       batches.push_back(stream.Batch((s * o.grad_accum + k) * o.batch, o.batch, o.seq_len, o.shuffle, o.seed));
     }
-    TOKVEC_ASSIGN_OR_RETURN(StepResult result, TrainStep(*model, optimizer, schedule, o.clip, s, batches, o.threads));
+    TOKVEC_ASSIGN_OR_RETURN(StepResult result, TrainStep(*model, optimizer, schedule, o.clip, s, batches, o.threads,
+                                                                 o.seed));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count();
     state.step = s + 1;
     state.tokens_seen += result.tokens;

@@ -48,8 +48,9 @@ struct FitOptions {
   std::string optimizer = "adamw";
   double clip = 1.0;                   // 0: no clipping
   int64_t grad_accum = 1;              // K micro-batches per step
+  double dropout = 0.0;                // GPT-2's embedding, attention and residual dropout
   bool shuffle = true;
-  uint64_t seed = 0;
+  uint64_t seed = 0;                   // window shuffle and dropout masks
   int threads = 1;
   int64_t log_every = 10;
   int64_t eval_every = 0;              // 0: evaluate after the last step only (when eval_data is given)

@@ -18,6 +18,9 @@ enum LayerTensor {
   kLn1W, kLn1B, kAttnW, kAttnB, kAttnProjW, kAttnProjB, kLn2W, kLn2B, kFcW, kFcB, kFcProjW, kFcProjB
 };
 
+// Dropout sites, mixed with the layer into each mask's seed.
+enum DropoutSite : uint64_t { kAttentionSite, kAttnResidualSite, kMlpResidualSite, kEmbeddingSite };
+
 size_t Sz(int64_t n) { return static_cast<size_t>(n); }
 
 }  // namespace
@@ -140,7 +143,8 @@ absl::Status Gpt2Model::CheckBatch(const std::vector<int32_t>& inputs, const std
   return absl::OkStatus();
 }
 
-const float* Gpt2Model::Forward(const std::vector<int32_t>& inputs, int64_t B, int64_t T, int threads) {
+const float* Gpt2Model::Forward(const std::vector<int32_t>& inputs, int64_t B, int64_t T, int threads, float p,
+                                uint64_t dropout_seed) {
   const int64_t C = config_.d_model, F = config_.d_ff, H = config_.n_heads, L = config_.n_layers, N = B * T;
   const float eps = static_cast<float>(config_.layer_norm_eps);
   Activations& a = acts_;
@@ -160,6 +164,9 @@ const float* Gpt2Model::Forward(const std::vector<int32_t>& inputs, int64_t B, i
     a.scratch.assign(Sz(N * C), 0.0f);
   }
   EmbeddingForward(a.encoded.data(), inputs.data(), P(kWte), P(kWpe), B, T, C);
+  if (p > 0) {
+    DropoutForward(a.encoded.data(), a.encoded.data(), N * C, p, DropoutSeed(dropout_seed, L, kEmbeddingSite));
+  }
   for (int64_t l = 0; l < L; ++l) {
     const int w = kFirstLayer + static_cast<int>(l) * kPerLayer;
     const float* x = l == 0 ? a.encoded.data() : a.residual3.data() + (l - 1) * N * C;  // [N, C]
@@ -174,14 +181,21 @@ const float* Gpt2Model::Forward(const std::vector<int32_t>& inputs, int64_t B, i
     LayerNormForward(ln1, a.ln1_mean.data() + l * N, a.ln1_rstd.data() + l * N, x, P(w + kLn1W), P(w + kLn1B), N,
                      C, eps, threads);
     LinearForward(qkv, ln1, P(w + kAttnW), P(w + kAttnB), N, C, 3 * C, threads);
-    AttentionForward(atty, a.lse.data() + l * N * H, qkv, B, T, C, H, threads);
+    AttentionForward(atty, a.lse.data() + l * N * H, qkv, B, T, C, H, threads, p,
+                     DropoutSeed(dropout_seed, l, kAttentionSite));
     LinearForward(a.scratch.data(), atty, P(w + kAttnProjW), P(w + kAttnProjB), N, C, C, threads);
+    if (p > 0) {
+      DropoutForward(a.scratch.data(), a.scratch.data(), N * C, p, DropoutSeed(dropout_seed, l, kAttnResidualSite));
+    }
     ResidualForward(res2, x, a.scratch.data(), N * C);
     LayerNormForward(ln2, a.ln2_mean.data() + l * N, a.ln2_rstd.data() + l * N, res2, P(w + kLn2W), P(w + kLn2B),
                      N, C, eps, threads);
     LinearForward(fch, ln2, P(w + kFcW), P(w + kFcB), N, C, F, threads);
     ActivationForward(config_.activation, fch_act, fch, N * F, threads);
     LinearForward(a.scratch.data(), fch_act, P(w + kFcProjW), P(w + kFcProjB), N, F, C, threads);
+    if (p > 0) {
+      DropoutForward(a.scratch.data(), a.scratch.data(), N * C, p, DropoutSeed(dropout_seed, l, kMlpResidualSite));
+    }
     ResidualForward(res3, res2, a.scratch.data(), N * C);
   }
   const int lnf = kFirstLayer + static_cast<int>(L) * kPerLayer;
@@ -195,7 +209,7 @@ absl::StatusOr<LossSum> Gpt2Model::Evaluate(const std::vector<int32_t>& inputs,
                                             const std::vector<int32_t>& targets, int64_t B, int64_t T,
                                             int threads) {
   TOKVEC_RETURN_IF_ERROR(CheckBatch(inputs, targets, B, T));
-  const float* lnf = Forward(inputs, B, T, threads);
+  const float* lnf = Forward(inputs, B, T, threads, 0.0f, 0);
   LossSum loss;
   loss.sum = CrossEntropyForwardBackward(lnf, P(kWte), targets.data(), B * T, config_.d_model, config_.vocab_size,
                                          0.0f, nullptr, nullptr, &loss.count, threads);
@@ -204,11 +218,12 @@ absl::StatusOr<LossSum> Gpt2Model::Evaluate(const std::vector<int32_t>& inputs,
 
 absl::StatusOr<LossSum> Gpt2Model::ForwardBackward(const std::vector<int32_t>& inputs,
                                                    const std::vector<int32_t>& targets, int64_t B, int64_t T,
-                                                   float loss_scale, int threads) {
+                                                   float loss_scale, int threads, uint64_t dropout_seed) {
   TOKVEC_RETURN_IF_ERROR(CheckBatch(inputs, targets, B, T));
   const int64_t C = config_.d_model, F = config_.d_ff, H = config_.n_heads, L = config_.n_layers, N = B * T;
   const int64_t valid = std::count_if(targets.begin(), targets.end(), [](int32_t t) { return t != kIgnoreIndex; });
-  const float* lnf_out = Forward(inputs, B, T, threads);
+  const float p = dropout_;
+  const float* lnf_out = Forward(inputs, B, T, threads, p, dropout_seed);
   Activations& a = acts_;
 
   // 1. LM head + cross-entropy: d(loss_scale · mean)/dlogits, then dlnf [N, C] and dwte.
@@ -228,6 +243,7 @@ absl::StatusOr<LossSum> Gpt2Model::ForwardBackward(const std::vector<int32_t>& i
   std::vector<float> dfch(Sz(N * F));    // [N, F]
   std::vector<float> dfch_act(Sz(N * F));// [N, F]
   std::vector<float> dqkv(Sz(N * 3 * C));// [N, 3C]
+  std::vector<float> dropped(p > 0 ? Sz(N * C) : 0);  // [N, C] a gradient through a dropout mask
   for (int64_t l = L - 1; l >= 0; --l) {
     const int w = kFirstLayer + static_cast<int>(l) * kPerLayer;
     const float* x = l == 0 ? a.encoded.data() : a.residual3.data() + (l - 1) * N * C;  // [N, C]
@@ -239,24 +255,36 @@ absl::StatusOr<LossSum> Gpt2Model::ForwardBackward(const std::vector<int32_t>& i
     const float* fch = a.fch.data() + l * N * F;
     const float* fch_act = a.fch_act.data() + l * N * F;
     // res3 = res2 + c_proj(act(c_fc(ln2(res2))))
-    LinearBackward(dfch_act.data(), G(w + kFcProjW), G(w + kFcProjB), dres.data(), fch_act, P(w + kFcProjW), N, F,
-                   C, threads);
+    const float* dmlp = dres.data();  // d(c_proj output) = dres through the dropout mask
+    if (p > 0) {
+      DropoutBackward(dbuf.data(), dres.data(), N * C, p, DropoutSeed(dropout_seed, l, kMlpResidualSite));
+      dmlp = dbuf.data();
+    }
+    LinearBackward(dfch_act.data(), G(w + kFcProjW), G(w + kFcProjB), dmlp, fch_act, P(w + kFcProjW), N, F, C,
+                   threads);
     ActivationBackward(config_.activation, dfch.data(), fch, dfch_act.data(), N * F, threads);
     LinearBackward(dbuf.data(), G(w + kFcW), G(w + kFcB), dfch.data(), ln2, P(w + kFcW), N, C, F, threads);
     dres2 = dres;
     LayerNormBackward(dres2.data(), G(w + kLn2W), G(w + kLn2B), dbuf.data(), res2, P(w + kLn2W),
                       a.ln2_mean.data() + l * N, a.ln2_rstd.data() + l * N, N, C, threads);
     // res2 = x + c_proj(attention(c_attn(ln1(x))))
-    LinearBackward(dbuf.data(), G(w + kAttnProjW), G(w + kAttnProjB), dres2.data(), atty, P(w + kAttnProjW), N, C,
-                   C, threads);
-    AttentionBackward(dqkv.data(), dbuf.data(), atty, a.lse.data() + l * N * H, qkv, B, T, C, H, threads);
+    const float* dattn = dres2.data();
+    if (p > 0) {
+      DropoutBackward(dropped.data(), dres2.data(), N * C, p, DropoutSeed(dropout_seed, l, kAttnResidualSite));
+      dattn = dropped.data();
+    }
+    LinearBackward(dbuf.data(), G(w + kAttnProjW), G(w + kAttnProjB), dattn, atty, P(w + kAttnProjW), N, C, C,
+                   threads);
+    AttentionBackward(dqkv.data(), dbuf.data(), atty, a.lse.data() + l * N * H, qkv, B, T, C, H, threads, p,
+                      DropoutSeed(dropout_seed, l, kAttentionSite));
     LinearBackward(dbuf.data(), G(w + kAttnW), G(w + kAttnB), dqkv.data(), ln1, P(w + kAttnW), N, C, 3 * C,
                    threads);
     dres = dres2;
     LayerNormBackward(dres.data(), G(w + kLn1W), G(w + kLn1B), dbuf.data(), x, P(w + kLn1W),
                       a.ln1_mean.data() + l * N, a.ln1_rstd.data() + l * N, N, C, threads);
   }
-  // 3. Token and position tables.
+  // 3. Token and position tables (through the embedding dropout).
+  if (p > 0) DropoutBackward(dres.data(), dres.data(), N * C, p, DropoutSeed(dropout_seed, L, kEmbeddingSite));
   EmbeddingBackward(G(kWte), G(kWpe), dres.data(), inputs.data(), B, T, C);
   return loss;
 }

@@ -68,11 +68,18 @@ class Gpt2Model {
   const std::vector<float>& grads() const { return grads_; }
 
   void ZeroGrad();
+  // Dropout probability of ForwardBackward (0 turns it off), at GPT-2's places: after the embeddings (embd_pdrop),
+  // on the attention weights (attn_pdrop) and on each sublayer's output before the residual add (resid_pdrop).
+  // Evaluate never drops.
+  void SetDropout(float p) { dropout_ = p; }
+  float dropout() const { return dropout_; }
 
   // inputs, targets: [B, T] (targets may be kIgnoreIndex). Adds d(loss_scale · mean loss)/dθ to grads() and
-  // returns the loss. InvalidArgument for T > n_positions, an id >= vocab_size or a bad target.
+  // returns the loss. InvalidArgument for T > n_positions, an id >= vocab_size or a bad target. With dropout on,
+  // the masks are a function of dropout_seed (training/kernels.h DropoutSeed / DropoutUniform).
   absl::StatusOr<LossSum> ForwardBackward(const std::vector<int32_t>& inputs, const std::vector<int32_t>& targets,
-                                          int64_t B, int64_t T, float loss_scale, int threads);
+                                          int64_t B, int64_t T, float loss_scale, int threads,
+                                          uint64_t dropout_seed = 0);
   // The loss only (no gradient, no kept activations beyond one batch).
   absl::StatusOr<LossSum> Evaluate(const std::vector<int32_t>& inputs, const std::vector<int32_t>& targets,
                                    int64_t B, int64_t T, int threads);
@@ -87,7 +94,9 @@ class Gpt2Model {
   absl::Status CheckBatch(const std::vector<int32_t>& inputs, const std::vector<int32_t>& targets, int64_t B,
                           int64_t T) const;
   // Runs the blocks and ln_f on inputs; activations stay in acts_. Returns ln_f's output [N, C].
-  const float* Forward(const std::vector<int32_t>& inputs, int64_t B, int64_t T, int threads);
+  // p: dropout probability (0 for evaluation).
+  const float* Forward(const std::vector<int32_t>& inputs, int64_t B, int64_t T, int threads, float p,
+                       uint64_t dropout_seed);
   float* P(int index) { return params_.data() + infos_[static_cast<size_t>(index)].offset; }
   float* G(int index) { return grads_.data() + infos_[static_cast<size_t>(index)].offset; }
 
@@ -96,6 +105,7 @@ class Gpt2Model {
                                       // ln_2.w/b, c_fc.w/b, mlp.c_proj.w/b), ln_f.w/b
   std::vector<float> params_;         // every parameter, in infos_ order
   std::vector<float> grads_;          // same layout
+  float dropout_ = 0.0f;
 
   // Activations of the last Forward, per layer l where marked [L, ...].
   struct Activations {

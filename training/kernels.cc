@@ -205,10 +205,45 @@ void ActivationBackward(Activation activation, float* dinp, const float* inp, co
   });
 }
 
+// ---- dropout ------------------------------------------------------------------------------------------------------
+
+namespace {
+
+// splitmix64's finalizer (Steele et al. 2014): a bijective 64-bit mix.
+uint64_t Mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+float DropoutUniform(uint64_t seed, uint64_t index) {
+  // A counter-based generator: element `index` is computable on its own, by any thread.
+  const uint64_t z = Mix64(seed + (index + 1) * 0x9E3779B97F4A7C15ULL);
+  return static_cast<float>(z >> 40) * 0x1.0p-24f;  // 24 random bits
+}
+
+uint64_t DropoutSeed(uint64_t base, uint64_t a, uint64_t b) {
+  return Mix64(Mix64(base + (a + 1) * 0x9E3779B97F4A7C15ULL) + (b + 1) * 0xC2B2AE3D27D4EB4FULL);
+}
+
+void DropoutForward(float* out, const float* inp, int64_t n, float p, uint64_t seed) {
+  const float scale = 1.0f / (1.0f - p);
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = DropoutUniform(seed, static_cast<uint64_t>(i)) >= p ? inp[i] * scale : 0.0f;
+  }
+}
+
+void DropoutBackward(float* dinp, const float* dout, int64_t n, float p, uint64_t seed) {
+  DropoutForward(dinp, dout, n, p, seed);  // the same mask and scale
+}
+
 // ---- causal attention ---------------------------------------------------------------------------------------------
 
 void AttentionForward(float* out, float* lse, const float* qkv, int64_t B, int64_t T, int64_t C, int64_t H,
-                      int threads) {
+                      int threads, float dropout, uint64_t dropout_seed) {
+  const float keep_scale = 1.0f / (1.0f - dropout);
   const int64_t Dh = C / H, C3 = 3 * C;
   const float scale = 1.0f / std::sqrt(static_cast<float>(Dh));
   ParallelFor(B * H, threads, [&](int64_t bh) {
@@ -236,7 +271,11 @@ void AttentionForward(float* out, float* lse, const float* qkv, int64_t B, int64
       std::fill(o, o + Dh, 0.0f);
       const float inv = 1.0f / sum;
       for (int64_t j = 0; j <= i; ++j) {
-        const float p = scores[static_cast<size_t>(j)] * inv;
+        float p = scores[static_cast<size_t>(j)] * inv;
+        if (dropout > 0.0f) {
+          const uint64_t index = static_cast<uint64_t>((bh * T + i) * T + j);
+          p = DropoutUniform(dropout_seed, index) >= dropout ? p * keep_scale : 0.0f;
+        }
         const float* v = base + j * C3 + 2 * C + h * Dh;  // [Dh]
         for (int64_t d = 0; d < Dh; ++d) o[d] += p * v[d];
       }
@@ -246,7 +285,9 @@ void AttentionForward(float* out, float* lse, const float* qkv, int64_t B, int64
 }
 
 void AttentionBackward(float* dqkv, const float* dout, const float* out, const float* lse, const float* qkv,
-                       int64_t B, int64_t T, int64_t C, int64_t H, int threads) {
+                       int64_t B, int64_t T, int64_t C, int64_t H, int threads, float dropout,
+                       uint64_t dropout_seed) {
+  const float keep_scale = 1.0f / (1.0f - dropout);
   const int64_t Dh = C / H, C3 = 3 * C;
   const float scale = 1.0f / std::sqrt(static_cast<float>(Dh));
   ParallelFor(B * H, threads, [&](int64_t bh) {
@@ -278,9 +319,15 @@ void AttentionBackward(float* dqkv, const float* dout, const float* out, const f
           dp += dout_i[d] * v[d];
         }
         const float p = std::exp(s * scale - row_lse[i]);
-        const float ds = p * (dp - delta) * scale;
+        float m = 1.0f;  // the dropout mask value m_ij
+        if (dropout > 0.0f) {
+          const uint64_t index = static_cast<uint64_t>((bh * T + i) * T + j);
+          m = DropoutUniform(dropout_seed, index) >= dropout ? keep_scale : 0.0f;
+        }
+        const float ds = p * (m * dp - delta) * scale;
+        const float pm = p * m;
         for (int64_t d = 0; d < Dh; ++d) {
-          dv[d] += p * dout_i[d];
+          dv[d] += pm * dout_i[d];
           dq[d] += ds * k[d];
           dk[d] += ds * q[d];
         }

@@ -57,16 +57,31 @@ void ActivationForward(Activation activation, float* out, const float* inp, int6
 void ActivationBackward(Activation activation, float* dinp, const float* inp, const float* dout, int64_t n,
                         int threads);
 
+// Dropout (Srivastava et al. 2014) with a counter-based mask: element i of a site is kept when
+// DropoutUniform(seed, i) >= p and then scaled by 1/(1 - p). The mask is a pure function of (seed, i), so the
+// backward pass regenerates it instead of storing it, and it is the same for any thread count.
+float DropoutUniform(uint64_t seed, uint64_t index);  // in [0, 1)
+// A seed for one site (layer, place) of one micro-batch, mixed from the run's seed and small integers.
+uint64_t DropoutSeed(uint64_t base, uint64_t a, uint64_t b);
+// out[i] = keep(i) ? inp[i] / (1 - p) : 0 (in place allowed). Backward: dinp[i] = keep(i) ? dout[i] / (1 - p) : 0.
+void DropoutForward(float* out, const float* inp, int64_t n, float p, uint64_t seed);
+void DropoutBackward(float* dinp, const float* dout, int64_t n, float p, uint64_t seed);
+
 // Causal scaled dot-product attention (Vaswani et al. 2017) over GPT-2's fused qkv ([N, 3C]: q | k | v, head h
 // in columns h·Dh .. h·Dh + Dh of each third). out: [N, C] (head h in columns h·Dh..), lse: [B, H, T], the
 // log-sum-exp of each row's scaled scores, which is all the backward pass keeps (FlashAttention-2, Dao 2023,
 // https://arxiv.org/abs/2307.08691): memory O(T) per head instead of the [T, T] weights.
+// With dropout > 0 the weights p_ij are dropped (element ((b·H + h)·T + i)·T + j of a DropoutForward mask with
+// dropout_seed) after the softmax, as GPT-2's attn_dropout; lse stays that of the undropped softmax.
 void AttentionForward(float* out, float* lse, const float* qkv, int64_t B, int64_t T, int64_t C, int64_t H,
-                      int threads);
+                      int threads, float dropout = 0.0f, uint64_t dropout_seed = 0);
 // dqkv: [N, 3C] (written) from dout [N, C], recomputing p_ij = exp(s_ij - lse_i):
 // dv_j = Σ_i p_ij·do_i;  ds_ij = p_ij·(do_i·v_j - do_i·o_i);  dq_i = scale·Σ_j ds_ij·k_j;  dk_j = scale·Σ_i ds_ij·q_i.
+// With dropout, m_ij ∈ {0, 1/(1-p)} the regenerated mask: dv_j = Σ_i p_ij·m_ij·do_i and
+// ds_ij = p_ij·(m_ij·do_i·v_j - do_i·o_i) (FlashAttention-2's rule; do_i·o_i is still Σ_j p_ij·m_ij·do_i·v_j).
 void AttentionBackward(float* dqkv, const float* dout, const float* out, const float* lse, const float* qkv,
-                       int64_t B, int64_t T, int64_t C, int64_t H, int threads);
+                       int64_t B, int64_t T, int64_t C, int64_t H, int threads, float dropout = 0.0f,
+                       uint64_t dropout_seed = 0);
 
 // out [n] = a + b.
 void ResidualForward(float* out, const float* a, const float* b, int64_t n);

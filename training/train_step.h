@@ -36,8 +36,11 @@ struct StepResult {
   int64_t tokens = 0;      // input tokens processed
 };
 
+// With the model's dropout on, micro-batch k of step `step` draws its masks from DropoutSeed(seed, step, k), so a
+// resumed run draws the same ones.
 absl::StatusOr<StepResult> TrainStep(Gpt2Model& model, Optimizer& optimizer, const Schedule& schedule, double clip,
-                                     int64_t step, std::span<const MicroBatch> batches, int threads);
+                                     int64_t step, std::span<const MicroBatch> batches, int threads,
+                                     uint64_t seed = 0);
 
 }  // namespace tokvec::training
 

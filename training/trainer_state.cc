@@ -46,6 +46,12 @@ absl::StatusOr<TrainerState> ParseTrainerState(std::string_view json_text, std::
   auto shuffle = j.find("shuffle");
   if (shuffle == j.end() || !shuffle->is_boolean()) return Missing(path, "shuffle", "a boolean");
   state.shuffle = shuffle->get<bool>();
+  if (auto dropout = j.find("dropout"); dropout != j.end()) {
+    if (!dropout->is_number() || !(dropout->get<double>() >= 0.0 && dropout->get<double>() < 1.0)) {
+      return Missing(path, "dropout", "a number in [0, 1)");
+    }
+    state.dropout = dropout->get<double>();
+  }
   auto optimizer = j.find("optimizer");
   if (optimizer == j.end() || !optimizer->is_string() ||
       (optimizer->get<std::string>() != "adamw" && optimizer->get<std::string>() != "sgd")) {
@@ -68,6 +74,7 @@ std::string TrainerStateToJson(const TrainerState& state) {
   j["grad_accum"] = state.grad_accum;
   j["seed"] = state.seed;
   j["shuffle"] = state.shuffle;
+  j["dropout"] = state.dropout;
   j["optimizer"] = state.optimizer;
   j["tokens_seen"] = state.tokens_seen;
   return j.dump(2) + "\n";

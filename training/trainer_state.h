@@ -1,7 +1,7 @@
 // trainer_state.json: where a `tokvec fit` run stands, so `--resume` continues it bit for bit.
 //
 //   {"step": 3, "total_steps": 6, "seq_len": 64, "batch": 8, "grad_accum": 1, "seed": 1, "shuffle": true,
-//    "optimizer": "adamw", "tokens_seen": 1536}
+//    "dropout": 0.1, "optimizer": "adamw", "tokens_seen": 1536}
 //
 // The data position and every random draw follow from (seed, step) (training/token_stream.h), so no generator
 // state is stored. A missing or mistyped key is InvalidArgument naming it and the file.
@@ -24,6 +24,7 @@ struct TrainerState {
   int64_t grad_accum = 1;   // K
   uint64_t seed = 0;
   bool shuffle = true;
+  double dropout = 0.0;     // optional in the file (0 when absent)
   std::string optimizer;    // "adamw" | "sgd"
   int64_t tokens_seen = 0;  // input tokens trained on so far
 };

@@ -86,7 +86,7 @@ TEST(FitCommandTest, ResumeGivesTheSameBytesAsAnUninterruptedRun) {
   ScratchDir scratch;
   MakeModel(scratch, "m", 16, 1);
   const std::string common = fmt::format("{} fit -m {} --data {} --seq-len 16 --batch 4 --steps 6 --lr 1e-2 "
-                                         "--warmup 2 --grad-accum 2", Tokvec(), scratch / "m", kCorpus);
+                                         "--warmup 2 --grad-accum 2 --dropout 0.1", Tokvec(), scratch / "m", kCorpus);
   ShellResult r = RunShell(fmt::format("{} --seed 5 --threads 1 -o {}", common, scratch / "straight"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   r = RunShell(fmt::format("{} --seed 5 --threads 2 --stop-after 3 -o {}", common, scratch / "resumed"));

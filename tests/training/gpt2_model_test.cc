@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -28,6 +30,27 @@ Batch RandomBatch(int64_t B, int64_t T, int64_t V, unsigned seed) {
   return batch;
 }
 
+// For `samples` elements of every parameter tensor: grads against (loss(θ + eps) - loss(θ - eps)) / 2 eps.
+void ExpectParameterGradients(Gpt2Model& model, const std::vector<float>& grads, int64_t samples,
+                              const std::function<double()>& loss, const std::string& what) {
+  for (const ParameterInfo& info : model.parameters()) {
+    const int64_t stride = std::max<int64_t>(1, info.size / samples);
+    for (int64_t k = 0; k < info.size; k += stride) {
+      float& p = model.params()[info.offset + k];
+      const float saved = p;
+      const double eps = 1e-2;
+      p = saved + static_cast<float>(eps);
+      const double plus = loss();
+      p = saved - static_cast<float>(eps);
+      const double minus = loss();
+      p = saved;
+      const double fd = (plus - minus) / (2 * eps);
+      EXPECT_NEAR(grads[info.offset + k], fd, 2e-3 + 2e-2 * std::abs(fd)) << what << " " << info.name << "[" << k
+                                                                          << "]";
+    }
+  }
+}
+
 TEST(Gpt2ModelTest, EveryParameterGradientMatchesFiniteDifference) {
   for (Activation act : {Activation::kGeluTanh, Activation::kGeluExact}) {
     auto model = RandomModel(TinyConfig(23, 8, 2, 2, 6, act), 3);
@@ -35,24 +58,28 @@ TEST(Gpt2ModelTest, EveryParameterGradientMatchesFiniteDifference) {
     model->ZeroGrad();
     auto loss = model->ForwardBackward(batch.inputs, batch.targets, 2, 5, 1.0f, 2);
     ASSERT_TRUE(loss.ok()) << loss.status();
-    const std::vector<float> grads = model->grads();
-    for (const ParameterInfo& info : model->parameters()) {
-      const int64_t stride = std::max<int64_t>(1, info.size / 6);
-      for (int64_t k = 0; k < info.size; k += stride) {
-        float& p = model->params()[info.offset + k];
-        const float saved = p;
-        const double eps = 1e-2;
-        p = saved + static_cast<float>(eps);
-        const double plus = model->Evaluate(batch.inputs, batch.targets, 2, 5, 1)->mean();
-        p = saved - static_cast<float>(eps);
-        const double minus = model->Evaluate(batch.inputs, batch.targets, 2, 5, 1)->mean();
-        p = saved;
-        const double fd = (plus - minus) / (2 * eps);
-        EXPECT_NEAR(grads[info.offset + k], fd, 2e-3 + 2e-2 * std::abs(fd))
-            << ActivationName(act) << " " << info.name << "[" << k << "]";
-      }
-    }
+    ExpectParameterGradients(*model, model->grads(), 6, [&] {
+      return model->Evaluate(batch.inputs, batch.targets, 2, 5, 1)->mean();
+    }, std::string(ActivationName(act)));
   }
+}
+
+TEST(Gpt2ModelTest, DropoutGradientMatchesFiniteDifferenceOfTheSameMasks) {
+  auto model = RandomModel(TinyConfig(23, 8, 2, 2, 6), 9);
+  model->SetDropout(0.3f);
+  const Batch batch = RandomBatch(2, 6, 23, 10);
+  const uint64_t seed = 77;
+  model->ZeroGrad();
+  auto loss = model->ForwardBackward(batch.inputs, batch.targets, 2, 6, 1.0f, 2, seed);
+  ASSERT_TRUE(loss.ok()) << loss.status();
+  const std::vector<float> grads = model->grads();
+  // The masks depend on the seed: another seed gives another loss; no dropout another still.
+  EXPECT_NE(model->ForwardBackward(batch.inputs, batch.targets, 2, 6, 1.0f, 1, seed + 1)->sum, loss->sum);
+  EXPECT_NE(model->Evaluate(batch.inputs, batch.targets, 2, 6, 1)->sum, loss->sum);
+  EXPECT_EQ(model->ForwardBackward(batch.inputs, batch.targets, 2, 6, 1.0f, 3, seed)->sum, loss->sum);
+  ExpectParameterGradients(*model, grads, 4, [&] {
+    return model->ForwardBackward(batch.inputs, batch.targets, 2, 6, 1.0f, 1, seed)->mean();
+  }, "dropout");
 }
 
 TEST(Gpt2ModelTest, SameBitsForAnyThreadCount) {
@@ -63,8 +90,9 @@ TEST(Gpt2ModelTest, SameBitsForAnyThreadCount) {
   double reference_loss = 0;
   for (int threads : {1, 2, 3, 8}) {
     auto model = RandomModel(config, 6);
+    model->SetDropout(0.1f);
     model->ZeroGrad();
-    auto loss = model->ForwardBackward(batch.inputs, batch.targets, 2, 40, 1.0f, threads);
+    auto loss = model->ForwardBackward(batch.inputs, batch.targets, 2, 40, 1.0f, threads, 11);
     ASSERT_TRUE(loss.ok()) << loss.status();
     if (reference.empty()) {
       reference = model->grads();

@@ -179,6 +179,41 @@ TEST(KernelsTest, AttentionIsCausal) {
   for (int64_t i = 0; i < (T - 1) * C; ++i) EXPECT_EQ(out[i], out2[i]) << i;
 }
 
+TEST(KernelsTest, DropoutDropsAboutPAndKeepsTheMean) {
+  const int64_t n = 100000;
+  std::vector<float> ones(n, 1.0f), out(n), back(n);
+  DropoutForward(out.data(), ones.data(), n, 0.25f, DropoutSeed(3, 0, 1));
+  int64_t dropped = 0;
+  double sum = 0.0;
+  for (float v : out) {
+    dropped += v == 0.0f;
+    sum += v;
+    if (v != 0.0f) {
+      EXPECT_FLOAT_EQ(v, 1.0f / 0.75f);
+    }
+  }
+  EXPECT_NEAR(static_cast<double>(dropped) / n, 0.25, 0.01);
+  EXPECT_NEAR(sum / n, 1.0, 0.01);
+  DropoutBackward(back.data(), ones.data(), n, 0.25f, DropoutSeed(3, 0, 1));
+  EXPECT_EQ(back, out);  // the same mask, regenerated
+  DropoutForward(back.data(), ones.data(), n, 0.25f, DropoutSeed(3, 0, 2));
+  EXPECT_NE(back, out);  // another site, another mask
+}
+
+TEST(KernelsTest, AttentionDropoutBackwardMatchesFiniteDifference) {
+  const int64_t B = 2, T = 6, C = 8, H = 2;
+  std::vector<float> qkv = Random(B * T * 3 * C, 19, 1.5f), r = Random(B * T * C, 20);
+  std::vector<float> out(B * T * C), lse(B * H * T);
+  auto loss = [&] {
+    AttentionForward(out.data(), lse.data(), qkv.data(), B, T, C, H, 2, 0.3f, 5);
+    return Dot(out, r);
+  };
+  loss();
+  std::vector<float> dqkv(qkv.size());
+  AttentionBackward(dqkv.data(), r.data(), out.data(), lse.data(), qkv.data(), B, T, C, H, 3, 0.3f, 5);
+  ExpectGradient("dqkv", qkv, dqkv, loss, 1e-3, 1e-2);
+}
+
 TEST(KernelsTest, CrossEntropyBackwardMatchesFiniteDifference) {
   const int64_t N = 9, C = 6, V = 300;  // V > 256: two vocabulary blocks
   std::vector<float> x = Random(N * C, 17), wte = Random(V * C, 18);

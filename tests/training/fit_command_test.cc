@@ -122,6 +122,20 @@ TEST(FitCommandTest, CtrlCSavesAResumableCheckpoint) {
   EXPECT_EQ(resumed["step"].get<int64_t>(), state["step"].get<int64_t>() + 1);
 }
 
+TEST(FitCommandTest, EncoderModelsAreRefusedByName) {
+  ScratchDir scratch;
+  MakeModel(scratch, "m", 16, 1);  // for the tokenizer
+  ShellResult r = RunShell(fmt::format("{} init --tokenizer {} --arch encoder --d-model 16 --heads 2 --layers 1 "
+                                       "--max-len 32 --seed 1 -o {}", Tokvec(), scratch / "tok.tokvec",
+                                       scratch / "enc"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunShell(fmt::format("{} fit -m {} --data {} --seq-len 8 --batch 2 --steps 1 -o {}", Tokvec(), scratch / "enc",
+                           kCorpus, scratch / "out"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("training supports model_type gpt2 only; this model is 'encoder'"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(scratch / "out"));
+}
+
 TEST(FitCommandTest, HuggingFaceGpt2DirectoryTrainsAndEmbeds) {
   ScratchDir scratch;
   const std::string hf = testing::ModelTestdata() + "/hf_gpt2_f32";

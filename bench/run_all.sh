@@ -23,6 +23,7 @@ commands=(
   "bench/encode.sh $tokvec"
   "bench/train.sh $tokvec"
   "$python bench/fit.py --tokvec $tokvec --threads 1,2 --steps 4"
+  "bench/word2vec.sh $tokvec"
 )
 for i in "${!commands[@]}"; do
   echo "== ${commands[$i]}"

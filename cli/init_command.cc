@@ -10,9 +10,15 @@
 // weight matrix normal(0, 0.02), the residual projections (attn.c_proj, mlp.c_proj) normal(0, 0.02 / sqrt(2 L)),
 // biases 0, LayerNorm gamma 1 and beta 0. Tensors are drawn in a fixed order (wte, wpe, then per layer c_attn,
 // attn.c_proj, c_fc, mlp.c_proj) from one NormalSampler(seed), so a seed always gives the same model.
+//
+// --token-embeddings VECTORS (a word2vec text or binary file, e.g. from `tokvec word2vec train --tokenizer`):
+// each token whose spelling (Tokenizer::TokenSpelling, e.g. `Ġcat`) is a word of the file gets that vector as
+// its wte row instead of the random one; the other rows keep the seeded init, which is drawn as without the
+// option, so every other tensor is the same. The file's dim must equal --d-model.
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -20,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "attention/model_config.h"
 #include "base/file_io.h"
 #include "base/status_macros.h"
@@ -28,6 +35,7 @@
 #include "embeddings/safetensors.h"
 #include "fmt/format.h"
 #include "tokenizer/tokenizer.h"
+#include "word2vec/vectors.h"
 
 namespace tokvec::cli {
 namespace {
@@ -44,7 +52,11 @@ struct InitOptions {
   int64_t d_ff = 0;  // 0: 4 * d_model
   uint64_t seed = 0;
   std::string output;
+  std::string token_embeddings;  // word2vec vector file for the token table, or empty
 };
+
+// wte rows to replace: (token id, vector of d_model floats).
+using TokenRows = std::vector<std::pair<int64_t, const float*>>;
 
 // Removes a temporary directory unless released.
 class TempDirGuard {
@@ -97,10 +109,12 @@ absl::StatusOr<std::vector<std::pair<fs::path, std::string>>> TokenizerFiles(con
   return std::vector<std::pair<fs::path, std::string>>{{file, "tokenizer.tokvec"}};
 }
 
-absl::Status WriteRandomWeightsUnchecked(const ModelConfig& config, uint64_t seed, const std::string& path);
+absl::Status WriteRandomWeightsUnchecked(const ModelConfig& config, uint64_t seed, const TokenRows& token_rows,
+                                         const std::string& path);
 
 // GPT-2-initialised weights to `path` (see the file comment).
-absl::Status WriteRandomWeights(const ModelConfig& config, uint64_t seed, const std::string& path) {
+absl::Status WriteRandomWeights(const ModelConfig& config, uint64_t seed, const TokenRows& token_rows,
+                                const std::string& path) {
   // 1. Refuse sizes that cannot be held in memory before allocating anything.
   const double d = static_cast<double>(config.d_model), f = static_cast<double>(config.d_ff);
   const double positions = config.arch == Architecture::kGpt2 ? static_cast<double>(config.max_len) : 0.0;
@@ -113,14 +127,15 @@ absl::Status WriteRandomWeights(const ModelConfig& config, uint64_t seed, const 
         floats * 4 / 1e9, kMaxFloats * 4 / 1e9));
   }
   try {
-    return WriteRandomWeightsUnchecked(config, seed, path);
+    return WriteRandomWeightsUnchecked(config, seed, token_rows, path);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(
         fmt::format("out of memory creating {:.3g} parameters ({:.1f} GB)", floats, floats * 4 / 1e9));
   }
 }
 
-absl::Status WriteRandomWeightsUnchecked(const ModelConfig& config, uint64_t seed, const std::string& path) {
+absl::Status WriteRandomWeightsUnchecked(const ModelConfig& config, uint64_t seed, const TokenRows& token_rows,
+                                         const std::string& path) {
   NormalSampler sampler(seed);
   const int64_t d = config.d_model, f = config.d_ff;
   const float stddev = 0.02f;
@@ -136,6 +151,9 @@ absl::Status WriteRandomWeightsUnchecked(const ModelConfig& config, uint64_t see
     storage.push_back(std::move(values));
   };
   add("wte.weight", {config.vocab_size, d}, 0, stddev);
+  for (const auto& [id, vector] : token_rows) {  // [V, D] rows from --token-embeddings
+    std::copy(vector, vector + d, storage.back()->data() + id * d);
+  }
   if (config.arch == Architecture::kGpt2) add("wpe.weight", {config.max_len, d}, 0, stddev);
   for (int64_t i = 0; i < config.n_layers; ++i) {
     const std::string p = fmt::format("h.{}.", i);
@@ -182,6 +200,26 @@ absl::Status RunInit(const InitOptions& options) {
   config.layer_norm_eps = 1e-5;
   config.activation = config.arch == Architecture::kEncoder ? Activation::kRelu : Activation::kGeluTanh;
 
+  // Token vectors from a word2vec file, matched by the tokenizer's spelling of each token.
+  word2vec::Vectors vectors;
+  TokenRows token_rows;
+  if (!options.token_embeddings.empty()) {
+    TOKVEC_ASSIGN_OR_RETURN(vectors, word2vec::ReadVectors(options.token_embeddings));
+    if (vectors.dim != options.d_model) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--token-embeddings '{}' has {}-dimensional vectors but --d-model is {}; they must be equal",
+          options.token_embeddings, vectors.dim, options.d_model));
+    }
+    absl::flat_hash_map<std::string, size_t> rows;
+    for (size_t i = 0; i < vectors.size(); ++i) rows.try_emplace(vectors.words[i], i);  // the first row wins
+    for (int64_t id = 0; id < config.vocab_size; ++id) {
+      auto it = rows.find(tokenizer->TokenSpelling(static_cast<TokenId>(id)));
+      if (it != rows.end()) token_rows.emplace_back(id, vectors.row(it->second));
+    }
+    std::fprintf(stderr, "token embeddings: %zu of %lld tokens got a vector from %s (the others keep the seeded init)\n",
+                 token_rows.size(), static_cast<long long>(config.vocab_size), options.token_embeddings.c_str());
+  }
+
   // 2. The target: absent, or an empty directory.
   const fs::path target = fs::path(options.output).lexically_normal();
   std::error_code error;
@@ -211,7 +249,8 @@ absl::Status RunInit(const InitOptions& options) {
     TOKVEC_RETURN_IF_ERROR(WriteFileAtomically((fs::path(temp) / name).string(), bytes));
   }
   TOKVEC_RETURN_IF_ERROR(WriteFileAtomically((fs::path(temp) / "config.json").string(), ModelConfigToJson(config)));
-  TOKVEC_RETURN_IF_ERROR(WriteRandomWeights(config, options.seed, (fs::path(temp) / "model.safetensors").string()));
+  TOKVEC_RETURN_IF_ERROR(
+      WriteRandomWeights(config, options.seed, token_rows, (fs::path(temp) / "model.safetensors").string()));
   if (fs::exists(target, error)) fs::remove(target, error);  // the empty directory checked above
   fs::rename(temp, target, error);
   if (error) {
@@ -245,6 +284,8 @@ void RegisterInitCommand(CLI::App& app, CommandAction* action) {
   sub->add_option("--ff", options->d_ff, "Feed-forward width (default 4 * d_model)")->check(CLI::PositiveNumber);
   sub->add_option("--seed", options->seed, "Random seed")->required();
   sub->add_option("-o,--output", options->output, "Model directory to create")->required();
+  sub->add_option("--token-embeddings", options->token_embeddings,
+                  "word2vec vector file whose vectors start the token table (matched by token spelling)");
   sub->callback([options, action] { *action = [options] { return RunInit(*options); }; });
 }
 

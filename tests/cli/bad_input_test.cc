@@ -90,6 +90,12 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     while (long_text.size() < 8000) long_text += "low lower newest widest ";
     WriteFixture(d / "long.txt", long_text);
     fs::create_directories(d / "subdir");
+    // word2vec vector files and questions.
+    WriteFixture(d / "good.vec", "2 2\nab 1 2\ncd 3 4\n");
+    WriteFixture(d / "truncated.vec", "3 2\nab 1 2\n");
+    WriteFixture(d / "nan.vec", "1 2\nab 1 nan\n");
+    WriteFixture(d / "huge_dim.vec", "1 99999999\nab 1\n");
+    WriteFixture(d / "questions.txt", ": section\nab cd ab\n");
     // Tokenizers made by the binary itself, then damaged copies.
     RunFixtureCommand({"train", "--type", "word", "--merges", "10", "-o", (d / "word.tokvec").string(),
                        (d / "corpus.txt").string()});
@@ -396,6 +402,31 @@ const BadInput kDataRows[] = {
     BadInput("AttendMissingModel", {"attend", "-m", "{dir}/missing_model", "{dir}/corpus.txt"}, 1, "missing_model"),
     BadInput("AttendToDevFull", {"attend", "-m", "{dir}/model", "{dir}/corpus.txt"}, 1, "No space left on device")
         .Stdout("/dev/full"),
+    // word2vec
+    BadInput("W2vNoSubcommand", {"word2vec"}, 2, "A subcommand is required"),
+    BadInput("W2vTrainBadArch", {"word2vec", "train", "--arch", "bogus", "-o", "{dir}/v.txt", "{dir}/corpus.txt"}, 2,
+             "bogus not in"),
+    BadInput("W2vTrainZeroDim", {"word2vec", "train", "--dim", "0", "-o", "{dir}/v.txt", "{dir}/corpus.txt"}, 2,
+             "--dim"),
+    BadInput("W2vEvaluateNothing", {"word2vec", "evaluate", "-v", "{dir}/good.vec"}, 2,
+             "evaluate needs --analogies FILE and/or --similarity FILE"),
+    BadInput("W2vAnalogyTwoWords", {"word2vec", "analogy", "-v", "{dir}/good.vec", "ab", "cd"}, 2, "WORDS"),
+    BadInput("W2vTrainMissingInput", {"word2vec", "train", "-o", "{dir}/v.txt", "{dir}/missing.txt"}, 1, "missing.txt"),
+    BadInput("W2vTrainNoWords", {"word2vec", "train", "-o", "{dir}/v.txt", "{dir}/empty.txt"}, 1, "--min-count"),
+    BadInput("W2vTrainOutputUnderAFile", {"word2vec", "train", "--min-count", "1", "--epochs", "1", "-o",
+                                          "{dir}/corpus.txt/v.txt", "{dir}/corpus.txt"}, 1, "Not a directory"),
+    BadInput("W2vSimilarTruncated", {"word2vec", "similar", "-v", "{dir}/truncated.vec", "ab"}, 1, "truncated"),
+    BadInput("W2vSimilarNaN", {"word2vec", "similar", "-v", "{dir}/nan.vec", "ab"}, 1, "not a finite number"),
+    BadInput("W2vSimilarHugeDim", {"word2vec", "similar", "-v", "{dir}/huge_dim.vec", "ab"}, 1, "outside 1..65536"),
+    BadInput("W2vSimilarBinaryFile", {"word2vec", "similar", "-v", "{dir}/binary.bin", "ab"}, 1, "header line"),
+    BadInput("W2vSimilarMissingFile", {"word2vec", "similar", "-v", "{dir}/missing.vec", "ab"}, 1, "missing.vec"),
+    BadInput("W2vSimilarUnknownWord", {"word2vec", "similar", "-v", "{dir}/good.vec", "zz"}, 1, "'zz' is not a word"),
+    BadInput("W2vEvaluateBadQuestions", {"word2vec", "evaluate", "-v", "{dir}/good.vec", "--analogies",
+                                         "{dir}/questions.txt"}, 1, "line 2"),
+    BadInput("InitTokenEmbeddingsWrongDim", {"init", "--tokenizer", "{dir}/byte.tokvec", "--d-model", "16", "--heads",
+                                             "2", "--layers", "1", "--max-len", "8", "--seed", "1",
+                                             "--token-embeddings", "{dir}/good.vec", "-o", "{dir}/new_model"}, 1,
+             "2-dimensional vectors but --d-model is 16"),
 };
 
 INSTANTIATE_TEST_SUITE_P(Usage, BadInputTest, ::testing::ValuesIn(kUsageRows),

@@ -29,7 +29,8 @@ torch.set_num_threads(threads)
 torch.manual_seed(0)
 def p(*shape, std=0.02):
     return (torch.randn(*shape) * std).requires_grad_(True)
-w = {"wte": p(V, C), "wpe": p(T, C), "lnf_w": torch.ones(C, requires_grad=True), "lnf_b": torch.zeros(C, requires_grad=True)}
+w = {"wte": p(V, C), "wpe": p(T, C), "lnf_w": torch.ones(C, requires_grad=True),
+     "lnf_b": torch.zeros(C, requires_grad=True)}
 for i in range(L):
     w.update({f"{i}.ln1_w": torch.ones(C, requires_grad=True), f"{i}.ln1_b": torch.zeros(C, requires_grad=True),
               f"{i}.attn_w": p(C, 3 * C), f"{i}.attn_b": torch.zeros(3 * C, requires_grad=True),
@@ -86,7 +87,8 @@ def main():
     ap.add_argument("--seq-len", type=int, default=256)
     ap.add_argument("--batch", type=int, default=8)
     args = ap.parse_args()
-    shared = os.path.realpath(os.environ.get("TOKVEC_SHARED_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "shared")))
+    default_shared = os.path.join(os.path.dirname(__file__), "..", "..", "shared")
+    shared = os.path.realpath(os.environ.get("TOKVEC_SHARED_DIR", default_shared))
     vocab = os.path.join(shared, "vocab", "gpt2.tiktoken")
     corpus = os.path.join(shared, "corpora", "tinyshakespeare.txt")
     if not os.path.exists(vocab) or not os.path.exists(corpus):

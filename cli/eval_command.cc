@@ -40,6 +40,11 @@ absl::Status RunEval(const EvalOptions& options) {
   }
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<training::Gpt2Model> model, training::Gpt2Model::Load(options.model));
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::Load(options.model));
+  if (model->config().arch != Architecture::kGpt2) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: --objective clm needs a causal model (gpt2); this model is '{}'", options.model,
+        model->config().model_type));
+  }
   const int64_t max_len = model->config().max_len;
   if (options.seq_len > max_len) {
     return absl::InvalidArgumentError(

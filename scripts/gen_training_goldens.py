@@ -17,7 +17,10 @@ What is written (everything float32, safetensors files written by this script, n
   tiny_gpt2/config.json         GPT-2 keys (vocab 50, n_embd 16, 2 heads, 2 layers, n_inner 64, n_positions 8,
                                 gelu_new), the layout `tokvec init --arch gpt2` writes
   tiny_gpt2/model.safetensors   the starting weights (seeded, see init_weights), Hugging Face names
+  tiny_encoder/                 the same for tokvec's encoder (n_inner 32, relu, post-LN, bidirectional)
   golden.safetensors
+    encoder.inputs, .targets, .lengths, .loss, .grad.<name>   the encoder's batch with key padding (lengths
+                                [8, 5]), loss and autograd gradients
     batch.inputs, batch.targets [STEPS, ACCUM, B, T] token ids as floats; targets of -1 are ignored
     loss                        [1] mean cross-entropy of micro-batch (0, 0)
     grad.<name>                 d loss / d <name> for micro-batch (0, 0), from autograd
@@ -53,14 +56,22 @@ DEFAULT_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "te
 CONFIG = {"model_type": "gpt2", "n_embd": 16, "n_head": 2, "n_layer": 2, "n_inner": 64, "n_positions": 8,
           "vocab_size": 50, "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new"}
 B, T, ACCUM, STEPS = 2, 8, 2, 5
+# The encoder (Vaswani et al. 2017, tokvec's `init --arch encoder`): post-LN, bidirectional, ReLU, sinusoidal
+# positions, token table scaled by sqrt(d_model), no wpe / ln_f; trained through the tied head with a key-padding
+# mask (rows of ENCODER_LENGTHS real tokens, the rest padding).
+ENCODER = {"model_type": "encoder", "n_embd": 16, "n_head": 2, "n_layer": 2, "n_inner": 32, "n_positions": 8,
+           "vocab_size": 50, "layer_norm_epsilon": 1e-5, "activation_function": "relu"}
+ENCODER_LENGTHS = [8, 5]
 HYPER = {"lr": 1e-2, "beta1": 0.9, "beta2": 0.95, "eps": 1e-8, "weight_decay": 0.1, "clip": 1.0, "warmup": 2,
          "momentum": 0.9, "sgd_lr": 0.05}
 
 
-def parameter_shapes():
-    c, f, v, n = CONFIG["n_embd"], CONFIG["n_inner"], CONFIG["vocab_size"], CONFIG["n_positions"]
-    shapes = [("wte.weight", [v, c]), ("wpe.weight", [n, c])]
-    for i in range(CONFIG["n_layer"]):
+def parameter_shapes(config=None):
+    config = config or CONFIG
+    gpt2 = config["model_type"] == "gpt2"
+    c, f, v, n = config["n_embd"], config["n_inner"], config["vocab_size"], config["n_positions"]
+    shapes = [("wte.weight", [v, c])] + ([("wpe.weight", [n, c])] if gpt2 else [])
+    for i in range(config["n_layer"]):
         p = "h.%d." % i
         shapes += [(p + "ln_1.weight", [c]), (p + "ln_1.bias", [c]),
                    (p + "attn.c_attn.weight", [c, 3 * c]), (p + "attn.c_attn.bias", [3 * c]),
@@ -68,15 +79,15 @@ def parameter_shapes():
                    (p + "ln_2.weight", [c]), (p + "ln_2.bias", [c]),
                    (p + "mlp.c_fc.weight", [c, f]), (p + "mlp.c_fc.bias", [f]),
                    (p + "mlp.c_proj.weight", [f, c]), (p + "mlp.c_proj.bias", [c])]
-    return shapes + [("ln_f.weight", [c]), ("ln_f.bias", [c])]
+    return shapes + ([("ln_f.weight", [c]), ("ln_f.bias", [c])] if gpt2 else [])
 
 
-def init_weights():
+def init_weights(config=None, seed=1234):
     """Seeded weights large enough that every gradient is well above float32 noise: matrices normal(0, 0.2),
     biases normal(0, 0.05), LayerNorm gains 1 + normal(0, 0.1)."""
-    g = torch.Generator().manual_seed(1234)
+    g = torch.Generator().manual_seed(seed)
     params = {}
-    for name, shape in parameter_shapes():
+    for name, shape in parameter_shapes(config):
         if len(shape) >= 2:
             t = torch.randn(shape, generator=g) * 0.2
         elif name.startswith("ln_") or ".ln_" in name:
@@ -119,6 +130,32 @@ def forward(p, ids, targets):
     x = F.layer_norm(x, (c,), p["ln_f.weight"], p["ln_f.bias"], eps)
     logits = x @ p["wte.weight"].t()                                 # [B, T, V], tied head
     return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.reshape(-1), ignore_index=-1)
+
+
+def forward_encoder(p, ids, targets, lengths):
+    """Mean cross-entropy of the encoder on a [B, T] batch with key padding (keys t >= lengths[b] masked)."""
+    c, h, eps = ENCODER["n_embd"], ENCODER["n_head"], ENCODER["layer_norm_epsilon"]
+    bsz, t = ids.shape
+    pos = torch.arange(t, dtype=torch.float64)[:, None]
+    pair = torch.arange(0, c, 2, dtype=torch.float64)[None, :]
+    angle = pos / torch.pow(torch.tensor(10000.0, dtype=torch.float64), pair / c)
+    pe = torch.zeros(t, c, dtype=torch.float64)
+    pe[:, 0::2], pe[:, 1::2] = torch.sin(angle), torch.cos(angle)
+    x = p["wte.weight"][ids] * float(math.sqrt(c)) + pe.float()                # [B, T, C]
+    padding = torch.arange(t)[None, :] >= lengths[:, None]                      # [B, T] True = padding
+    for i in range(ENCODER["n_layer"]):
+        w = lambda n: p["h.%d.%s" % (i, n)]
+        q, k, v = (x @ w("attn.c_attn.weight") + w("attn.c_attn.bias")).split(c, dim=2)
+        q, k, v = (z.view(bsz, t, h, c // h).transpose(1, 2) for z in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) / math.sqrt(c // h)
+        att = att.masked_fill(padding[:, None, None, :], float("-inf")).softmax(dim=-1)
+        y = (att @ v).transpose(1, 2).reshape(bsz, t, c)
+        x = F.layer_norm(x + (y @ w("attn.c_proj.weight") + w("attn.c_proj.bias")), (c,), w("ln_1.weight"),
+                         w("ln_1.bias"), eps)
+        m = F.relu(x @ w("mlp.c_fc.weight") + w("mlp.c_fc.bias")) @ w("mlp.c_proj.weight") + w("mlp.c_proj.bias")
+        x = F.layer_norm(x + m, (c,), w("ln_2.weight"), w("ln_2.bias"), eps)
+    logits = x @ p["wte.weight"].t()
+    return F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1), ignore_index=-1)
 
 
 def scheduled_lr(step, lr):
@@ -165,7 +202,8 @@ def write_safetensors(path, tensors, metadata=None):
     header, blobs, offset = {}, [], 0
     for name in sorted(tensors):
         data = np.ascontiguousarray(tensors[name], dtype="<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(tensors[name].shape), "data_offsets": [offset, offset + len(data)]}
+        header[name] = {"dtype": "F32", "shape": list(tensors[name].shape),
+                        "data_offsets": [offset, offset + len(data)]}
         blobs.append(data)
         offset += len(data)
     if metadata:
@@ -214,6 +252,25 @@ def generate(out_dir):
         golden[kind + ".loss"] = np.array(losses, dtype=np.float32)
         golden[kind + ".grad_norm"] = np.array(norms, dtype=np.float32)
         golden[kind + ".lr"] = np.array(lrs, dtype=np.float32)
+    # The encoder: gradients with a key-padding mask; padded positions and ~40% of the rest have no target.
+    os.makedirs(os.path.join(out_dir, "tiny_encoder"), exist_ok=True)
+    with open(os.path.join(out_dir, "tiny_encoder", "config.json"), "w") as f:
+        json.dump(ENCODER, f, indent=2)
+        f.write("\n")
+    enc = init_weights(ENCODER, seed=4321)
+    write_safetensors(os.path.join(out_dir, "tiny_encoder", "model.safetensors"),
+                      {n: t.detach().numpy() for n, t in enc.items()}, {"format": "pt"})
+    g = torch.Generator().manual_seed(7)
+    lengths = torch.tensor(ENCODER_LENGTHS)
+    ids = torch.randint(0, ENCODER["vocab_size"], (B, T), generator=g)
+    targets = torch.randint(0, ENCODER["vocab_size"], (B, T), generator=g)
+    targets[(torch.rand((B, T), generator=g) < 0.4) | (torch.arange(T)[None, :] >= lengths[:, None])] = -1
+    loss = forward_encoder(enc, ids, targets, lengths)
+    loss.backward()
+    golden.update({"encoder.inputs": ids.float().numpy(), "encoder.targets": targets.float().numpy(),
+                   "encoder.lengths": lengths.float().numpy(), "encoder.loss": np.array([loss.item()], np.float32)})
+    for n, t in enc.items():
+        golden["encoder.grad." + n] = t.grad.numpy()
     metadata = {k: repr(v) for k, v in HYPER.items()}
     metadata.update({"B": str(B), "T": str(T), "accum": str(ACCUM), "steps": str(STEPS), "schedule": "cosine",
                      "torch": torch.__version__})
@@ -222,7 +279,7 @@ def generate(out_dir):
 
 def compare(old_dir, new_dir, tolerance):
     problems = []
-    for name in ("tiny_gpt2/model.safetensors", "golden.safetensors"):
+    for name in ("tiny_gpt2/model.safetensors", "tiny_encoder/model.safetensors", "golden.safetensors"):
         old_path = os.path.join(old_dir, name)
         if not os.path.exists(old_path):
             problems.append("%s: missing from %s" % (name, old_dir))
@@ -238,9 +295,10 @@ def compare(old_dir, new_dir, tolerance):
             diff = float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(a)))) if a.size else 0.0
             if not diff <= tolerance:
                 problems.append("%s: %s max diff %.3g > %.3g" % (name, key, diff, tolerance))
-    with open(os.path.join(old_dir, "tiny_gpt2", "config.json")) as f:
-        if json.load(f) != CONFIG:
-            problems.append("tiny_gpt2/config.json differs from the script's CONFIG")
+    for folder, config in (("tiny_gpt2", CONFIG), ("tiny_encoder", ENCODER)):
+        with open(os.path.join(old_dir, folder, "config.json")) as f:
+            if json.load(f) != config:
+                problems.append("%s/config.json differs from the script's config" % folder)
     return problems
 
 

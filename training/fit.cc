@@ -140,6 +140,12 @@ absl::Status Fit(const FitOptions& o) {
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Gpt2Model> model, Gpt2Model::Load(source));
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::Load(source));
   const ModelConfig& config = model->config();
+  if (config.arch != Architecture::kGpt2) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: --objective clm needs a causal model (gpt2); this model is '{}', whose attention sees later tokens "
+        "(encoders train with --objective mlm, not implemented yet)",
+        source, config.model_type));
+  }
   model->SetDropout(static_cast<float>(o.dropout));
   if (static_cast<int64_t>(tokenizer->vocab_size()) > config.vocab_size) {
     return absl::InvalidArgumentError(fmt::format("{}: the tokenizer has {} tokens but the model only {} rows in wte",

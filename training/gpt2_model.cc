@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "base/status_macros.h"
+#include "embeddings/positional.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "training/kernels.h"
@@ -13,7 +14,7 @@ namespace tokvec::training {
 namespace {
 
 // Positions in infos_: wte, wpe, then kPerLayer tensors per layer, then ln_f.
-constexpr int kWte = 0, kWpe = 1, kFirstLayer = 2, kPerLayer = 12;
+constexpr int kWte = 0, kWpe = 1, kPerLayer = 12;  // gpt2 layers start at 2, encoder layers at 1
 enum LayerTensor {
   kLn1W, kLn1B, kAttnW, kAttnB, kAttnProjW, kAttnProjB, kLn2W, kLn2B, kFcW, kFcB, kFcProjW, kFcProjB
 };
@@ -35,8 +36,9 @@ std::vector<ParameterInfo> Gpt2Parameters(const ModelConfig& config) {
     infos.push_back({std::move(name), std::move(shape), offset, size});
     offset += size;
   };
+  const bool gpt2 = config.arch == Architecture::kGpt2;
   add("wte.weight", {V, C});
-  add("wpe.weight", {config.max_len, C});
+  if (gpt2) add("wpe.weight", {config.max_len, C});
   for (int64_t l = 0; l < config.n_layers; ++l) {
     const std::string p = fmt::format("h.{}.", l);
     add(p + "ln_1.weight", {C});
@@ -52,8 +54,10 @@ std::vector<ParameterInfo> Gpt2Parameters(const ModelConfig& config) {
     add(p + "mlp.c_proj.weight", {F, C});
     add(p + "mlp.c_proj.bias", {C});
   }
-  add("ln_f.weight", {C});
-  add("ln_f.bias", {C});
+  if (gpt2) {
+    add("ln_f.weight", {C});
+    add("ln_f.bias", {C});
+  }
   return infos;
 }
 
@@ -67,12 +71,17 @@ absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::Load(const std::string& di
 
 absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::FromWeights(const ModelConfig& config,
                                                                   SafetensorsFile& weights) {
-  if (config.arch != Architecture::kGpt2) {
+  if (config.arch == Architecture::kRoberta) {
     return absl::InvalidArgumentError(fmt::format(
-        "training supports model_type gpt2 only; this model is '{}'", config.model_type));
+        "training supports model_type gpt2 and encoder only; this model is '{}'", config.model_type));
   }
   auto model = std::unique_ptr<Gpt2Model>(new Gpt2Model());
   model->config_ = config;
+  if (config.arch == Architecture::kEncoder) {
+    model->first_layer_ = 1;  // no wpe
+    TOKVEC_ASSIGN_OR_RETURN(Matrix table, SinusoidalTable(config.max_len, config.d_model));
+    model->sinusoid_ = std::move(table.storage());
+  }
   model->infos_ = Gpt2Parameters(config);
   const int64_t offset = model->infos_.back().offset + model->infos_.back().size;
   model->params_.assign(Sz(offset), 0.0f);
@@ -117,7 +126,15 @@ absl::Status Gpt2Model::Save(const std::string& path) const {
 }
 
 absl::Status Gpt2Model::CheckBatch(const std::vector<int32_t>& inputs, const std::vector<int32_t>& targets,
-                                   int64_t B, int64_t T) const {
+                                   int64_t B, int64_t T, std::span<const int32_t> key_lengths) const {
+  if (!key_lengths.empty()) {
+    if (static_cast<int64_t>(key_lengths.size()) != B) {
+      return absl::InvalidArgumentError(fmt::format("{} key lengths for a batch of {}", key_lengths.size(), B));
+    }
+    for (int32_t n : key_lengths) {
+      if (n < 1 || n > T) return absl::InvalidArgumentError(fmt::format("key length {} outside [1, {}]", n, T));
+    }
+  }
   if (B <= 0 || T <= 0) return absl::InvalidArgumentError(fmt::format("empty batch: B = {}, T = {}", B, T));
   if (T > config_.max_len) {
     return absl::InvalidArgumentError(
@@ -163,52 +180,126 @@ const float* Gpt2Model::Forward(const std::vector<int32_t>& inputs, int64_t B, i
     a.lnf_rstd.assign(Sz(N), 0.0f);
     a.scratch.assign(Sz(N * C), 0.0f);
   }
-  EmbeddingForward(a.encoded.data(), inputs.data(), P(kWte), P(kWpe), B, T, C);
+  // 1. Embeddings: gpt2 wte[ids] + wpe; encoder wte[ids]·√C + sinusoid (Vaswani et al. 2017, §3.4, §3.5).
+  if (encoder()) {
+    const float scale = static_cast<float>(std::sqrt(static_cast<double>(C)));
+    for (int64_t n = 0; n < N; ++n) {
+      const float* tok = P(kWte) + int64_t{inputs[Sz(n)]} * C;  // [C]
+      const float* pos = sinusoid_.data() + (n % T) * C;        // [C]
+      for (int64_t c = 0; c < C; ++c) a.encoded[Sz(n * C + c)] = tok[c] * scale + pos[c];
+    }
+  } else {
+    EmbeddingForward(a.encoded.data(), inputs.data(), P(kWte), P(kWpe), B, T, C);
+  }
   if (p > 0) {
     DropoutForward(a.encoded.data(), a.encoded.data(), N * C, p, DropoutSeed(dropout_seed, L, kEmbeddingSite));
   }
+  // 2. The blocks.
   for (int64_t l = 0; l < L; ++l) {
-    const int w = kFirstLayer + static_cast<int>(l) * kPerLayer;
-    const float* x = l == 0 ? a.encoded.data() : a.residual3.data() + (l - 1) * N * C;  // [N, C]
-    float* ln1 = a.ln1.data() + l * N * C;                                              // [N, C]
-    float* qkv = a.qkv.data() + l * N * 3 * C;                                          // [N, 3C]
-    float* atty = a.atty.data() + l * N * C;                                            // [N, C]
-    float* res2 = a.residual2.data() + l * N * C;                                       // [N, C]
-    float* ln2 = a.ln2.data() + l * N * C;                                              // [N, C]
-    float* fch = a.fch.data() + l * N * F;                                              // [N, F]
-    float* fch_act = a.fch_act.data() + l * N * F;                                      // [N, F]
-    float* res3 = a.residual3.data() + l * N * C;                                       // [N, C]
-    LayerNormForward(ln1, a.ln1_mean.data() + l * N, a.ln1_rstd.data() + l * N, x, P(w + kLn1W), P(w + kLn1B), N,
-                     C, eps, threads);
-    LinearForward(qkv, ln1, P(w + kAttnW), P(w + kAttnB), N, C, 3 * C, threads);
-    AttentionForward(atty, a.lse.data() + l * N * H, qkv, B, T, C, H, threads, p,
-                     DropoutSeed(dropout_seed, l, kAttentionSite));
-    LinearForward(a.scratch.data(), atty, P(w + kAttnProjW), P(w + kAttnProjB), N, C, C, threads);
-    if (p > 0) {
-      DropoutForward(a.scratch.data(), a.scratch.data(), N * C, p, DropoutSeed(dropout_seed, l, kAttnResidualSite));
+    const int w = first_layer_ + static_cast<int>(l) * kPerLayer;
+    float* ln1 = a.ln1.data() + l * N * C;         // [N, C]
+    float* res2 = a.residual2.data() + l * N * C;  // [N, C]
+    float* ln2 = a.ln2.data() + l * N * C;         // [N, C]
+    float* res3 = a.residual3.data() + l * N * C;  // [N, C]
+    float* ln1_stats[2] = {a.ln1_mean.data() + l * N, a.ln1_rstd.data() + l * N};
+    float* ln2_stats[2] = {a.ln2_mean.data() + l * N, a.ln2_rstd.data() + l * N};
+    if (encoder()) {
+      // post-LN: ln1 = LN1(x + attn(x)); ln2 = LN2(ln1 + ffn(ln1)), the layer's output
+      const float* x = l == 0 ? a.encoded.data() : a.ln2.data() + (l - 1) * N * C;  // [N, C]
+      AttentionSublayerForward(l, x, p, dropout_seed, threads);
+      ResidualForward(res2, x, a.scratch.data(), N * C);
+      LayerNormForward(ln1, ln1_stats[0], ln1_stats[1], res2, P(w + kLn1W), P(w + kLn1B), N, C, eps, threads);
+      FeedForwardForward(l, ln1, p, dropout_seed, threads);
+      ResidualForward(res3, ln1, a.scratch.data(), N * C);
+      LayerNormForward(ln2, ln2_stats[0], ln2_stats[1], res3, P(w + kLn2W), P(w + kLn2B), N, C, eps, threads);
+    } else {
+      // pre-LN: res2 = x + attn(LN1(x)); res3 = res2 + ffn(LN2(res2)), the layer's output
+      const float* x = l == 0 ? a.encoded.data() : a.residual3.data() + (l - 1) * N * C;  // [N, C]
+      LayerNormForward(ln1, ln1_stats[0], ln1_stats[1], x, P(w + kLn1W), P(w + kLn1B), N, C, eps, threads);
+      AttentionSublayerForward(l, ln1, p, dropout_seed, threads);
+      ResidualForward(res2, x, a.scratch.data(), N * C);
+      LayerNormForward(ln2, ln2_stats[0], ln2_stats[1], res2, P(w + kLn2W), P(w + kLn2B), N, C, eps, threads);
+      FeedForwardForward(l, ln2, p, dropout_seed, threads);
+      ResidualForward(res3, res2, a.scratch.data(), N * C);
     }
-    ResidualForward(res2, x, a.scratch.data(), N * C);
-    LayerNormForward(ln2, a.ln2_mean.data() + l * N, a.ln2_rstd.data() + l * N, res2, P(w + kLn2W), P(w + kLn2B),
-                     N, C, eps, threads);
-    LinearForward(fch, ln2, P(w + kFcW), P(w + kFcB), N, C, F, threads);
-    ActivationForward(config_.activation, fch_act, fch, N * F, threads);
-    LinearForward(a.scratch.data(), fch_act, P(w + kFcProjW), P(w + kFcProjB), N, F, C, threads);
-    if (p > 0) {
-      DropoutForward(a.scratch.data(), a.scratch.data(), N * C, p, DropoutSeed(dropout_seed, l, kMlpResidualSite));
-    }
-    ResidualForward(res3, res2, a.scratch.data(), N * C);
   }
-  const int lnf = kFirstLayer + static_cast<int>(L) * kPerLayer;
+  // 3. gpt2's final LayerNorm.
+  if (encoder()) return L == 0 ? a.encoded.data() : a.ln2.data() + (L - 1) * N * C;
+  const int lnf = first_layer_ + static_cast<int>(L) * kPerLayer;
   const float* last = L == 0 ? a.encoded.data() : a.residual3.data() + (L - 1) * N * C;
   LayerNormForward(a.lnf.data(), a.lnf_mean.data(), a.lnf_rstd.data(), last, P(lnf), P(lnf + 1), N, C, eps,
                    threads);
   return a.lnf.data();
 }
 
+void Gpt2Model::AttentionSublayerForward(int64_t l, const float* x, float p, uint64_t dropout_seed, int threads) {
+  Activations& a = acts_;
+  const int64_t C = config_.d_model, H = config_.n_heads, N = a.B * a.T;
+  const int w = first_layer_ + static_cast<int>(l) * kPerLayer;
+  float* qkv = a.qkv.data() + l * N * 3 * C;  // [N, 3C]
+  float* atty = a.atty.data() + l * N * C;    // [N, C]
+  LinearForward(qkv, x, P(w + kAttnW), P(w + kAttnB), N, C, 3 * C, threads);
+  AttentionForward(atty, a.lse.data() + l * N * H, qkv, a.B, a.T, C, H, threads, p,
+                   DropoutSeed(dropout_seed, l, kAttentionSite), /*causal=*/!encoder(), key_lengths_);
+  LinearForward(a.scratch.data(), atty, P(w + kAttnProjW), P(w + kAttnProjB), N, C, C, threads);
+  if (p > 0) {
+    DropoutForward(a.scratch.data(), a.scratch.data(), N * C, p, DropoutSeed(dropout_seed, l, kAttnResidualSite));
+  }
+}
+
+void Gpt2Model::FeedForwardForward(int64_t l, const float* x, float p, uint64_t dropout_seed, int threads) {
+  Activations& a = acts_;
+  const int64_t C = config_.d_model, F = config_.d_ff, N = a.B * a.T;
+  const int w = first_layer_ + static_cast<int>(l) * kPerLayer;
+  float* fch = a.fch.data() + l * N * F;          // [N, F]
+  float* fch_act = a.fch_act.data() + l * N * F;  // [N, F]
+  LinearForward(fch, x, P(w + kFcW), P(w + kFcB), N, C, F, threads);
+  ActivationForward(config_.activation, fch_act, fch, N * F, threads);
+  LinearForward(a.scratch.data(), fch_act, P(w + kFcProjW), P(w + kFcProjB), N, F, C, threads);
+  if (p > 0) {
+    DropoutForward(a.scratch.data(), a.scratch.data(), N * C, p, DropoutSeed(dropout_seed, l, kMlpResidualSite));
+  }
+}
+
+void Gpt2Model::AttentionSublayerBackward(int64_t l, const float* x, const float* dout, float* dx, float p,
+                                          uint64_t dropout_seed, int threads, BackwardScratch& s) {
+  Activations& a = acts_;
+  const int64_t C = config_.d_model, H = config_.n_heads, N = a.B * a.T;
+  const int w = first_layer_ + static_cast<int>(l) * kPerLayer;
+  const float* qkv = a.qkv.data() + l * N * 3 * C;  // [N, 3C]
+  const float* atty = a.atty.data() + l * N * C;    // [N, C]
+  if (p > 0) {
+    DropoutBackward(s.dropped.data(), dout, N * C, p, DropoutSeed(dropout_seed, l, kAttnResidualSite));
+    dout = s.dropped.data();
+  }
+  LinearBackward(s.datty.data(), G(w + kAttnProjW), G(w + kAttnProjB), dout, atty, P(w + kAttnProjW), N, C, C,
+                 threads);
+  AttentionBackward(s.dqkv.data(), s.datty.data(), atty, a.lse.data() + l * N * H, qkv, a.B, a.T, C, H, threads, p,
+                    DropoutSeed(dropout_seed, l, kAttentionSite), /*causal=*/!encoder(), key_lengths_);
+  LinearBackward(dx, G(w + kAttnW), G(w + kAttnB), s.dqkv.data(), x, P(w + kAttnW), N, C, 3 * C, threads);
+}
+
+void Gpt2Model::FeedForwardBackward(int64_t l, const float* x, const float* dout, float* dx, float p,
+                                    uint64_t dropout_seed, int threads, BackwardScratch& s) {
+  Activations& a = acts_;
+  const int64_t C = config_.d_model, F = config_.d_ff, N = a.B * a.T;
+  const int w = first_layer_ + static_cast<int>(l) * kPerLayer;
+  const float* fch = a.fch.data() + l * N * F;          // [N, F]
+  const float* fch_act = a.fch_act.data() + l * N * F;  // [N, F]
+  if (p > 0) {
+    DropoutBackward(s.dropped.data(), dout, N * C, p, DropoutSeed(dropout_seed, l, kMlpResidualSite));
+    dout = s.dropped.data();
+  }
+  LinearBackward(s.dact.data(), G(w + kFcProjW), G(w + kFcProjB), dout, fch_act, P(w + kFcProjW), N, F, C, threads);
+  ActivationBackward(config_.activation, s.dhidden.data(), fch, s.dact.data(), N * F, threads);
+  LinearBackward(dx, G(w + kFcW), G(w + kFcB), s.dhidden.data(), x, P(w + kFcW), N, C, F, threads);
+}
+
 absl::StatusOr<LossSum> Gpt2Model::Evaluate(const std::vector<int32_t>& inputs,
                                             const std::vector<int32_t>& targets, int64_t B, int64_t T,
-                                            int threads) {
-  TOKVEC_RETURN_IF_ERROR(CheckBatch(inputs, targets, B, T));
+                                            int threads, std::span<const int32_t> key_lengths) {
+  TOKVEC_RETURN_IF_ERROR(CheckBatch(inputs, targets, B, T, key_lengths));
+  key_lengths_ = key_lengths.empty() ? nullptr : key_lengths.data();
   const float* lnf = Forward(inputs, B, T, threads, 0.0f, 0);
   LossSum loss;
   loss.sum = CrossEntropyForwardBackward(lnf, P(kWte), targets.data(), B * T, config_.d_model, config_.vocab_size,
@@ -218,74 +309,84 @@ absl::StatusOr<LossSum> Gpt2Model::Evaluate(const std::vector<int32_t>& inputs,
 
 absl::StatusOr<LossSum> Gpt2Model::ForwardBackward(const std::vector<int32_t>& inputs,
                                                    const std::vector<int32_t>& targets, int64_t B, int64_t T,
-                                                   float loss_scale, int threads, uint64_t dropout_seed) {
-  TOKVEC_RETURN_IF_ERROR(CheckBatch(inputs, targets, B, T));
-  const int64_t C = config_.d_model, F = config_.d_ff, H = config_.n_heads, L = config_.n_layers, N = B * T;
+                                                   float loss_scale, int threads, uint64_t dropout_seed,
+                                                   std::span<const int32_t> key_lengths) {
+  TOKVEC_RETURN_IF_ERROR(CheckBatch(inputs, targets, B, T, key_lengths));
+  key_lengths_ = key_lengths.empty() ? nullptr : key_lengths.data();
+  const int64_t C = config_.d_model, F = config_.d_ff, L = config_.n_layers, N = B * T;
   const int64_t valid = std::count_if(targets.begin(), targets.end(), [](int32_t t) { return t != kIgnoreIndex; });
   const float p = dropout_;
-  const float* lnf_out = Forward(inputs, B, T, threads, p, dropout_seed);
+  const float* out = Forward(inputs, B, T, threads, p, dropout_seed);  // [N, C], the LM head's input
   Activations& a = acts_;
 
-  // 1. LM head + cross-entropy: d(loss_scale · mean)/dlogits, then dlnf [N, C] and dwte.
-  std::vector<float> dres(Sz(N * C), 0.0f);  // [N, C] gradient flowing down the residual stream
-  std::vector<float> dbuf(Sz(N * C), 0.0f);  // [N, C] gradient of a LayerNorm's output / c_proj input
+  // 1. LM head + cross-entropy: d(loss_scale · mean)/dlogits, then dout [N, C] and dwte.
+  std::vector<float> dres(Sz(N * C), 0.0f);   // [N, C] d(a layer's output), then d(its input)
+  std::vector<float> dres2(Sz(N * C), 0.0f);  // [N, C] d(the residual sum after attention)
+  std::vector<float> dbuf(Sz(N * C), 0.0f);   // [N, C] d(a LayerNorm's output)
+  BackwardScratch s{.dropped = std::vector<float>(p > 0 ? Sz(N * C) : 0), .datty = std::vector<float>(Sz(N * C)),
+                    .dhidden = std::vector<float>(Sz(N * F)), .dact = std::vector<float>(Sz(N * F)),
+                    .dqkv = std::vector<float>(Sz(N * 3 * C))};
   const float grad_scale = valid > 0 ? loss_scale / static_cast<float>(valid) : 0.0f;
   LossSum loss;
-  loss.sum = CrossEntropyForwardBackward(lnf_out, P(kWte), targets.data(), N, C, config_.vocab_size, grad_scale,
-                                         dbuf.data(), G(kWte), &loss.count, threads);
-  const int lnf = kFirstLayer + static_cast<int>(L) * kPerLayer;
-  const float* last = L == 0 ? a.encoded.data() : a.residual3.data() + (L - 1) * N * C;
-  LayerNormBackward(dres.data(), G(lnf), G(lnf + 1), dbuf.data(), last, P(lnf), a.lnf_mean.data(),
-                    a.lnf_rstd.data(), N, C, threads);
+  loss.sum = CrossEntropyForwardBackward(out, P(kWte), targets.data(), N, C, config_.vocab_size, grad_scale,
+                                         encoder() ? dres.data() : dbuf.data(), G(kWte), &loss.count, threads);
+  if (!encoder()) {
+    const int lnf = first_layer_ + static_cast<int>(L) * kPerLayer;
+    const float* last = L == 0 ? a.encoded.data() : a.residual3.data() + (L - 1) * N * C;
+    LayerNormBackward(dres.data(), G(lnf), G(lnf + 1), dbuf.data(), last, P(lnf), a.lnf_mean.data(),
+                      a.lnf_rstd.data(), N, C, threads);
+  }
 
-  // 2. The blocks, last to first. dres holds d/d(block output) on entry and d/d(block input) on exit.
-  std::vector<float> dres2(Sz(N * C));   // [N, C]
-  std::vector<float> dfch(Sz(N * F));    // [N, F]
-  std::vector<float> dfch_act(Sz(N * F));// [N, F]
-  std::vector<float> dqkv(Sz(N * 3 * C));// [N, 3C]
-  std::vector<float> dropped(p > 0 ? Sz(N * C) : 0);  // [N, C] a gradient through a dropout mask
+  // 2. The blocks, last to first.
+  std::vector<float> dres3(encoder() ? Sz(N * C) : 0);  // [N, C] encoder: d(ln1 + ffn(ln1)) before LN2
   for (int64_t l = L - 1; l >= 0; --l) {
-    const int w = kFirstLayer + static_cast<int>(l) * kPerLayer;
-    const float* x = l == 0 ? a.encoded.data() : a.residual3.data() + (l - 1) * N * C;  // [N, C]
+    const int w = first_layer_ + static_cast<int>(l) * kPerLayer;
     const float* ln1 = a.ln1.data() + l * N * C;
-    const float* qkv = a.qkv.data() + l * N * 3 * C;
-    const float* atty = a.atty.data() + l * N * C;
     const float* res2 = a.residual2.data() + l * N * C;
     const float* ln2 = a.ln2.data() + l * N * C;
-    const float* fch = a.fch.data() + l * N * F;
-    const float* fch_act = a.fch_act.data() + l * N * F;
-    // res3 = res2 + c_proj(act(c_fc(ln2(res2))))
-    const float* dmlp = dres.data();  // d(c_proj output) = dres through the dropout mask
-    if (p > 0) {
-      DropoutBackward(dbuf.data(), dres.data(), N * C, p, DropoutSeed(dropout_seed, l, kMlpResidualSite));
-      dmlp = dbuf.data();
+    const float* ln1_stats[2] = {a.ln1_mean.data() + l * N, a.ln1_rstd.data() + l * N};
+    const float* ln2_stats[2] = {a.ln2_mean.data() + l * N, a.ln2_rstd.data() + l * N};
+    if (encoder()) {
+      const float* x = l == 0 ? a.encoded.data() : a.ln2.data() + (l - 1) * N * C;
+      const float* res3 = a.residual3.data() + l * N * C;
+      // out = LN2(res3), res3 = ln1 + ffn(ln1): d ln1 = dres3 + ffn'ᵀ dres3
+      std::fill(dres3.begin(), dres3.end(), 0.0f);
+      LayerNormBackward(dres3.data(), G(w + kLn2W), G(w + kLn2B), dres.data(), res3, P(w + kLn2W), ln2_stats[0],
+                        ln2_stats[1], N, C, threads);
+      FeedForwardBackward(l, ln1, dres3.data(), dbuf.data(), p, dropout_seed, threads, s);
+      for (int64_t i = 0; i < N * C; ++i) dbuf[Sz(i)] += dres3[Sz(i)];
+      // ln1 = LN1(res2), res2 = x + attn(x): d x = dres2 + attn'ᵀ dres2
+      std::fill(dres2.begin(), dres2.end(), 0.0f);
+      LayerNormBackward(dres2.data(), G(w + kLn1W), G(w + kLn1B), dbuf.data(), res2, P(w + kLn1W), ln1_stats[0],
+                        ln1_stats[1], N, C, threads);
+      AttentionSublayerBackward(l, x, dres2.data(), dbuf.data(), p, dropout_seed, threads, s);
+      for (int64_t i = 0; i < N * C; ++i) dres[Sz(i)] = dres2[Sz(i)] + dbuf[Sz(i)];
+    } else {
+      const float* x = l == 0 ? a.encoded.data() : a.residual3.data() + (l - 1) * N * C;
+      // res3 = res2 + ffn(LN2(res2)): d res2 = dres + LN2'ᵀ ffn'ᵀ dres
+      FeedForwardBackward(l, ln2, dres.data(), dbuf.data(), p, dropout_seed, threads, s);
+      dres2 = dres;
+      LayerNormBackward(dres2.data(), G(w + kLn2W), G(w + kLn2B), dbuf.data(), res2, P(w + kLn2W), ln2_stats[0],
+                        ln2_stats[1], N, C, threads);
+      // res2 = x + attn(LN1(x)): d x = dres2 + LN1'ᵀ attn'ᵀ dres2
+      AttentionSublayerBackward(l, ln1, dres2.data(), dbuf.data(), p, dropout_seed, threads, s);
+      dres = dres2;
+      LayerNormBackward(dres.data(), G(w + kLn1W), G(w + kLn1B), dbuf.data(), x, P(w + kLn1W), ln1_stats[0],
+                        ln1_stats[1], N, C, threads);
     }
-    LinearBackward(dfch_act.data(), G(w + kFcProjW), G(w + kFcProjB), dmlp, fch_act, P(w + kFcProjW), N, F, C,
-                   threads);
-    ActivationBackward(config_.activation, dfch.data(), fch, dfch_act.data(), N * F, threads);
-    LinearBackward(dbuf.data(), G(w + kFcW), G(w + kFcB), dfch.data(), ln2, P(w + kFcW), N, C, F, threads);
-    dres2 = dres;
-    LayerNormBackward(dres2.data(), G(w + kLn2W), G(w + kLn2B), dbuf.data(), res2, P(w + kLn2W),
-                      a.ln2_mean.data() + l * N, a.ln2_rstd.data() + l * N, N, C, threads);
-    // res2 = x + c_proj(attention(c_attn(ln1(x))))
-    const float* dattn = dres2.data();
-    if (p > 0) {
-      DropoutBackward(dropped.data(), dres2.data(), N * C, p, DropoutSeed(dropout_seed, l, kAttnResidualSite));
-      dattn = dropped.data();
-    }
-    LinearBackward(dbuf.data(), G(w + kAttnProjW), G(w + kAttnProjB), dattn, atty, P(w + kAttnProjW), N, C, C,
-                   threads);
-    AttentionBackward(dqkv.data(), dbuf.data(), atty, a.lse.data() + l * N * H, qkv, B, T, C, H, threads, p,
-                      DropoutSeed(dropout_seed, l, kAttentionSite));
-    LinearBackward(dbuf.data(), G(w + kAttnW), G(w + kAttnB), dqkv.data(), ln1, P(w + kAttnW), N, C, 3 * C,
-                   threads);
-    dres = dres2;
-    LayerNormBackward(dres.data(), G(w + kLn1W), G(w + kLn1B), dbuf.data(), x, P(w + kLn1W),
-                      a.ln1_mean.data() + l * N, a.ln1_rstd.data() + l * N, N, C, threads);
   }
-  // 3. Token and position tables (through the embedding dropout).
+  // 3. The embedding tables (through the embedding dropout).
   if (p > 0) DropoutBackward(dres.data(), dres.data(), N * C, p, DropoutSeed(dropout_seed, L, kEmbeddingSite));
-  EmbeddingBackward(G(kWte), G(kWpe), dres.data(), inputs.data(), B, T, C);
+  if (encoder()) {
+    const float scale = static_cast<float>(std::sqrt(static_cast<double>(C)));
+    float* dwte = G(kWte);
+    for (int64_t n = 0; n < N; ++n) {
+      float* row = dwte + int64_t{inputs[Sz(n)]} * C;  // [C]
+      for (int64_t c = 0; c < C; ++c) row[c] += dres[Sz(n * C + c)] * scale;
+    }
+  } else {
+    EmbeddingBackward(G(kWte), G(kWpe), dres.data(), inputs.data(), B, T, C);
+  }
   return loss;
 }
 

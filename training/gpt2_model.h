@@ -1,5 +1,7 @@
-// A trainable GPT-2 (Radford et al. 2019): the one owner of its parameters, their gradients and the activations
-// the backward pass needs (llm.c's train_gpt2.c layout: every tensor in one flat buffer, walked by name).
+// A trainable GPT-2 (Radford et al. 2019), or tokvec's encoder (Vaswani et al. 2017: post-LN, bidirectional,
+// sinusoidal positions, no wpe / ln_f, LM head tied to wte): the one owner of its parameters, their gradients and
+// the activations the backward pass needs (llm.c's train_gpt2.c layout: every tensor in one flat buffer, walked
+// by name).
 //
 //   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Gpt2Model> model, Gpt2Model::Load("models/tiny"));
 //   model->ZeroGrad();
@@ -17,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,12 +80,14 @@ class Gpt2Model {
   // inputs, targets: [B, T] (targets may be kIgnoreIndex). Adds d(loss_scale · mean loss)/dθ to grads() and
   // returns the loss. InvalidArgument for T > n_positions, an id >= vocab_size or a bad target. With dropout on,
   // the masks are a function of dropout_seed (training/kernels.h DropoutSeed / DropoutUniform).
+  // key_lengths ([B], each in [1, T], or empty): keys at positions >= key_lengths[b] are padding, masked in
+  // attention for every query of row b (encoder, --lines examples).
   absl::StatusOr<LossSum> ForwardBackward(const std::vector<int32_t>& inputs, const std::vector<int32_t>& targets,
                                           int64_t B, int64_t T, float loss_scale, int threads,
-                                          uint64_t dropout_seed = 0);
+                                          uint64_t dropout_seed = 0, std::span<const int32_t> key_lengths = {});
   // The loss only (no gradient, no kept activations beyond one batch).
   absl::StatusOr<LossSum> Evaluate(const std::vector<int32_t>& inputs, const std::vector<int32_t>& targets,
-                                   int64_t B, int64_t T, int threads);
+                                   int64_t B, int64_t T, int threads, std::span<const int32_t> key_lengths = {});
 
   // The parameters (or any buffer of the same layout) as named tensors, `prefix` before each name.
   std::vector<NamedTensor> Named(const std::vector<float>& buffer, std::string_view prefix = "") const;
@@ -92,8 +97,29 @@ class Gpt2Model {
  private:
   Gpt2Model() = default;
   absl::Status CheckBatch(const std::vector<int32_t>& inputs, const std::vector<int32_t>& targets, int64_t B,
-                          int64_t T) const;
-  // Runs the blocks and ln_f on inputs; activations stay in acts_. Returns ln_f's output [N, C].
+                          int64_t T, std::span<const int32_t> key_lengths) const;
+  bool encoder() const { return config_.arch == Architecture::kEncoder; }
+  // Gradients of a sublayer's input, kept between the backward steps of one call.
+  struct BackwardScratch {
+    std::vector<float> dropped;  // [N, C] a gradient through a dropout mask
+    std::vector<float> datty;    // [N, C] d(attention output)
+    std::vector<float> dhidden;  // [N, F] d(c_fc output)
+    std::vector<float> dact;     // [N, F] d(activation output)
+    std::vector<float> dqkv;     // [N, 3C]
+  };
+  // Layer l's sublayers, shared by both placements of the LayerNorms (gpt2 pre-LN, encoder post-LN):
+  // acts_.scratch [N, C] = drop(c_proj(attention(c_attn(x)))) (causal for gpt2), or drop(c_proj(act(c_fc(x)))).
+  void AttentionSublayerForward(int64_t l, const float* x, float p, uint64_t dropout_seed, int threads);
+  void FeedForwardForward(int64_t l, const float* x, float p, uint64_t dropout_seed, int threads);
+  // dx [N, C] (written) from dout = d(that output) [N, C]; the sublayer's weight gradients are accumulated.
+  void AttentionSublayerBackward(int64_t l, const float* x, const float* dout, float* dx, float p,
+                                 uint64_t dropout_seed, int threads, BackwardScratch& s);
+  void FeedForwardBackward(int64_t l, const float* x, const float* dout, float* dx, float p, uint64_t dropout_seed,
+                           int threads, BackwardScratch& s);
+  // Runs the blocks (and gpt2's ln_f) on inputs; activations stay in acts_. Returns the LM head's input [N, C].
+  // Layer l's activations: gpt2 ln1 = LN1(x), residual2 = x + attn(ln1), ln2 = LN2(residual2),
+  // residual3 = residual2 + ffn(ln2) (the output); encoder (post-LN) residual2 = x + attn(x), ln1 = LN1(residual2),
+  // residual3 = ln1 + ffn(ln1), ln2 = LN2(residual3) (the output).
   // p: dropout probability (0 for evaluation).
   const float* Forward(const std::vector<int32_t>& inputs, int64_t B, int64_t T, int threads, float p,
                        uint64_t dropout_seed);
@@ -106,6 +132,9 @@ class Gpt2Model {
   std::vector<float> params_;         // every parameter, in infos_ order
   std::vector<float> grads_;          // same layout
   float dropout_ = 0.0f;
+  int first_layer_ = 2;                   // index in infos_ of h.0.ln_1.weight (1 without wpe)
+  std::vector<float> sinusoid_;           // [max_len, C] (encoder)
+  const int32_t* key_lengths_ = nullptr;  // [B] during a call, or null
 
   // Activations of the last Forward, per layer l where marked [L, ...].
   struct Activations {

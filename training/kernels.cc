@@ -242,7 +242,8 @@ void DropoutBackward(float* dinp, const float* dout, int64_t n, float p, uint64_
 // ---- causal attention ---------------------------------------------------------------------------------------------
 
 void AttentionForward(float* out, float* lse, const float* qkv, int64_t B, int64_t T, int64_t C, int64_t H,
-                      int threads, float dropout, uint64_t dropout_seed) {
+                      int threads, float dropout, uint64_t dropout_seed, bool causal,
+                      const int32_t* key_lengths) {
   const float keep_scale = 1.0f / (1.0f - dropout);
   const int64_t Dh = C / H, C3 = 3 * C;
   const float scale = 1.0f / std::sqrt(static_cast<float>(Dh));
@@ -250,10 +251,12 @@ void AttentionForward(float* out, float* lse, const float* qkv, int64_t B, int64
     const int64_t b = bh / H, h = bh % H;
     const float* base = qkv + b * T * C3;  // [T, 3C]
     std::vector<float> scores(static_cast<size_t>(T));  // [T]: one row at a time, O(T) memory
+    const int64_t keys = key_lengths != nullptr ? key_lengths[b] : T;
     for (int64_t i = 0; i < T; ++i) {
+      const int64_t end = causal ? std::min(i + 1, keys) : keys;  // keys [0, end) are visible to query i
       const float* q = base + i * C3 + h * Dh;  // [Dh]
       float max = -std::numeric_limits<float>::infinity();
-      for (int64_t j = 0; j <= i; ++j) {
+      for (int64_t j = 0; j < end; ++j) {
         const float* k = base + j * C3 + C + h * Dh;  // [Dh]
         float s = 0.0f;
         for (int64_t d = 0; d < Dh; ++d) s += q[d] * k[d];
@@ -262,7 +265,7 @@ void AttentionForward(float* out, float* lse, const float* qkv, int64_t B, int64
         max = std::max(max, s);
       }
       float sum = 0.0f;
-      for (int64_t j = 0; j <= i; ++j) {
+      for (int64_t j = 0; j < end; ++j) {
         float& s = scores[static_cast<size_t>(j)];
         s = std::exp(s - max);
         sum += s;
@@ -270,7 +273,7 @@ void AttentionForward(float* out, float* lse, const float* qkv, int64_t B, int64
       float* o = out + (b * T + i) * C + h * Dh;  // [Dh]
       std::fill(o, o + Dh, 0.0f);
       const float inv = 1.0f / sum;
-      for (int64_t j = 0; j <= i; ++j) {
+      for (int64_t j = 0; j < end; ++j) {
         float p = scores[static_cast<size_t>(j)] * inv;
         if (dropout > 0.0f) {
           const uint64_t index = static_cast<uint64_t>((bh * T + i) * T + j);
@@ -286,7 +289,7 @@ void AttentionForward(float* out, float* lse, const float* qkv, int64_t B, int64
 
 void AttentionBackward(float* dqkv, const float* dout, const float* out, const float* lse, const float* qkv,
                        int64_t B, int64_t T, int64_t C, int64_t H, int threads, float dropout,
-                       uint64_t dropout_seed) {
+                       uint64_t dropout_seed, bool causal, const int32_t* key_lengths) {
   const float keep_scale = 1.0f / (1.0f - dropout);
   const int64_t Dh = C / H, C3 = 3 * C;
   const float scale = 1.0f / std::sqrt(static_cast<float>(Dh));
@@ -301,14 +304,16 @@ void AttentionBackward(float* dqkv, const float* dout, const float* out, const f
       }
     }
     const float* row_lse = lse + (b * H + h) * T;  // [T]
+    const int64_t keys = key_lengths != nullptr ? key_lengths[b] : T;
     for (int64_t i = 0; i < T; ++i) {
+      const int64_t end = causal ? std::min(i + 1, keys) : keys;
       const float* q = base + i * C3 + h * Dh;             // [Dh]
       const float* o = out + (b * T + i) * C + h * Dh;     // [Dh]
       const float* dout_i = dout + (b * T + i) * C + h * Dh;  // [Dh]
       float* dq = dbase + i * C3 + h * Dh;                 // [Dh]
       float delta = 0.0f;                                  // do_i · o_i = Σ_j p_ij (do_i · v_j)
       for (int64_t d = 0; d < Dh; ++d) delta += dout_i[d] * o[d];
-      for (int64_t j = 0; j <= i; ++j) {
+      for (int64_t j = 0; j < end; ++j) {
         const float* k = base + j * C3 + C + h * Dh;       // [Dh]
         const float* v = base + j * C3 + 2 * C + h * Dh;   // [Dh]
         float* dk = dbase + j * C3 + C + h * Dh;           // [Dh]

@@ -73,15 +73,18 @@ void DropoutBackward(float* dinp, const float* dout, int64_t n, float p, uint64_
 // https://arxiv.org/abs/2307.08691): memory O(T) per head instead of the [T, T] weights.
 // With dropout > 0 the weights p_ij are dropped (element ((b·H + h)·T + i)·T + j of a DropoutForward mask with
 // dropout_seed) after the softmax, as GPT-2's attn_dropout; lse stays that of the undropped softmax.
+// causal = false makes it bidirectional (the encoder); key_lengths ([B], each in [1, T], or null) masks keys
+// j >= key_lengths[b] for every query of row b (torch's key_padding_mask), so padding gets no weight.
 void AttentionForward(float* out, float* lse, const float* qkv, int64_t B, int64_t T, int64_t C, int64_t H,
-                      int threads, float dropout = 0.0f, uint64_t dropout_seed = 0);
+                      int threads, float dropout = 0.0f, uint64_t dropout_seed = 0, bool causal = true,
+                      const int32_t* key_lengths = nullptr);
 // dqkv: [N, 3C] (written) from dout [N, C], recomputing p_ij = exp(s_ij - lse_i):
 // dv_j = Σ_i p_ij·do_i;  ds_ij = p_ij·(do_i·v_j - do_i·o_i);  dq_i = scale·Σ_j ds_ij·k_j;  dk_j = scale·Σ_i ds_ij·q_i.
 // With dropout, m_ij ∈ {0, 1/(1-p)} the regenerated mask: dv_j = Σ_i p_ij·m_ij·do_i and
 // ds_ij = p_ij·(m_ij·do_i·v_j - do_i·o_i) (FlashAttention-2's rule; do_i·o_i is still Σ_j p_ij·m_ij·do_i·v_j).
 void AttentionBackward(float* dqkv, const float* dout, const float* out, const float* lse, const float* qkv,
                        int64_t B, int64_t T, int64_t C, int64_t H, int threads, float dropout = 0.0f,
-                       uint64_t dropout_seed = 0);
+                       uint64_t dropout_seed = 0, bool causal = true, const int32_t* key_lengths = nullptr);
 
 // out [n] = a + b.
 void ResidualForward(float* out, const float* a, const float* b, int64_t n);

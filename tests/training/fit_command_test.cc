@@ -132,7 +132,8 @@ TEST(FitCommandTest, EncoderModelsAreRefusedByName) {
   r = RunShell(fmt::format("{} fit -m {} --data {} --seq-len 8 --batch 2 --steps 1 -o {}", Tokvec(), scratch / "enc",
                            kCorpus, scratch / "out"));
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("training supports model_type gpt2 only; this model is 'encoder'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--objective clm needs a causal model (gpt2); this model is 'encoder'"), std::string::npos)
+      << r.err;
   EXPECT_FALSE(std::filesystem::exists(scratch / "out"));
 }
 

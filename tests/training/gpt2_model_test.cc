@@ -82,6 +82,30 @@ TEST(Gpt2ModelTest, DropoutGradientMatchesFiniteDifferenceOfTheSameMasks) {
   }, "dropout");
 }
 
+TEST(Gpt2ModelTest, EncoderWithKeyPaddingMatchesFiniteDifference) {
+  ModelConfig config = TinyConfig(23, 8, 2, 2, 6, Activation::kGeluExact);
+  config.arch = Architecture::kEncoder;
+  config.model_type = "encoder";
+  auto model = RandomModel(config, 12);
+  model->SetDropout(0.2f);
+  Batch batch = RandomBatch(2, 6, 23, 13);
+  const std::vector<int32_t> lengths = {6, 4};
+  for (int64_t t = 4; t < 6; ++t) batch.targets[6 + t] = kIgnoreIndex;  // padding predicts nothing
+  model->ZeroGrad();
+  auto loss = model->ForwardBackward(batch.inputs, batch.targets, 2, 6, 1.0f, 2, 21, lengths);
+  ASSERT_TRUE(loss.ok()) << loss.status();
+  const std::vector<float> grads = model->grads();
+  ExpectParameterGradients(*model, grads, 4, [&] {
+    return model->ForwardBackward(batch.inputs, batch.targets, 2, 6, 1.0f, 1, 21, lengths)->mean();
+  }, "encoder");
+  // Padding is invisible: changing a padded token changes nothing at the real positions of its row.
+  std::vector<int32_t> targets_real(batch.targets.size(), kIgnoreIndex);
+  for (int64_t t = 0; t < 4; ++t) targets_real[6 + t] = batch.targets[6 + t];
+  const double before = model->Evaluate(batch.inputs, targets_real, 2, 6, 1, lengths)->sum;
+  batch.inputs[6 + 5] = (batch.inputs[6 + 5] + 1) % 23;
+  EXPECT_EQ(model->Evaluate(batch.inputs, targets_real, 2, 6, 1, lengths)->sum, before);
+}
+
 TEST(Gpt2ModelTest, SameBitsForAnyThreadCount) {
   // 2 x 40 = 80 rows (two row blocks), 3C = 96 columns (two column blocks), V = 300 (two vocabulary blocks).
   const ModelConfig config = TinyConfig(300, 32, 4, 2, 40);

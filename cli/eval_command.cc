@@ -1,4 +1,5 @@
-// tokvec eval: a model's mean loss and perplexity on text.
+// tokvec eval: a model's mean loss and perplexity on text (clm: next token; mlm: masked tokens, masks drawn with
+// seed 0, the same as fit's --eval-data).
 //
 //   tokvec eval -m models/tiny-fit --objective clm --data held_out.txt --seq-len 64
 //   {"loss": 4.123, "ppl": 61.77, "tokens": 12288}
@@ -34,17 +35,10 @@ struct EvalOptions {
 };
 
 absl::Status RunEval(const EvalOptions& options) {
-  if (options.objective != "clm") {
-    return absl::UnimplementedError(
-        fmt::format("--objective {} is not implemented yet; tokvec eval measures clm", options.objective));
-  }
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<training::Gpt2Model> model, training::Gpt2Model::Load(options.model));
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::Load(options.model));
-  if (model->config().arch != Architecture::kGpt2) {
-    return absl::InvalidArgumentError(fmt::format(
-        "{}: --objective clm needs a causal model (gpt2); this model is '{}'", options.model,
-        model->config().model_type));
-  }
+  TOKVEC_ASSIGN_OR_RETURN(const std::optional<training::MlmMasking> mlm,
+                          training::ObjectiveMasking(options.objective, *model, *tokenizer, options.model, 0));
   const int64_t max_len = model->config().max_len;
   if (options.seq_len > max_len) {
     return absl::InvalidArgumentError(
@@ -53,7 +47,7 @@ absl::Status RunEval(const EvalOptions& options) {
   TOKVEC_ASSIGN_OR_RETURN(training::TokenStream stream, training::TokenStream::Encode(*tokenizer, options.data));
   TOKVEC_ASSIGN_OR_RETURN(training::LossSum loss,
                           training::EvaluateStream(*model, stream, options.seq_len > 0 ? options.seq_len : max_len,
-                                                   options.batch, options.threads));
+                                                   options.batch, options.threads, mlm));
   nlohmann::ordered_json out;
   out["loss"] = loss.mean();
   out["ppl"] = std::exp(loss.mean());
@@ -67,7 +61,8 @@ void RegisterEvalCommand(CLI::App& app, CommandAction* action) {
   auto options = std::make_shared<EvalOptions>();
   CLI::App* sub = app.add_subcommand("eval", "A model's mean loss and perplexity on text (causal LM)");
   sub->add_option("-m,--model", options->model, "Model directory")->required();
-  sub->add_option("--objective", options->objective, "clm")->capture_default_str();
+  sub->add_option("--objective", options->objective, "clm (gpt2 models) or mlm (encoder models, fixed masks)")
+      ->capture_default_str();
   sub->add_option("--data", options->data, "Text files")->required();
   sub->add_option("--seq-len", options->seq_len, "Tokens per window (default: the model's n_positions)")
       ->check(CLI::PositiveNumber);

@@ -1,4 +1,5 @@
-// tokvec fit: train a model directory's weights on text (causal LM, GPT-2), exact against PyTorch.
+// tokvec fit: train a model directory's weights on text (causal LM for GPT-2, masked LM for the encoder), exact
+// against PyTorch.
 //
 //   tokvec fit -m models/tiny --objective clm --data data/corpus.txt --seq-len 64 --batch 8 --steps 200
 //       --lr 1e-3 --warmup 20 -o models/tiny-fit
@@ -22,10 +23,7 @@ struct FitCliOptions {
 };
 
 absl::Status RunFit(FitCliOptions options) {
-  if (options.objective != "clm") {
-    return absl::UnimplementedError(fmt::format(
-        "--objective {} is not implemented yet; tokvec fit trains clm (causal LM, gpt2 models)", options.objective));
-  }
+  options.fit.objective = options.objective;
   options.fit.shuffle = !options.no_shuffle;
   if ((options.fit.steps > 0) == (options.fit.epochs > 0)) {
     return absl::InvalidArgumentError(std::string(kUsagePrefix) + "give exactly one of --steps and --epochs");
@@ -41,7 +39,8 @@ void RegisterFitCommand(CLI::App& app, CommandAction* action) {
   CLI::App* sub = app.add_subcommand("fit", "Train a model's weights on text (causal LM), with AdamW or SGD");
   sub->add_option("-m,--model", f.model_dir, "Model directory to start from (tokvec init, or Hugging Face GPT-2)")
       ->required();
-  sub->add_option("--objective", options->objective, "clm (causal LM; mlm and simcse are not implemented yet)")
+  sub->add_option("--objective", options->objective,
+                  "clm (causal LM, gpt2 models) or mlm (masked LM, encoder models; simcse is not implemented yet)")
       ->capture_default_str();
   sub->add_option("--data", f.data, "Training text files, concatenated in order")->required();
   sub->add_option("--eval-data", f.eval_data, "Held-out text files for eval_loss / eval_ppl");

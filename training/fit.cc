@@ -78,8 +78,40 @@ std::string FormatDuration(double seconds) {
 
 }  // namespace
 
+absl::StatusOr<std::optional<MlmMasking>> ObjectiveMasking(std::string_view objective, const Gpt2Model& model,
+                                                           const Tokenizer& tokenizer, std::string_view source,
+                                                           uint64_t seed) {
+  const ModelConfig& config = model.config();
+  if (objective == "clm") {
+    if (config.arch != Architecture::kGpt2) {
+      return absl::InvalidArgumentError(fmt::format(
+          "{}: --objective clm needs a causal model (gpt2); this model is '{}', whose attention sees later tokens "
+          "(train it with --objective mlm)",
+          source, config.model_type));
+    }
+    return std::optional<MlmMasking>();
+  }
+  if (objective == "mlm") {
+    if (config.arch != Architecture::kEncoder) {
+      return absl::InvalidArgumentError(fmt::format(
+          "{}: --objective mlm needs a bidirectional model (tokvec init --arch encoder); this model is '{}'", source,
+          config.model_type));
+    }
+    const std::optional<int32_t> mask = MaskTokenId(tokenizer);
+    if (!mask || *mask >= config.vocab_size) {
+      return absl::InvalidArgumentError(fmt::format(
+          "{}: --objective mlm needs a mask token ('<mask>' or '[MASK]') in the tokenizer; train one with "
+          "--special '<mask>'",
+          source));
+    }
+    return std::optional<MlmMasking>(MlmMasking{.mask_id = *mask, .seed = seed});
+  }
+  return absl::UnimplementedError(
+      fmt::format("--objective {} is not implemented yet; use clm (gpt2 models) or mlm (encoder models)", objective));
+}
+
 absl::StatusOr<LossSum> EvaluateStream(Gpt2Model& model, const TokenStream& stream, int64_t T, int64_t B,
-                                       int threads) {
+                                       int threads, const std::optional<MlmMasking>& mlm) {
   if (stream.size() < 2) {
     return absl::InvalidArgumentError(
         fmt::format("evaluation data holds {} token(s); at least 2 are needed to predict one", stream.size()));
@@ -89,7 +121,8 @@ absl::StatusOr<LossSum> EvaluateStream(Gpt2Model& model, const TokenStream& stre
   LossSum total;
   for (int64_t w = 0; w < windows; w += B) {
     const int64_t rows = std::min(B, windows - w);
-    const MicroBatch batch = stream.Batch(w, rows, T, /*shuffle=*/false, 0);
+    MicroBatch batch = stream.Batch(w, rows, T, /*shuffle=*/false, 0);
+    if (mlm) ApplyMlmMasking(batch, w, mlm->mask_id, model.config().vocab_size, mlm->seed);
     TOKVEC_ASSIGN_OR_RETURN(LossSum loss, model.Evaluate(batch.inputs, batch.targets, rows, T, threads));
     total.sum += loss.sum;
     total.count += loss.count;
@@ -120,11 +153,11 @@ absl::Status Fit(const FitOptions& o) {
     TOKVEC_ASSIGN_OR_RETURN(state, ParseTrainerState(text, state_path.string()));
     if (state.seq_len != o.seq_len || state.batch != o.batch || state.grad_accum != o.grad_accum ||
         state.seed != o.seed || state.shuffle != o.shuffle || state.optimizer != o.optimizer ||
-        state.dropout != o.dropout) {
+        state.dropout != o.dropout || state.objective != o.objective) {
       return absl::InvalidArgumentError(fmt::format(
-          "--resume: {} was written by a run with --seq-len {} --batch {} --grad-accum {} --seed {}{} --dropout {} "
-          "--optimizer {}; resume with the same options",
-          state_path.string(), state.seq_len, state.batch, state.grad_accum, state.seed,
+          "--resume: {} was written by a run with --objective {} --seq-len {} --batch {} --grad-accum {} --seed {}{} "
+          "--dropout {} --optimizer {}; resume with the same options",
+          state_path.string(), state.objective, state.seq_len, state.batch, state.grad_accum, state.seed,
           state.shuffle ? "" : " --no-shuffle", state.dropout, state.optimizer));
     }
     source = o.output;
@@ -140,12 +173,8 @@ absl::Status Fit(const FitOptions& o) {
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Gpt2Model> model, Gpt2Model::Load(source));
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::Load(source));
   const ModelConfig& config = model->config();
-  if (config.arch != Architecture::kGpt2) {
-    return absl::InvalidArgumentError(fmt::format(
-        "{}: --objective clm needs a causal model (gpt2); this model is '{}', whose attention sees later tokens "
-        "(encoders train with --objective mlm, not implemented yet)",
-        source, config.model_type));
-  }
+  TOKVEC_ASSIGN_OR_RETURN(const std::optional<MlmMasking> mlm,
+                          ObjectiveMasking(o.objective, *model, *tokenizer, source, o.seed));
   model->SetDropout(static_cast<float>(o.dropout));
   if (static_cast<int64_t>(tokenizer->vocab_size()) > config.vocab_size) {
     return absl::InvalidArgumentError(fmt::format("{}: the tokenizer has {} tokens but the model only {} rows in wte",
@@ -181,7 +210,7 @@ absl::Status Fit(const FitOptions& o) {
   if (!o.resume) {
     state = {.step = 0, .total_steps = total_steps, .seq_len = o.seq_len, .batch = o.batch,
              .grad_accum = o.grad_accum, .seed = o.seed, .shuffle = o.shuffle, .dropout = o.dropout,
-             .optimizer = o.optimizer};
+             .optimizer = o.optimizer, .objective = o.objective};
   }
 
   // 4. Optimizer (state from OUTDIR when resuming), OUTDIR's static files.
@@ -219,7 +248,9 @@ absl::Status Fit(const FitOptions& o) {
     const auto step_start = std::chrono::steady_clock::now();
     std::vector<MicroBatch> batches;
     for (int64_t k = 0; k < o.grad_accum; ++k) {
-      batches.push_back(stream.Batch((s * o.grad_accum + k) * o.batch, o.batch, o.seq_len, o.shuffle, o.seed));
+      const int64_t first_row = (s * o.grad_accum + k) * o.batch;
+      batches.push_back(stream.Batch(first_row, o.batch, o.seq_len, o.shuffle, o.seed));
+      if (mlm) ApplyMlmMasking(batches.back(), first_row, mlm->mask_id, config.vocab_size, o.seed);
     }
     TOKVEC_ASSIGN_OR_RETURN(StepResult result, TrainStep(*model, optimizer, schedule, o.clip, s, batches, o.threads,
                                                                  o.seed));
@@ -236,7 +267,10 @@ absl::Status Fit(const FitOptions& o) {
       line["grad_norm"] = result.grad_norm;
       line["tokens_per_s"] = seconds > 0 ? static_cast<double>(result.tokens) / seconds : 0.0;
       if (evaluate) {
-        TOKVEC_ASSIGN_OR_RETURN(LossSum eval, EvaluateStream(*model, *eval_stream, o.seq_len, o.batch, o.threads));
+        TOKVEC_ASSIGN_OR_RETURN(LossSum eval, EvaluateStream(*model, *eval_stream, o.seq_len, o.batch, o.threads,
+                                                                   mlm ? std::optional<MlmMasking>(MlmMasking{
+                                                                             .mask_id = mlm->mask_id, .seed = 0})
+                                                                       : std::nullopt));
         line["eval_loss"] = eval.mean();
         line["eval_ppl"] = std::exp(eval.mean());
       }

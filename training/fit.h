@@ -19,17 +19,20 @@
 #define TOKVEC_TRAINING_FIT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "tokenizer/tokenizer.h"
 #include "training/gpt2_model.h"
 #include "training/token_stream.h"
 
 namespace tokvec::training {
 
 struct FitOptions {
+  std::string objective = "clm";       // clm (gpt2) or mlm (encoder; the tokenizer needs <mask> or [MASK])
   std::string model_dir;               // -m: the starting model (ignored for weights with resume)
   std::vector<std::string> data;       // --data files, in order
   std::vector<std::string> eval_data;  // --eval-data files
@@ -62,10 +65,23 @@ struct FitOptions {
 
 absl::Status Fit(const FitOptions& options);
 
+// How mlm batches are masked (ApplyMlmMasking).
+struct MlmMasking {
+  int32_t mask_id = 0;
+  uint64_t seed = 0;
+};
+
+// The model's objective for `objective` ("clm" needs a gpt2 model, "mlm" an encoder and a mask token):
+// nullopt for clm, the masking for mlm; InvalidArgument naming what is missing otherwise.
+absl::StatusOr<std::optional<MlmMasking>> ObjectiveMasking(std::string_view objective, const Gpt2Model& model,
+                                                           const Tokenizer& tokenizer, std::string_view source,
+                                                           uint64_t seed);
+
 // Mean loss over the stream's consecutive windows of T + 1 tokens (stride T, in order, B per batch); a stream
-// shorter than T + 1 tokens is one window of all of it. InvalidArgument for fewer than 2 tokens.
+// shorter than T + 1 tokens is one window of all of it. InvalidArgument for fewer than 2 tokens. With mlm, each
+// window's T inputs are masked (window w is row w) and the loss is over the masked positions.
 absl::StatusOr<LossSum> EvaluateStream(Gpt2Model& model, const TokenStream& stream, int64_t T, int64_t B,
-                                       int threads);
+                                       int threads, const std::optional<MlmMasking>& mlm = std::nullopt);
 
 }  // namespace tokvec::training
 

@@ -5,6 +5,7 @@
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
+#include "training/kernels.h"
 
 namespace tokvec::training {
 namespace {
@@ -36,6 +37,36 @@ std::optional<int32_t> EndOfTextId(const Tokenizer& tokenizer) {
     if (std::optional<TokenId> id = tokenizer.FindSpecial(name)) return static_cast<int32_t>(*id);
   }
   return std::nullopt;
+}
+
+std::optional<int32_t> MaskTokenId(const Tokenizer& tokenizer) {
+  for (const char* name : {"<mask>", "[MASK]"}) {
+    if (std::optional<TokenId> id = tokenizer.FindSpecial(name)) return static_cast<int32_t>(*id);
+  }
+  return std::nullopt;
+}
+
+void ApplyMlmMasking(MicroBatch& batch, int64_t first_row, int32_t mask_id, int64_t vocab, uint64_t seed) {
+  constexpr uint64_t kMlmStream = 0x6D6C6D;  // "mlm": keeps these draws apart from dropout's
+  for (int64_t r = 0; r < batch.B; ++r) {
+    const uint64_t row_seed = DropoutSeed(seed ^ kMlmStream, static_cast<uint64_t>(first_row + r), kMlmStream);
+    for (int64_t t = 0; t < batch.T; ++t) {
+      const size_t i = static_cast<size_t>(r * batch.T + t);
+      const uint64_t draw = static_cast<uint64_t>(t) * 3;
+      if (DropoutUniform(row_seed, draw) >= 0.15f) {
+        batch.targets[i] = kIgnoreIndex;
+        continue;
+      }
+      batch.targets[i] = batch.inputs[i];
+      const float how = DropoutUniform(row_seed, draw + 1);
+      if (how < 0.8f) {
+        batch.inputs[i] = mask_id;
+      } else if (how < 0.9f) {
+        batch.inputs[i] = static_cast<int32_t>(DropoutUniform(row_seed, draw + 2) * static_cast<float>(vocab)) %
+                          static_cast<int32_t>(vocab);
+      }
+    }
+  }
 }
 
 absl::StatusOr<TokenStream> TokenStream::Encode(const Tokenizer& tokenizer, const std::vector<std::string>& files) {

@@ -29,6 +29,15 @@ namespace tokvec::training {
 
 // The end-of-text id of a tokenizer: `<|endoftext|>`, else `</s>`, else none.
 std::optional<int32_t> EndOfTextId(const Tokenizer& tokenizer);
+// The mask id for --objective mlm: `<mask>` (RoBERTa), else `[MASK]` (BERT), else none.
+std::optional<int32_t> MaskTokenId(const Tokenizer& tokenizer);
+
+// Masked LM (Devlin et al. 2019, §3.1; dynamic masking as RoBERTa, Liu et al. 2019): each position t of row g
+// (first_row + r) is chosen with probability 0.15 and then predicts its own token; a chosen input becomes mask_id
+// (80%), a uniform random id in [0, vocab) (10%) or stays (10%). Targets of the other positions are
+// kIgnoreIndex. Every draw is counter-based on (seed, g, t), so a row's masking does not depend on the batch,
+// the thread count or a resume. batch.inputs are the row's tokens; batch.targets are overwritten.
+void ApplyMlmMasking(MicroBatch& batch, int64_t first_row, int32_t mask_id, int64_t vocab, uint64_t seed);
 
 class TokenStream {
  public:

@@ -58,6 +58,13 @@ absl::StatusOr<TrainerState> ParseTrainerState(std::string_view json_text, std::
     return Missing(path, "optimizer", "\"adamw\" or \"sgd\"");
   }
   state.optimizer = optimizer->get<std::string>();
+  if (auto objective = j.find("objective"); objective != j.end()) {
+    if (!objective->is_string() ||
+        (objective->get<std::string>() != "clm" && objective->get<std::string>() != "mlm")) {
+      return Missing(path, "objective", "\"clm\" or \"mlm\"");
+    }
+    state.objective = objective->get<std::string>();
+  }
   if (state.step > state.total_steps) {
     return absl::InvalidArgumentError(
         fmt::format("{}: step {} is past total_steps {}", path, state.step, state.total_steps));
@@ -77,6 +84,7 @@ std::string TrainerStateToJson(const TrainerState& state) {
   j["dropout"] = state.dropout;
   j["optimizer"] = state.optimizer;
   j["tokens_seen"] = state.tokens_seen;
+  j["objective"] = state.objective;
   return j.dump(2) + "\n";
 }
 

@@ -27,6 +27,7 @@ struct TrainerState {
   double dropout = 0.0;     // optional in the file (0 when absent)
   std::string optimizer;    // "adamw" | "sgd"
   int64_t tokens_seen = 0;  // input tokens trained on so far
+  std::string objective = "clm";  // "clm" | "mlm"; optional in the file (clm when absent)
 };
 
 absl::StatusOr<TrainerState> ParseTrainerState(std::string_view json_text, std::string_view path);

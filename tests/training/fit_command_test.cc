@@ -137,6 +137,35 @@ TEST(FitCommandTest, EncoderModelsAreRefusedByName) {
   EXPECT_FALSE(std::filesystem::exists(scratch / "out"));
 }
 
+TEST(FitCommandTest, MlmTrainsAnEncoder) {
+  ScratchDir scratch;
+  ShellResult r = RunShell(fmt::format("{} train --type byte --pattern gpt2 --merges 200 --special '<mask>' -o {} {}",
+                                       Tokvec(), scratch / "tok.tokvec", kCorpus));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunShell(fmt::format("{} init --tokenizer {} --arch encoder --d-model 32 --heads 2 --layers 2 --max-len 32 "
+                           "--seed 1 -o {}", Tokvec(), scratch / "tok.tokvec", scratch / "enc"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto mlm_loss = [&](const std::string& model) {
+    ShellResult e = RunShell(fmt::format("{} eval -m {} --objective mlm --data {} --seq-len 32", Tokvec(), model,
+                                         kCorpus));
+    EXPECT_EQ(e.exit_code, 0) << e.err;
+    auto j = nlohmann::json::parse(e.out, nullptr, false);
+    return j.is_object() ? j["loss"].get<double>() : 0.0;
+  };
+  const double before = mlm_loss(scratch / "enc");
+  r = RunShell(fmt::format("{} fit -m {} --objective mlm --data {} --eval-data {} --seq-len 32 --batch 8 --steps 60 "
+                           "--lr 3e-3 --warmup 5 --threads 2 -o {}", Tokvec(), scratch / "enc", kCorpus, kCorpus,
+                           scratch / "out"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double after = mlm_loss(scratch / "out");
+  EXPECT_LT(after, before - 0.3) << "mlm loss before " << before << ", after " << after;
+  EXPECT_NE(ReadWhole(scratch / "out/trainer_state.json").find("\"objective\": \"mlm\""), std::string::npos);
+  // The trained encoder is a model directory embed reads.
+  testing::WriteWhole(scratch / "in.txt", "The cat sat on the mat.");
+  r = RunShell(fmt::format("{} embed -m {} {}", Tokvec(), scratch / "out", scratch / "in.txt"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST(FitCommandTest, HuggingFaceGpt2DirectoryTrainsAndEmbeds) {
   ScratchDir scratch;
   const std::string hf = testing::ModelTestdata() + "/hf_gpt2_f32";

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "training/kernels.h"
 #include "training/trainer_state.h"
 
 namespace tokvec::training {
@@ -56,6 +57,35 @@ TEST(TokenStreamTest, ShuffledEpochVisitsEveryWindowOnceAndDependsOnSeed) {
     const MicroBatch& whole = g < W ? epoch0 : epoch1;
     EXPECT_EQ(one.inputs[0], whole.inputs[(g % W) * T]) << g;
   }
+}
+
+TEST(TokenStreamTest, MlmMaskingFollowsBertsProportionsAndIsPerRow) {
+  const TokenStream stream = Counting(5001);
+  const int64_t B = 50, T = 100, V = 5001, mask = 5000;
+  MicroBatch batch = stream.Batch(0, B, T, false, 0);
+  const std::vector<int32_t> original = batch.inputs;
+  ApplyMlmMasking(batch, 0, mask, V, 9);
+  int64_t chosen = 0, masked = 0, kept = 0;
+  for (size_t i = 0; i < original.size(); ++i) {
+    if (batch.targets[i] == kIgnoreIndex) {
+      EXPECT_EQ(batch.inputs[i], original[i]);
+      continue;
+    }
+    ++chosen;
+    EXPECT_EQ(batch.targets[i], original[i]);
+    masked += batch.inputs[i] == mask;
+    kept += batch.inputs[i] == original[i];
+    EXPECT_GE(batch.inputs[i], 0);
+    EXPECT_LT(batch.inputs[i], V);
+  }
+  EXPECT_NEAR(static_cast<double>(chosen) / (B * T), 0.15, 0.015);
+  EXPECT_NEAR(static_cast<double>(masked) / chosen, 0.8, 0.04);
+  EXPECT_NEAR(static_cast<double>(kept) / chosen, 0.1, 0.03);
+  // Row 7 alone gets the same masking as inside the batch.
+  MicroBatch one = stream.Batch(7, 1, T, false, 0);
+  ApplyMlmMasking(one, 7, mask, V, 9);
+  EXPECT_TRUE(std::equal(one.inputs.begin(), one.inputs.end(), batch.inputs.begin() + 7 * T));
+  EXPECT_TRUE(std::equal(one.targets.begin(), one.targets.end(), batch.targets.begin() + 7 * T));
 }
 
 TEST(TrainerStateTest, RoundTripsAndNamesBadKeys) {

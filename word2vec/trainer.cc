@@ -89,26 +89,37 @@ struct SharedRows {
 // A block's private copies of the rows it touches (deterministic mode): a row is copied from the round's weights
 // on first use, then trained in place; Finish() turns the copies into changes (copy - weights).
 struct LocalRows {
+  // One block's rows of one matrix; kept per block of a round and reused (capacity and all) by later rounds:
+  // fresh vectors per block cost about a third of the run in copies and page faults (perf, 1 thread).
+  struct Changes {
+    std::vector<int32_t> rows;  // touched rows in first-touch order
+    std::vector<float> values;  // [rows.size(), D] the block's copies, then (copy - weights)
+  };
   struct Side {
     const float* weights = nullptr;  // [rows, D] the round's starting weights (read only during a round)
-    std::vector<int32_t> slot;       // [rows] index into `rows`/`values`, -1 when untouched
-    std::vector<int32_t> rows;       // touched rows in first-touch order
-    std::vector<float> values;       // [rows.size(), D]
+    std::vector<int32_t> slot;       // [rows] index into changes->rows, -1 when untouched (per worker)
+    Changes* changes = nullptr;      // the block being trained
     float* Get(int64_t r, size_t dim) {
       int32_t& s = slot[static_cast<size_t>(r)];
       if (s < 0) {
-        s = static_cast<int32_t>(rows.size());
-        rows.push_back(static_cast<int32_t>(r));
-        values.insert(values.end(), weights + static_cast<size_t>(r) * dim, weights + static_cast<size_t>(r + 1) * dim);
+        s = static_cast<int32_t>(changes->rows.size());
+        changes->rows.push_back(static_cast<int32_t>(r));
+        changes->values.insert(changes->values.end(), weights + static_cast<size_t>(r) * dim,
+                               weights + static_cast<size_t>(r + 1) * dim);
       }
-      return values.data() + static_cast<size_t>(s) * dim;
+      return changes->values.data() + static_cast<size_t>(s) * dim;
+    }
+    void Start(Changes* block) {
+      changes = block;
+      changes->rows.clear();
+      changes->values.clear();
     }
     void Finish(size_t dim) {
-      for (size_t i = 0; i < rows.size(); ++i) {
-        const float* w = weights + static_cast<size_t>(rows[i]) * dim;
-        float* v = values.data() + i * dim;
+      for (size_t i = 0; i < changes->rows.size(); ++i) {
+        const float* w = weights + static_cast<size_t>(changes->rows[i]) * dim;
+        float* v = changes->values.data() + i * dim;
         for (size_t d = 0; d < dim; ++d) v[d] -= w[d];
-        slot[static_cast<size_t>(rows[i])] = -1;
+        slot[static_cast<size_t>(changes->rows[i])] = -1;
       }
     }
   };
@@ -314,7 +325,7 @@ void TrainDeterministic(const Model& m, const std::vector<int32_t>& ids, float* 
     w->rows.out.slot.assign(static_cast<size_t>(output_rows), -1);
     workers.push_back(std::move(w));
   }
-  std::vector<LocalRows::Side> in_changes(kBlocksPerRound), out_changes(kBlocksPerRound);  // by block of the round
+  std::vector<LocalRows::Changes> in_changes(kBlocksPerRound), out_changes(kBlocksPerRound);  // by block of the round
   for (int64_t epoch = 0; epoch < o.epochs; ++epoch) {
     for (int64_t first = 0; first < blocks; first += kBlocksPerRound) {
       const int64_t count = std::min(kBlocksPerRound, blocks - first);
@@ -327,12 +338,11 @@ void TrainDeterministic(const Model& m, const std::vector<int32_t>& ids, float* 
           const int64_t begin = block * kBlockTokens, end = std::min(n, begin + kBlockTokens);
           Rng rng{Mix(Mix(o.seed) ^ Mix(static_cast<uint64_t>(epoch) << 40 | static_cast<uint64_t>(block)))};
           const float alpha = m.AlphaAt(static_cast<double>(epoch * n + begin));
+          w.rows.in.Start(&in_changes[static_cast<size_t>(i)]);
+          w.rows.out.Start(&out_changes[static_cast<size_t>(i)]);
           TrainSpan(m, w.rows, rng, w.scratch, ids.data(), begin, end, [alpha](int64_t) { return alpha; });
           w.rows.in.Finish(dim);
           w.rows.out.Finish(dim);
-          in_changes[static_cast<size_t>(i)] = std::exchange(w.rows.in, {input, std::move(w.rows.in.slot), {}, {}});
-          out_changes[static_cast<size_t>(i)] =
-              std::exchange(w.rows.out, {output, std::move(w.rows.out.slot), {}, {}});
         }
       };
       std::vector<std::thread> pool;

@@ -41,7 +41,15 @@ echo "== 3. the same program through pkg-config"
 # shellcheck disable=SC2046
 g++ -O1 examples/cpp/encode_and_embed.cc -o "$work/pc_example" \
   $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs tokvec) || fail "pkg-config build failed"
-"$work/pc_example" "$work/byte.tokvec" "$work/model" "$text" | cmp -s - "$work/out.txt" || fail "pkg-config build's output differs"
+# (a shared build, -DBUILD_SHARED_LIBS=ON, is found through LD_LIBRARY_PATH: pkg-config sets no run path)
+LD_LIBRARY_PATH="$prefix/lib" "$work/pc_example" "$work/byte.tokvec" "$work/model" "$text" | cmp -s - "$work/out.txt" ||
+  fail "pkg-config build's output differs"
+for lib in "$prefix"/lib/libtokvec_*.so; do
+  [[ -e $lib ]] || continue
+  soname=$(readelf -d "$lib" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+  [[ $soname == "$(basename "$lib").0" ]] || fail "$lib has soname '$soname', not $(basename "$lib").0"
+  echo "shared: $(basename "$lib") soname $soname"
+done
 echo "same output"
 # Each installed header compiles on its own with only the installed prefix (and the system's packages) on the
 # include path: the install holds every project header the public ones include.

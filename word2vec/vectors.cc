@@ -128,11 +128,11 @@ bool LooksLikeText(std::string_view bytes, size_t pos) {
   size_t end = bytes.find('\n', pos);
   if (end == std::string_view::npos) end = bytes.size();
   std::string_view line = bytes.substr(pos, end - pos);
-  for (char ch : line) {
-    if (static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\r') return false;
-  }
   size_t p = line.find(' ');
   if (p == std::string_view::npos) return false;
+  for (char ch : line.substr(p)) {  // the values part (a word may hold any byte but white space)
+    if (static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\r') return false;
+  }
   while (p < line.size() && IsSpace(line[p])) ++p;
   if (p >= line.size()) return false;
   float v;
@@ -149,7 +149,7 @@ std::optional<size_t> Vectors::Find(std::string_view word) const {
   return std::nullopt;
 }
 
-absl::StatusOr<Vectors> ParseVectors(std::string_view bytes, const std::string& name) {
+absl::StatusOr<Vectors> ParseVectors(std::string_view bytes, const std::string& name, VectorFormat format) {
   // 1. The header `count dim`.
   Cursor c{bytes};
   int64_t count = 0, dim = 0;
@@ -169,7 +169,8 @@ absl::StatusOr<Vectors> ParseVectors(std::string_view bytes, const std::string& 
         fmt::format("'{}': the header's dim {} is outside 1..{}", name, dim, kMaxDim));
   }
   // 2. Sizes the file can hold: a binary record takes at least 4*dim+2 bytes, a text record 2*dim+1.
-  const bool text = count > 0 && LooksLikeText(bytes, c.pos);
+  const bool text = format == VectorFormat::kAuto ? count > 0 && LooksLikeText(bytes, c.pos)
+                                                 : format == VectorFormat::kText;
   const double per_record = text ? 2.0 * static_cast<double>(dim) + 1 : 4.0 * static_cast<double>(dim) + 2;
   if (static_cast<double>(count) * per_record > static_cast<double>(bytes.size() - c.pos) + 1) {
     return absl::DataLossError(fmt::format(
@@ -193,7 +194,7 @@ absl::StatusOr<Vectors> ParseVectors(std::string_view bytes, const std::string& 
 
 absl::StatusOr<Vectors> ReadVectors(const std::string& path) {
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<MappedFile> file, MappedFile::Open(path));
-  return ParseVectors(file->data(), path);
+  return ParseVectors(file->data(), path, absl::EndsWith(path, ".bin") ? VectorFormat::kBinary : VectorFormat::kAuto);
 }
 
 std::string FormatVectors(const Vectors& vectors, bool binary) {

@@ -43,8 +43,15 @@ struct Vectors {
 // The largest dim the reader accepts (a header past it is an error, not an allocation).
 inline constexpr int64_t kMaxDim = 1 << 16;
 
+// How to read the records: told by the first record (a line of numbers after the word, no control bytes), or
+// given. A few binary files also read as text (dim 1 and a value whose 4 bytes are printable, e.g. "1234"), so
+// ReadVectors takes a `.bin` file as binary.
+enum class VectorFormat { kAuto, kText, kBinary };
+
 // Parses the bytes of a vector file; `name` is used in messages.
-absl::StatusOr<Vectors> ParseVectors(std::string_view bytes, const std::string& name);
+absl::StatusOr<Vectors> ParseVectors(std::string_view bytes, const std::string& name,
+                                     VectorFormat format = VectorFormat::kAuto);
+// A `.bin` path is read as binary, any other by its content.
 absl::StatusOr<Vectors> ReadVectors(const std::string& path);
 
 // The file's bytes, binary or text.

@@ -27,7 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (w.empty() || w.find_first_of(" \t\n\r") != std::string::npos) return 0;
   }
   for (bool binary : {false, true}) {
-    absl::StatusOr<Vectors> back = ParseVectors(FormatVectors(*vectors, binary), "again.vec");
+    absl::StatusOr<Vectors> back = ParseVectors(FormatVectors(*vectors, binary), "again.vec",
+                                                binary ? VectorFormat::kBinary : VectorFormat::kText);
     FUZZ_CHECK(back.ok());
     FUZZ_CHECK(back->words == vectors->words);
     FUZZ_CHECK(back->values.size() == vectors->values.size());

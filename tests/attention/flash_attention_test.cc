@@ -37,14 +37,14 @@ Matrix ReferenceMultiHead(const Matrix& q, const Matrix& k, const Matrix& v, int
   return out;
 }
 
-void ExpectNear(const Matrix& expected, const Matrix& actual, const std::string& what) {
+void ExpectNear(const Matrix& expected, const Matrix& actual, const std::string& what, float tolerance = 1e-5f) {
   ASSERT_EQ(expected.rows(), actual.rows()) << what;
   ASSERT_EQ(expected.cols(), actual.cols()) << what;
   int reported = 0;
   for (int64_t r = 0; r < expected.rows(); ++r) {
     for (int64_t c = 0; c < expected.cols(); ++c) {
       const float e = expected.at(r, c), a = actual.at(r, c);
-      if (!(std::fabs(e - a) <= 1e-5f) && reported++ < 5) {
+      if (!(std::fabs(e - a) <= tolerance) && reported++ < 5) {
         ADD_FAILURE() << what << ": row " << r << " col " << c << " reference " << e << " flash " << a;
       }
     }
@@ -119,7 +119,11 @@ TEST(FlashAttentionTest, LargeScoresStayFinite) {
   absl::StatusOr<Matrix> flash = FlashAttention(q.view(), k.view(), v.view(), {.n_heads = 1});
   ASSERT_TRUE(flash.ok());
   for (float x : flash->storage()) ASSERT_TRUE(std::isfinite(x));
-  ExpectNear(expected, *flash, "large scores");
+  // Scores here have magnitude ~100 (std 10 · 10 · sqrt(64) / 8) and up to ~400, where one float32 ulp is ~3e-5:
+  // both float32 implementations round the scores differently (OpenBLAS's Haswell kernel under
+  // OPENBLAS_CORETYPE=Haswell gave 1.4e-5 differences on AMD EPYC), and exp turns a score's absolute error into the
+  // same relative error of its weight. So the agreement asked of them is 1e-4, not the 1e-5 of unit-scale inputs.
+  ExpectNear(expected, *flash, "large scores", 1e-4f);
 }
 
 TEST(FlashAttentionTest, ShapeErrorsNameTheShapes) {

@@ -16,6 +16,44 @@ namespace {
 // Most rows (B·T) one batched forward pass takes.
 constexpr int64_t kBatchRows = 2048;
 
+// Each text's result or error, filled from any thread; the progress callback called one at a time.
+class Collector {
+ public:
+  Collector(size_t n, const EmbedTextsOptions& options) : results_(n), errors_(n), options_(options) {}
+
+  void Fail(size_t i, absl::Status status) { errors_[i] = std::move(status); }
+  void Finish(size_t i, absl::StatusOr<TextVectors> r) {
+    if (r.ok()) {
+      results_[i] = std::move(*r);
+    } else {
+      errors_[i] = r.status();
+    }
+    const size_t count = ++done_;
+    if (options_.progress) {
+      std::lock_guard<std::mutex> lock(progress_mutex_);
+      options_.progress(count, results_.size());
+    }
+  }
+  // The first error in text order, naming the text.
+  absl::Status FirstError() const {
+    for (size_t i = 0; i < errors_.size(); ++i) {
+      if (!errors_[i].ok()) {
+        return absl::Status(errors_[i].code(), fmt::format("{} {}: {}", options_.item_name, i + 1,
+                                                           std::string(errors_[i].message())));
+      }
+    }
+    return absl::OkStatus();
+  }
+  std::vector<TextVectors> Take() { return std::move(results_); }
+
+ private:
+  std::vector<TextVectors> results_;
+  std::vector<absl::Status> errors_;
+  const EmbedTextsOptions& options_;
+  std::atomic<size_t> done_{0};
+  std::mutex progress_mutex_;
+};
+
 }  // namespace
 
 absl::StatusOr<PoolingChoice> ChoosePooling(const ModelDirectory& dir, std::string_view name, bool normalize) {
@@ -53,53 +91,39 @@ absl::StatusOr<std::vector<TextVectors>> EmbedTexts(const ModelDirectory& dir,
                                                     const EmbedTextsOptions& options) {
   const size_t n = texts.size();
   const int threads = std::max(1, options.threads);
-  std::vector<TextVectors> results(n);
-  std::vector<absl::Status> errors(n);
-  std::atomic<size_t> done{0};
-  std::mutex progress_mutex;
-  auto finish = [&](size_t i, absl::StatusOr<TextVectors> r) {
-    if (r.ok()) {
-      results[i] = std::move(*r);
-    } else {
-      errors[i] = r.status();
-    }
-    const size_t count = ++done;
-    if (options.progress) {
-      std::lock_guard<std::mutex> lock(progress_mutex);
-      options.progress(count, n);
-    }
-  };
-  auto first_error = [&]() -> absl::Status {
-    for (size_t i = 0; i < n; ++i) {
-      if (!errors[i].ok()) {
-        return absl::Status(errors[i].code(), fmt::format("{} {}: {}", options.item_name, i + 1,
-                                                          std::string(errors[i].message())));
-      }
-    }
-    return absl::OkStatus();
-  };
+  Collector collector(n, options);
   EmbedOptions embed_options{.threads = 1, .window = options.window, .stride = options.stride};
   if (options.window > 0) {
     ParallelFor(static_cast<int64_t>(n), threads, [&](int64_t i) {
       absl::StatusOr<EmbeddedText> embedded = dir.Embed(texts[i], embed_options);
-      if (!embedded.ok()) return finish(i, embedded.status());
-      finish(i, PoolEmbedded(std::move(*embedded), options.pooling, options.normalize));
+      if (!embedded.ok()) return collector.Finish(i, embedded.status());
+      collector.Finish(i, PoolEmbedded(std::move(*embedded), options.pooling, options.normalize));
     });
-    TOKVEC_RETURN_IF_ERROR(first_error());
-    return results;
+    TOKVEC_RETURN_IF_ERROR(collector.FirstError());
+    return collector.Take();
   }
-  // 1. Tokenize.
+  // Tokenize, then batch and run (EmbedIdSequences).
   std::vector<std::vector<uint32_t>> ids(n);
   ParallelFor(static_cast<int64_t>(n), threads, [&](int64_t i) {
     absl::StatusOr<std::vector<uint32_t>> r = dir.Tokenize(texts[i]);
     if (r.ok()) {
       ids[i] = std::move(*r);
     } else {
-      errors[i] = r.status();
+      collector.Fail(i, r.status());
     }
   });
-  TOKVEC_RETURN_IF_ERROR(first_error());
-  // 2. Batches of texts with the same token count, in a fixed order (by length, then position).
+  TOKVEC_RETURN_IF_ERROR(collector.FirstError());
+  return EmbedIdSequences(dir, std::move(ids), options);
+}
+
+absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& dir,
+                                                          std::vector<std::vector<uint32_t>> ids,
+                                                          const EmbedTextsOptions& options) {
+  if (options.window > 0) return absl::InvalidArgumentError("EmbedIdSequences: windows are not supported");
+  const size_t n = ids.size();
+  const int threads = std::max(1, options.threads);
+  Collector collector(n, options);
+  // 1. Batches of texts with the same token count, in a fixed order (by length, then position).
   std::map<size_t, std::vector<size_t>> by_length;
   for (size_t i = 0; i < n; ++i) by_length[ids[i].size()].push_back(i);
   const size_t max_sequences = std::max<size_t>(1, options.batch_sequences);
@@ -111,7 +135,7 @@ absl::StatusOr<std::vector<TextVectors>> EmbedTexts(const ModelDirectory& dir,
       batches.emplace_back(members.begin() + b, members.begin() + std::min(members.size(), b + per_batch));
     }
   }
-  // 3. Run them: several batches side by side, or one batch at a time with every thread inside it.
+  // 2. Run them: several batches side by side, or one batch at a time with every thread inside it.
   const int outer = static_cast<int64_t>(batches.size()) >= threads ? threads : 1;
   const int inner = outer == 1 ? threads : 1;
   ParallelFor(static_cast<int64_t>(batches.size()), outer, [&](int64_t b) {
@@ -121,7 +145,7 @@ absl::StatusOr<std::vector<TextVectors>> EmbedTexts(const ModelDirectory& dir,
     const int64_t max_len = dir.model().config().max_len;
     if (static_cast<int64_t>(batch[0].size()) > max_len) {
       for (size_t i : members) {
-        finish(i, absl::OutOfRangeError(fmt::format(
+        collector.Finish(i, absl::OutOfRangeError(fmt::format(
                       "{} tokens, longer than the model's maximum of {}; pass --window N --stride S to embed it in "
                       "overlapping windows (it is never truncated)",
                       batch[0].size(), max_len)));
@@ -131,18 +155,18 @@ absl::StatusOr<std::vector<TextVectors>> EmbedTexts(const ModelDirectory& dir,
     absl::StatusOr<std::vector<Matrix>> hidden = dir.model().ForwardBatch(batch, inner);  // [B] x [T, D]
     for (size_t k = 0; k < members.size(); ++k) {
       if (!hidden.ok()) {
-        finish(members[k], hidden.status());
+        collector.Finish(members[k], hidden.status());
         continue;
       }
       EmbeddedText embedded;
       embedded.ids = std::move(batch[k]);
       for (uint32_t id : embedded.ids) embedded.tokens.push_back(dir.tokenizer().TokenSpelling(id));
       embedded.hidden = std::move((*hidden)[k]);
-      finish(members[k], PoolEmbedded(std::move(embedded), options.pooling, options.normalize));
+      collector.Finish(members[k], PoolEmbedded(std::move(embedded), options.pooling, options.normalize));
     }
   });
-  TOKVEC_RETURN_IF_ERROR(first_error());
-  return results;
+  TOKVEC_RETURN_IF_ERROR(collector.FirstError());
+  return collector.Take();
 }
 
 }  // namespace tokvec

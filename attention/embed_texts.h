@@ -67,6 +67,13 @@ absl::StatusOr<std::vector<TextVectors>> EmbedTexts(const ModelDirectory& dir,
                                                     const std::vector<std::string_view>& texts,
                                                     const EmbedTextsOptions& options);
 
+// The same from ids (ModelDirectory::Tokenize's output, special tokens included), batched the same way, so a
+// sequence gives the bits EmbedTexts gives for its text (a server batching requests uses this). Windows are not
+// supported here (options.window must be 0).
+absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& dir,
+                                                          std::vector<std::vector<uint32_t>> ids,
+                                                          const EmbedTextsOptions& options);
+
 }  // namespace tokvec
 
 #endif  // TOKVEC_ATTENTION_EMBED_TEXTS_H_

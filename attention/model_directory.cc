@@ -35,14 +35,20 @@ absl::StatusOr<ModelDirectory> ModelDirectory::Load(const std::string& dir) {
 
 absl::StatusOr<std::vector<uint32_t>> ModelDirectory::Tokenize(std::string_view text) const {
   TOKVEC_ASSIGN_OR_RETURN(Encoding encoding, tokenizer_->Encode(text));
-  std::vector<uint32_t> ids;
+  return WithSpecialTokens(encoding.ids);
+}
+
+int ModelDirectory::SpecialTokensBefore() const { return model_->config().arch == Architecture::kRoberta ? 1 : 0; }
+int ModelDirectory::SpecialTokensAfter() const { return model_->config().arch == Architecture::kRoberta ? 1 : 0; }
+
+std::vector<uint32_t> ModelDirectory::WithSpecialTokens(std::span<const uint32_t> ids) const {
   const ModelConfig& config = model_->config();
-  const bool wrap = config.arch == Architecture::kRoberta;
-  ids.reserve(encoding.ids.size() + 2);
-  if (wrap) ids.push_back(static_cast<uint32_t>(config.bos_token_id));
-  ids.insert(ids.end(), encoding.ids.begin(), encoding.ids.end());
-  if (wrap) ids.push_back(static_cast<uint32_t>(config.eos_token_id));
-  return ids;
+  std::vector<uint32_t> out;
+  out.reserve(ids.size() + 2);
+  if (SpecialTokensBefore() > 0) out.push_back(static_cast<uint32_t>(config.bos_token_id));
+  out.insert(out.end(), ids.begin(), ids.end());
+  if (SpecialTokensAfter() > 0) out.push_back(static_cast<uint32_t>(config.eos_token_id));
+  return out;
 }
 
 absl::StatusOr<EmbeddedText> ModelDirectory::Embed(std::string_view text, const EmbedOptions& options) const {

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,11 @@ class ModelDirectory {
 
   // Text -> ids as the model expects them (RoBERTa: <s> ... </s>).
   absl::StatusOr<std::vector<uint32_t>> Tokenize(std::string_view text) const;
+  // Ids with the model's special tokens added as Tokenize adds them (RoBERTa: <s> ids </s>; GPT-2: unchanged).
+  std::vector<uint32_t> WithSpecialTokens(std::span<const uint32_t> ids) const;
+  // How many of WithSpecialTokens' ids are added before / after the text's.
+  int SpecialTokensBefore() const;
+  int SpecialTokensAfter() const;
   // Tokenize + the model (with windows when options.window > 0). Thread-safe (const).
   absl::StatusOr<EmbeddedText> Embed(std::string_view text, const EmbedOptions& options) const;
   // The same from ids (special tokens already included).

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <span>
+#include <vector>
 
 #include "attention/layer_norm_rows.h"
 
@@ -20,6 +21,25 @@ int64_t BlockSize(int64_t total, int64_t limit, int64_t align) {
 }
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Fewest rows an sgemm call of a tile gets, so that a row's result does not depend on how many rows share the
+// call: OpenBLAS takes another code path for small products (measured here, Debian's 0.3.21 with the Haswell
+// kernel on AMD EPYC: with in = 32 and 96 outputs, calls of 1-12 rows give other bits than calls of 13 or more;
+// with 32 x 32, 1-37 rows; with 768 x 768 a single row), and its Skylake-X kernels use a small-matrix kernel up to
+// M·N·K = 10^6. Padding to M·N·K >= 2^20 and M >= 2 made every row bit-identical across 1..1100-row calls for all
+// the shapes tried (32/128/768/3072 inputs and outputs). It is what lets a server batch requests together
+// without changing any vector (server/batcher.h); it costs nothing for model-sized tiles (768 wide: M >= 2).
+int64_t MinGemmRows(int64_t cols, int64_t in) {
+  constexpr int64_t kLargeGemmWork = int64_t{1} << 20;
+  return std::max<int64_t>(2, CeilDiv(kLargeGemmWork, std::max<int64_t>(1, cols * in)));
+}
+
+void Sgemm(bool out_in, int64_t rows, int64_t cols, int64_t in, const float* x, int64_t ldx, const float* w,
+           int64_t ldw, float* y, int64_t ldy) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, out_in ? CblasTrans : CblasNoTrans, static_cast<blasint>(rows),
+              static_cast<blasint>(cols), static_cast<blasint>(in), 1.0f, x, static_cast<blasint>(ldx), w,
+              static_cast<blasint>(ldw), 1.0f, y, static_cast<blasint>(ldy));
+}
 
 // The tiles of TiledLinearInto, run by parallel_for(count, fn).
 template <typename ParallelForFn>
@@ -60,9 +80,21 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
       // kOutIn: weight rows [col0, col0 + cols) are the tile's outputs, y += x · W_tileᵀ;
       // kInOut: weight columns [col0, col0 + cols), y += x · W_tile.
       const float* w_tile = out_in ? w.weight.data + col0 * w.ld() : w.weight.data + col0;
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, out_in ? CblasTrans : CblasNoTrans, static_cast<blasint>(rows),
-                  static_cast<blasint>(cols), static_cast<blasint>(in), 1.0f, x_block, static_cast<blasint>(x.cols),
-                  w_tile, static_cast<blasint>(w.ld()), 1.0f, y_block, static_cast<blasint>(out));
+      const int64_t min_rows = MinGemmRows(cols, in);
+      if (rows >= min_rows) {
+        Sgemm(out_in, rows, cols, in, x_block, x.cols, w_tile, w.ld(), y_block, out);
+      } else {
+        // Too few rows: run the same sgemm on the tile padded with zero rows (see MinGemmRows).
+        thread_local std::vector<float> x_pad, y_pad;
+        x_pad.assign(static_cast<size_t>(min_rows * in), 0.0f);  // [min_rows, in]
+        y_pad.assign(static_cast<size_t>(min_rows * cols), 0.0f);  // [min_rows, cols]
+        for (int64_t r = 0; r < rows; ++r) {
+          std::copy_n(x_block + r * x.cols, in, x_pad.data() + r * in);
+          std::copy_n(y_block + r * out, cols, y_pad.data() + r * cols);
+        }
+        Sgemm(out_in, min_rows, cols, in, x_pad.data(), in, w_tile, w.ld(), y_pad.data(), cols);
+        for (int64_t r = 0; r < rows; ++r) std::copy_n(y_pad.data() + r * cols, cols, y_block + r * out);
+      }
     }
     // 3. Activation or LayerNorm, row by row while the tile is in cache.
     for (int64_t r = 0; r < rows; ++r) {

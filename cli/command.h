@@ -39,6 +39,7 @@ void RegisterEmbedCommand(CLI::App& app, CommandAction* action);
 void RegisterAttendCommand(CLI::App& app, CommandAction* action);
 void RegisterBenchCommand(CLI::App& app, CommandAction* action);
 void RegisterWord2VecCommand(CLI::App& app, CommandAction* action);
+void RegisterServeCommand(CLI::App& app, CommandAction* action);
 
 }  // namespace tokvec::cli
 

@@ -1,0 +1,90 @@
+// tokvec serve: model directories behind an HTTP API speaking OpenAI's embeddings protocol (server/server.h).
+//
+//   tokvec serve -m all-distilroberta-v1 --port 8080 --threads 2
+//   curl -s localhost:8080/v1/embeddings -H 'Content-Type: application/json' -d '{"input": ["a cat", "a dog"]}'
+//
+// SIGTERM or SIGINT (Ctrl-C) stops accepting connections, finishes the requests already accepted and exits 0.
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/status_macros.h"
+#include "cli/command.h"
+#include "fmt/format.h"
+#include "server/server.h"
+
+namespace tokvec::cli {
+namespace {
+
+absl::Status RunServe(const server::ServerOptions& options) {
+  // Block SIGTERM and SIGINT in every thread (the server's threads inherit this mask); one thread waits for
+  // them with sigwait and asks the server to stop, outside any signal handler.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGUSR1);  // sent to ourselves when the server ends for another reason
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<server::Server> server, server::Server::Create(options));
+  TOKVEC_ASSIGN_OR_RETURN(int port, server->Bind());
+  std::thread stopper([&] {
+    int signal = 0;
+    sigwait(&stop_signals, &signal);
+    if (signal != SIGUSR1) {
+      std::fprintf(stderr, "tokvec serve: %s, finishing the requests in flight\n",
+                   signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    }
+    server->Stop();
+  });
+  std::fprintf(stderr, "tokvec serve: listening on http://%s:%d/ (%zu model%s)\n", options.host.c_str(), port,
+               options.models.size(), options.models.size() == 1 ? "" : "s");
+  absl::Status status = server->Run();
+  pthread_kill(stopper.native_handle(), SIGUSR1);
+  stopper.join();
+  server.reset();  // the batchers finish their queues
+  if (status.ok()) std::fprintf(stderr, "tokvec serve: stopped\n");
+  return status;
+}
+
+}  // namespace
+
+void RegisterServeCommand(CLI::App& app, CommandAction* action) {
+  auto options = std::make_shared<server::ServerOptions>();
+  CLI::App* sub = app.add_subcommand("serve", "Serve models over HTTP: OpenAI embeddings API, tokenize, attention");
+  sub->add_option("-m,--model", options->models,
+                  "Model directory (repeat for several; each is served under its folder's name)")
+      ->required();
+  sub->add_option("--host", options->host, "Address to listen on")->capture_default_str();
+  sub->add_option("--port", options->port, "Port (0: any free port, printed on stderr)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  sub->add_option("--threads", options->threads, "Threads of each forward pass")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--max-batch-tokens", options->max_batch_tokens,
+                  "Most tokens in one batched forward across requests (1: no batching across requests)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--max-input-tokens", options->max_input_tokens,
+                  "Longest input accepted, in tokens (default: the model's maximum)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--api-key", options->api_key, "Require 'Authorization: Bearer KEY' (not on / and /health)");
+  sub->add_option("--pooling", options->pooling,
+                  "none | mean | cls | last | max | auto (the directory's sentence-transformers pooling)")
+      ->check(CLI::IsMember({"auto", "none", "mean", "cls", "last", "max"}))
+      ->capture_default_str();
+  sub->add_flag("--normalize", options->normalize, "Scale every vector to unit length");
+  sub->add_option("--max-body-bytes", options->max_body_bytes, "Larger request bodies get 413")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_flag("--quiet", [options](int64_t) { options->log = false; }, "No log line per request");
+  sub->callback([options, action] { *action = [options] { return RunServe(*options); }; });
+}
+
+}  // namespace tokvec::cli

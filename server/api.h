@@ -1,0 +1,95 @@
+// The HTTP API's requests and responses as values: JSON bodies parsed into structs (every wrong shape a clear
+// InvalidArgument), results written back in OpenAI's shapes, and each absl::Status mapped once to an HTTP status
+// and OpenAI's error body. No sockets here (server.h does those), so the parsing is fuzzed and unit-tested alone.
+//
+//   TOKVEC_ASSIGN_OR_RETURN(EmbeddingsRequest request, ParseEmbeddingsRequest(R"({"input": ["a cat", "a dog"]})"));
+//   // request.inputs[0].text == "a cat"; request.format == EncodingFormat::kFloat
+//   HttpError e = ToHttpError(absl::NotFoundError("model 'x' is not served"));
+//   // e.status == 404; e.body == {"error": {"message": "model 'x' is not served", "type": "invalid_request_error",
+//   //                                       "code": "model_not_found", "param": null}}
+//
+// OpenAI's embeddings API: https://platform.openai.com/docs/api-reference/embeddings (request: input, model,
+// encoding_format, dimensions, user; response: {"object": "list", "data": [{"object": "embedding", "index",
+// "embedding"}], "model", "usage": {"prompt_tokens", "total_tokens"}}).
+#ifndef TOKVEC_SERVER_API_H_
+#define TOKVEC_SERVER_API_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace tokvec::server {
+
+// One input of an embeddings request: a text, or token ids (without the model's special tokens, as /tokenize
+// gives them by default; the server adds them as it does for text).
+struct EmbeddingInput {
+  bool is_ids = false;
+  std::string text;
+  std::vector<uint32_t> ids;
+};
+
+enum class EncodingFormat { kFloat, kBase64 };
+
+struct EmbeddingsRequest {
+  std::vector<EmbeddingInput> inputs;            // at least one
+  std::string model;                             // empty: the only model served
+  EncodingFormat format = EncodingFormat::kFloat;
+  std::optional<int64_t> dimensions;             // accepted only when it equals the model's width
+  bool truncate = false;                         // cut over-long inputs to the model's maximum (else 400)
+};
+
+// Errors (InvalidArgument): malformed JSON, not an object, `input` missing, empty, of a wrong type (a number,
+// an object, a mixed array), an empty string, an id that is negative, fractional or above 2^32; a wrong
+// `model`/`encoding_format`/`dimensions`/`truncate` type or an unknown encoding_format.
+absl::StatusOr<EmbeddingsRequest> ParseEmbeddingsRequest(std::string_view body);
+
+// POST /tokenize: {"content": "..."} (llama.cpp) or {"text": "..."}; "add_special" (default false) adds the
+// model's special tokens; "with_pieces" asks for each token's spelling, readable form and byte offsets.
+struct TokenizeRequest {
+  std::string text;
+  std::string model;
+  bool add_special = false;
+  bool with_pieces = false;
+};
+absl::StatusOr<TokenizeRequest> ParseTokenizeRequest(std::string_view body);
+
+// POST /detokenize: {"tokens": [ids]}.
+struct DetokenizeRequest {
+  std::vector<uint32_t> ids;
+  std::string model;
+};
+absl::StatusOr<DetokenizeRequest> ParseDetokenizeRequest(std::string_view body);
+
+// POST /v1/attention: {"text", "layer" (default 0), "head" (default 0; -1: the mean over heads), "model"}.
+struct AttentionRequest {
+  std::string text;
+  std::string model;
+  int64_t layer = 0;
+  int64_t head = 0;
+};
+absl::StatusOr<AttentionRequest> ParseAttentionRequest(std::string_view body);
+
+// The vector as OpenAI's clients read it: a JSON array of floats (each in its shortest round-trip form, so it
+// parses back to the same float32), or base64 of its little-endian float32 bytes.
+std::string EncodeEmbedding(const float* values, int64_t n, EncodingFormat format);
+
+// An HTTP status and OpenAI's error body, from a status:
+//   InvalidArgument 400 invalid_value, OutOfRange 400 context_length_exceeded, Unimplemented 400
+//   unsupported_parameter, Unauthenticated 401 invalid_api_key, NotFound 404 model_not_found,
+//   ResourceExhausted 413 request_too_large, Unavailable 503 server_shutting_down, anything else 500.
+struct HttpError {
+  int status = 500;
+  std::string body;
+};
+HttpError ToHttpError(const absl::Status& status);
+// The body for an error with an explicit HTTP status, type and code (e.g. 404 unknown_url).
+std::string ErrorBody(std::string_view message, std::string_view type, std::string_view code);
+
+}  // namespace tokvec::server
+
+#endif  // TOKVEC_SERVER_API_H_

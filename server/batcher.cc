@@ -1,0 +1,85 @@
+#include "server/batcher.h"
+
+#include <utility>
+
+namespace tokvec::server {
+
+Batcher::Batcher(const ModelDirectory& dir, BatcherOptions options)
+    : dir_(dir), options_(std::move(options)), worker_([this] { Work(); }) {}
+
+Batcher::~Batcher() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  worker_.join();
+}
+
+absl::StatusOr<std::vector<TextVectors>> Batcher::Embed(std::vector<std::vector<uint32_t>> sequences) {
+  Job job;
+  for (const auto& s : sequences) job.tokens += s.size();
+  job.sequences = std::move(sequences);
+  std::future<absl::StatusOr<std::vector<TextVectors>>> result = job.done.get_future();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(std::move(job));
+  }
+  wake_.notify_one();
+  return result.get();
+}
+
+size_t Batcher::queue_length() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return queue_.size();
+}
+
+void Batcher::Work() {
+  for (;;) {
+    std::vector<Job> jobs;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and nothing left to finish
+      // The oldest request, then the next ones in arrival order while they fit in the token budget.
+      size_t tokens = 0;
+      while (!queue_.empty() &&
+             (jobs.empty() || tokens + queue_.front().tokens <= static_cast<size_t>(options_.max_batch_tokens))) {
+        tokens += queue_.front().tokens;
+        jobs.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+    }
+    Run(jobs);
+  }
+}
+
+void Batcher::Run(std::vector<Job>& jobs) {
+  const EmbedTextsOptions embed{.pooling = options_.choice.pooling, .normalize = options_.choice.normalize,
+                                .threads = options_.threads, .item_name = "input"};
+  std::vector<std::vector<uint32_t>> all;  // copies: a failed batch is re-run from the jobs' own sequences
+  size_t tokens = 0;
+  for (const Job& job : jobs) {
+    tokens += job.tokens;
+    all.insert(all.end(), job.sequences.begin(), job.sequences.end());
+  }
+  const size_t sequences = all.size();
+  absl::StatusOr<std::vector<TextVectors>> results = EmbedIdSequences(dir_, std::move(all), embed);
+  if (options_.on_batch) options_.on_batch(jobs.size(), sequences, tokens);
+  if (!results.ok()) {
+    // Some request broke the batch: run each alone, so only that one gets its error.
+    for (Job& job : jobs) {
+      job.done.set_value(jobs.size() == 1 ? results : EmbedIdSequences(dir_, job.sequences, embed));
+    }
+    return;
+  }
+  size_t next = 0;
+  for (Job& job : jobs) {
+    std::vector<TextVectors> mine;
+    mine.reserve(job.sequences.size());
+    for (size_t k = 0; k < job.sequences.size(); ++k) mine.push_back(std::move((*results)[next++]));
+    job.done.set_value(std::move(mine));
+  }
+}
+
+}  // namespace tokvec::server

@@ -1,0 +1,80 @@
+// Dynamic batching: embeddings requests from many connections, queued in arrival order, run together through
+// the library's batched forward (EmbedIdSequences, attention/embed_texts.h) up to a token budget.
+//
+//   Batcher batcher(dir, {.choice = {.pooling = Pooling::kMean}, .threads = 2, .max_batch_tokens = 8192});
+//   // on any connection's thread:
+//   TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> out, batcher.Embed({ids_a, ids_b}));  // blocks until done
+//
+// Why it changes no result: EmbedIdSequences groups sequences of equal length and runs each group through
+// Model::ForwardBatch, whose per-sequence output does not depend on the other sequences of its batch (the
+// GEMM tiles split rows, and each output row is one dot product per column in a fixed order; checked bit for
+// bit by tests/server/batcher_test.cc and by scripts/serve_check.sh against `tokvec embed --lines`).
+//
+// One worker thread per model takes the oldest request, then the next ones while their tokens fit in
+// max_batch_tokens (a single request larger than the budget runs alone), embeds them with `threads` threads,
+// and hands each request its own results. max_batch_tokens 1 therefore runs one request at a time (batching
+// off). A batch that fails is re-run one request at a time so an error reaches only its own request. The
+// destructor finishes every queued request, then stops the worker.
+#ifndef TOKVEC_SERVER_BATCHER_H_
+#define TOKVEC_SERVER_BATCHER_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "attention/embed_texts.h"
+#include "attention/model_directory.h"
+
+namespace tokvec::server {
+
+struct BatcherOptions {
+  PoolingChoice choice;
+  int threads = 1;
+  int64_t max_batch_tokens = 8192;
+  // Called after each batch with its size, from the worker thread.
+  std::function<void(size_t requests, size_t sequences, size_t tokens)> on_batch;
+};
+
+class Batcher {
+ public:
+  // `dir` must outlive the batcher.
+  Batcher(const ModelDirectory& dir, BatcherOptions options);
+  ~Batcher();
+  Batcher(const Batcher&) = delete;
+  Batcher& operator=(const Batcher&) = delete;
+
+  // The pooled (and normalised, as chosen) vectors of each sequence, in order. Sequences must already be
+  // checked (non-empty, within the model's length, ids in the vocabulary). Blocks until the batch holding them
+  // has run.
+  absl::StatusOr<std::vector<TextVectors>> Embed(std::vector<std::vector<uint32_t>> sequences);
+
+  // Requests waiting for the worker.
+  size_t queue_length() const;
+
+ private:
+  struct Job {
+    std::vector<std::vector<uint32_t>> sequences;
+    size_t tokens = 0;
+    std::promise<absl::StatusOr<std::vector<TextVectors>>> done;
+  };
+  void Work();
+  void Run(std::vector<Job>& jobs);
+
+  const ModelDirectory& dir_;
+  const BatcherOptions options_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Job> queue_;
+  bool stopping_ = false;
+  std::thread worker_;
+};
+
+}  // namespace tokvec::server
+
+#endif  // TOKVEC_SERVER_BATCHER_H_

@@ -1,0 +1,430 @@
+#include "server/server.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <set>
+#include <utility>
+
+#include "attention/embed_texts.h"
+#include "attention/model_directory.h"
+#include "base/status_macros.h"
+#include "fmt/format.h"
+#include "httplib.h"
+#include "nlohmann/json.hpp"
+#include "server/api.h"
+#include "server/batcher.h"
+#include "server/metrics.h"
+#include "server/viewer_page.h"
+#include "tokenizer/readable_token.h"
+
+namespace tokvec::server {
+namespace {
+
+using Json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// What one request's log line needs beyond the request and response: filled by the handler on the thread that
+// serves the connection, read by the logger on the same thread after the response is written.
+struct RequestLog {
+  Clock::time_point start;
+  bool started = false;
+  std::string model;
+  int64_t tokens = -1;
+};
+thread_local RequestLog request_log;
+
+std::string Dump(const Json& json) { return json.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+// A served model: the directory, its pooling and its batcher.
+struct ServedModel {
+  std::string name;
+  std::unique_ptr<ModelDirectory> dir;
+  PoolingChoice choice;
+  std::unique_ptr<Batcher> batcher;
+};
+
+}  // namespace
+
+struct Server::Impl {
+  ServerOptions options;
+  std::vector<std::unique_ptr<ServedModel>> models;  // in command-line order
+  Metrics metrics;
+  httplib::Server http;
+  std::mutex log_mutex;
+
+  // The model a request names; the only one when it names none.
+  absl::StatusOr<const ServedModel*> FindModel(const std::string& name) const {
+    if (name.empty()) {
+      if (models.size() == 1) return models[0].get();
+      return absl::InvalidArgumentError(fmt::format("'model' is missing; this server has {} models: {}",
+                                                    models.size(), ModelNames()));
+    }
+    for (const auto& m : models) {
+      if (m->name == name) return m.get();
+    }
+    return absl::NotFoundError(fmt::format("model '{}' is not served here; the models are {}", name, ModelNames()));
+  }
+  std::string ModelNames() const {
+    std::string names;
+    for (const auto& m : models) names += (names.empty() ? "" : ", ") + m->name;
+    return names;
+  }
+  int64_t MaxInputTokens(const ServedModel& m) const {
+    const int64_t max_len = m.dir->model().config().max_len;
+    return options.max_input_tokens > 0 ? std::min(options.max_input_tokens, max_len) : max_len;
+  }
+
+  // An input's ids with the model's special tokens, checked against the vocabulary and the length limit (cut
+  // when `truncate`, keeping the special tokens at both ends).
+  absl::StatusOr<std::vector<uint32_t>> InputIds(const ServedModel& m, const EmbeddingInput& input, size_t index,
+                                                 bool truncate) const {
+    const ModelDirectory& dir = *m.dir;
+    std::vector<uint32_t> ids;
+    if (input.is_ids) {
+      const int64_t vocab_size = std::min<int64_t>(dir.model().config().vocab_size, dir.tokenizer().vocab_size());
+      for (size_t k = 0; k < input.ids.size(); ++k) {
+        if (input.ids[k] >= vocab_size) {
+          return absl::InvalidArgumentError(fmt::format("input {}: token id {} (at {}) is outside the vocabulary of "
+                                                        "model '{}' (ids 0 to {})",
+                                                        index, input.ids[k], k, m.name, vocab_size - 1));
+        }
+      }
+      ids = dir.WithSpecialTokens(input.ids);
+    } else {
+      absl::StatusOr<std::vector<uint32_t>> r = dir.Tokenize(input.text);
+      if (!r.ok()) return absl::InvalidArgumentError(fmt::format("input {}: {}", index, std::string(r.status().message())));
+      ids = std::move(*r);
+    }
+    const int64_t limit = MaxInputTokens(m);
+    if (static_cast<int64_t>(ids.size()) > limit) {
+      if (!truncate) {
+        return absl::OutOfRangeError(fmt::format(
+            "input {} is {} tokens, more than the {} this server accepts for model '{}'; shorten it or send "
+            "\"truncate\": true to embed its first {} tokens",
+            index, ids.size(), limit, m.name, limit));
+      }
+      const int after = dir.SpecialTokensAfter();
+      std::vector<uint32_t> tail(ids.end() - after, ids.end());
+      ids.resize(static_cast<size_t>(limit - after));
+      ids.insert(ids.end(), tail.begin(), tail.end());
+    }
+    return ids;
+  }
+
+  absl::StatusOr<std::string> Embeddings(const std::string& body) {
+    TOKVEC_ASSIGN_OR_RETURN(EmbeddingsRequest request, ParseEmbeddingsRequest(body));
+    TOKVEC_ASSIGN_OR_RETURN(const ServedModel* m, FindModel(request.model));
+    request_log.model = m->name;
+    const int64_t d = m->dir->model().config().d_model;
+    if (request.dimensions.has_value() && *request.dimensions != d) {
+      return absl::UnimplementedError(fmt::format(
+          "'dimensions' is {}, but model '{}' gives {}-dimensional vectors and cannot shorten them; leave "
+          "'dimensions' out (or send {})",
+          *request.dimensions, m->name, d, d));
+    }
+    if (m->choice.pooling == Pooling::kNone) {
+      return absl::InvalidArgumentError(fmt::format(
+          "model '{}' has no pooling (no sentence-transformers modules.json), so it gives a vector per token, "
+          "not per input; start the server with --pooling mean (or cls, last, max)",
+          m->name));
+    }
+    std::vector<std::vector<uint32_t>> sequences;
+    int64_t tokens = 0;
+    for (size_t i = 0; i < request.inputs.size(); ++i) {
+      TOKVEC_ASSIGN_OR_RETURN(std::vector<uint32_t> ids, InputIds(*m, request.inputs[i], i, request.truncate));
+      tokens += static_cast<int64_t>(ids.size());
+      sequences.push_back(std::move(ids));
+    }
+    request_log.tokens = tokens;
+    TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> results, m->batcher->Embed(std::move(sequences)));
+    metrics.ObserveTokens(tokens);
+    std::string out = R"({"object":"list","data":[)";
+    for (size_t i = 0; i < results.size(); ++i) {
+      fmt::format_to(std::back_inserter(out), R"({}{{"object":"embedding","index":{},"embedding":{}}})",
+                     i > 0 ? "," : "", i, EncodeEmbedding(results[i].vectors.data(), d, request.format));
+    }
+    fmt::format_to(std::back_inserter(out), R"(],"model":{},"usage":{{"prompt_tokens":{},"total_tokens":{}}}}})",
+                   Dump(m->name), tokens, tokens);
+    return out;
+  }
+
+  absl::StatusOr<std::string> Tokenize(const std::string& body) {
+    TOKVEC_ASSIGN_OR_RETURN(TokenizeRequest request, ParseTokenizeRequest(body));
+    TOKVEC_ASSIGN_OR_RETURN(const ServedModel* m, FindModel(request.model));
+    request_log.model = m->name;
+    const ModelDirectory& dir = *m->dir;
+    absl::StatusOr<Encoding> encoding = dir.tokenizer().Encode(request.text);
+    if (!encoding.ok()) return absl::InvalidArgumentError(encoding.status().message());
+    std::vector<uint32_t> ids = encoding->ids;
+    std::vector<Offset> offsets = encoding->offsets;
+    if (request.add_special) {
+      ids = dir.WithSpecialTokens(encoding->ids);
+      const Offset start{0, 0}, end{request.text.size(), request.text.size()};
+      offsets.insert(offsets.begin(), dir.SpecialTokensBefore(), start);
+      offsets.insert(offsets.end(), dir.SpecialTokensAfter(), end);
+    }
+    request_log.tokens = static_cast<int64_t>(ids.size());
+    Json out = {{"tokens", ids}};
+    if (request.with_pieces) {
+      Json pieces = Json::array();
+      for (size_t k = 0; k < ids.size(); ++k) {
+        pieces.push_back({{"id", ids[k]},
+                          {"piece", dir.tokenizer().TokenSpelling(ids[k])},
+                          {"text", ReadableToken(dir.tokenizer(), ids[k])},
+                          {"offset", {offsets[k].begin, offsets[k].end}}});
+      }
+      out["pieces"] = std::move(pieces);
+    }
+    return Dump(out);
+  }
+
+  absl::StatusOr<std::string> Detokenize(const std::string& body) {
+    TOKVEC_ASSIGN_OR_RETURN(DetokenizeRequest request, ParseDetokenizeRequest(body));
+    TOKVEC_ASSIGN_OR_RETURN(const ServedModel* m, FindModel(request.model));
+    request_log.model = m->name;
+    request_log.tokens = static_cast<int64_t>(request.ids.size());
+    absl::StatusOr<std::string> text = m->dir->tokenizer().Decode(request.ids);
+    if (!text.ok()) return absl::InvalidArgumentError(text.status().message());  // an id outside the vocabulary
+    return Dump(Json{{"content", *text}});
+  }
+
+  absl::StatusOr<std::string> Attention(const std::string& body) {
+    TOKVEC_ASSIGN_OR_RETURN(AttentionRequest request, ParseAttentionRequest(body));
+    TOKVEC_ASSIGN_OR_RETURN(const ServedModel* m, FindModel(request.model));
+    request_log.model = m->name;
+    const ModelConfig& config = m->dir->model().config();
+    if (request.layer < 0 || request.layer >= config.n_layers) {
+      return absl::InvalidArgumentError(fmt::format("'layer' is {}; model '{}' has layers 0 to {}", request.layer,
+                                                    m->name, config.n_layers - 1));
+    }
+    if (request.head < -1 || request.head >= config.n_heads) {
+      return absl::InvalidArgumentError(fmt::format(
+          "'head' is {}; model '{}' has heads 0 to {} (-1: their mean)", request.head, m->name, config.n_heads - 1));
+    }
+    TOKVEC_ASSIGN_OR_RETURN(std::vector<uint32_t> ids, InputIds(*m, {.text = request.text}, 0, false));
+    request_log.tokens = static_cast<int64_t>(ids.size());
+    TOKVEC_ASSIGN_OR_RETURN(EmbeddedText embedded,
+                            m->dir->EmbedIds(ids, {.threads = options.threads, .keep_weights_of = {request.layer}}));
+    const std::vector<Matrix>& heads = embedded.attention_weights.at(request.layer);  // [H] x [T, T]
+    const int64_t t = static_cast<int64_t>(ids.size());
+    Json weights = Json::array();
+    for (int64_t i = 0; i < t; ++i) {
+      std::vector<float> row(static_cast<size_t>(t));
+      for (int64_t j = 0; j < t; ++j) {
+        if (request.head >= 0) {
+          row[j] = heads[request.head].at(i, j);
+        } else {
+          float sum = 0;
+          for (const Matrix& h : heads) sum += h.at(i, j);
+          row[j] = sum / static_cast<float>(heads.size());
+        }
+      }
+      weights.push_back(std::move(row));
+    }
+    Json tokens = Json::array();
+    for (uint32_t id : ids) tokens.push_back(ReadableToken(m->dir->tokenizer(), id));
+    return Dump(Json{{"model", m->name}, {"layer", request.layer}, {"head", request.head},
+                     {"n_layers", config.n_layers}, {"n_heads", config.n_heads}, {"ids", ids},
+                     {"tokens", std::move(tokens)}, {"spellings", embedded.tokens}, {"weights", std::move(weights)}});
+  }
+
+  std::string Models() const {
+    Json data = Json::array();
+    for (const auto& m : models) {
+      const ModelConfig& config = m->dir->model().config();
+      data.push_back({{"id", m->name},
+                      {"object", "model"},
+                      {"created", 0},
+                      {"owned_by", "tokvec"},
+                      {"architecture", ArchitectureName(config.arch)},
+                      {"dimensions", config.d_model},
+                      {"n_layers", config.n_layers},
+                      {"n_heads", config.n_heads},
+                      {"max_input_tokens", MaxInputTokens(*m)},
+                      {"pooling", PoolingName(m->choice.pooling)},
+                      {"normalize", m->choice.normalize}});
+    }
+    return Dump(Json{{"object", "list"}, {"data", std::move(data)}});
+  }
+
+  // A POST route whose handler turns the body into a JSON response or an error status.
+  void Post(const std::string& path, absl::StatusOr<std::string> (Impl::*handler)(const std::string&)) {
+    http.Post(path, [this, handler](const httplib::Request& req, httplib::Response& res) {
+      absl::StatusOr<std::string> out = (this->*handler)(req.body);
+      if (out.ok()) {
+        res.set_content(*out, "application/json");
+      } else {
+        HttpError error = ToHttpError(out.status());
+        res.status = error.status;
+        res.set_content(error.body, "application/json");
+      }
+    });
+  }
+
+  void Log(const httplib::Request& req, const httplib::Response& res) {
+    const double seconds =
+        request_log.started ? std::chrono::duration<double>(Clock::now() - request_log.start).count() : 0;
+    static const std::set<std::string> kRoutes = {"/",         "/health",         "/metrics",     "/v1/models",
+                                                  "/tokenize", "/detokenize",     "/v1/attention", "/v1/embeddings"};
+    metrics.ObserveRequest(kRoutes.contains(req.path) ? req.path : "other", res.status, seconds,
+                           request_log.started);
+    if (options.log) {
+      const std::string line = fmt::format(
+          "{} \"{} {}\" {} {} model={} tokens={} {:.1f}ms\n", req.remote_addr, req.method, req.path, res.status,
+          res.body.size(), request_log.model.empty() ? "-" : request_log.model,
+          request_log.tokens < 0 ? std::string("-") : std::to_string(request_log.tokens), seconds * 1e3);
+      std::lock_guard<std::mutex> lock(log_mutex);
+      std::fputs(line.c_str(), stderr);
+    }
+    request_log = RequestLog{};
+  }
+
+  void SetUpRoutes() {
+    http.new_task_queue = [n = options.http_threads] { return new httplib::ThreadPool(static_cast<size_t>(n)); };
+    http.set_payload_max_length(options.max_body_bytes);
+    http.set_read_timeout(options.timeout_seconds, 0);
+    http.set_write_timeout(options.timeout_seconds, 0);
+    http.set_keep_alive_max_count(1000);
+    http.set_keep_alive_timeout(5);
+    http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+      request_log = RequestLog{.start = Clock::now(), .started = true};
+      metrics.RequestStarted();
+      if (options.api_key.empty() || req.path == "/" || req.path == "/health") {
+        return httplib::Server::HandlerResponse::Unhandled;
+      }
+      if (req.get_header_value("Authorization") != "Bearer " + options.api_key) {
+        HttpError error = ToHttpError(absl::UnauthenticatedError(
+            req.has_header("Authorization") ? "the API key is not valid"
+                                            : "an API key is needed: send 'Authorization: Bearer KEY'"));
+        res.status = error.status;
+        res.set_content(error.body, "application/json");
+        return httplib::Server::HandlerResponse::Handled;
+      }
+      return httplib::Server::HandlerResponse::Unhandled;
+    });
+    // Errors httplib answers itself (no route, a body over the limit, a malformed request line) get OpenAI's
+    // body too.
+    http.set_error_handler(httplib::Server::HandlerWithResponse([this](const httplib::Request& req,
+                                                                         httplib::Response& res) {
+      if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+      std::string body;
+      if (res.status == 404) {
+        body = ErrorBody(fmt::format("no route {} {}; see GET / and the README's serve section", req.method,
+                                     req.path),
+                         "invalid_request_error", "unknown_url");
+      } else if (res.status == 413) {
+        body = ToHttpError(absl::ResourceExhaustedError(fmt::format(
+                               "the request body is larger than this server's limit of {} bytes",
+                               options.max_body_bytes)))
+                   .body;
+      } else {
+        body = ErrorBody(fmt::format("HTTP {}", res.status), "invalid_request_error", "bad_request");
+      }
+      res.set_content(body, "application/json");
+      return httplib::Server::HandlerResponse::Handled;
+    }));
+    http.set_logger([this](const httplib::Request& req, const httplib::Response& res) { Log(req, res); });
+    http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+      std::string what = "unknown exception";
+      try {
+        std::rethrow_exception(ep);
+      } catch (const std::exception& e) {
+        what = e.what();
+      } catch (...) {
+      }
+      res.status = 500;
+      res.set_content(ErrorBody(what, "server_error", "internal_error"), "application/json");
+    });
+
+    Post("/v1/embeddings", &Impl::Embeddings);
+    Post("/embeddings", &Impl::Embeddings);
+    Post("/tokenize", &Impl::Tokenize);
+    Post("/detokenize", &Impl::Detokenize);
+    Post("/v1/attention", &Impl::Attention);
+    http.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+      res.set_content(Models(), "application/json");
+    });
+    http.Get("/health", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(R"({"status":"ok"})", "application/json");
+    });
+    http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+      std::vector<std::pair<std::string, size_t>> queues;
+      for (const auto& m : models) queues.emplace_back(m->name, m->batcher->queue_length());
+      res.set_content(metrics.Render(queues), "text/plain; version=0.0.4");
+    });
+    http.Get("/", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(std::string(kViewerPage), "text/html; charset=utf-8");
+    });
+  }
+};
+
+Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Server::~Server() = default;
+
+absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
+  if (options.models.empty()) return absl::InvalidArgumentError("no model: pass -m DIR");
+  if (options.threads < 1) return absl::InvalidArgumentError(fmt::format("--threads must be at least 1, not {}", options.threads));
+  if (options.max_batch_tokens < 1) {
+    return absl::InvalidArgumentError(
+        fmt::format("--max-batch-tokens must be at least 1, not {}", options.max_batch_tokens));
+  }
+  if (options.max_input_tokens < 0) {
+    return absl::InvalidArgumentError(
+        fmt::format("--max-input-tokens must be 0 (the model's maximum) or more, not {}", options.max_input_tokens));
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  for (const std::string& path : options.models) {
+    auto m = std::make_unique<ServedModel>();
+    m->name = std::filesystem::path(path).lexically_normal().filename().string();
+    if (m->name.empty()) m->name = std::filesystem::path(path).lexically_normal().parent_path().filename().string();
+    for (const auto& other : impl->models) {
+      if (other->name == m->name) {
+        return absl::InvalidArgumentError(fmt::format(
+            "two models are named '{}' ({} and another -m); models are served under their folder's name, so "
+            "give them different folder names",
+            m->name, path));
+      }
+    }
+    TOKVEC_ASSIGN_OR_RETURN(ModelDirectory dir, ModelDirectory::Load(path));
+    m->dir = std::make_unique<ModelDirectory>(std::move(dir));
+    TOKVEC_ASSIGN_OR_RETURN(m->choice, ChoosePooling(*m->dir, options.pooling, options.normalize));
+    Metrics* metrics = &impl->metrics;
+    m->batcher = std::make_unique<Batcher>(
+        *m->dir, BatcherOptions{.choice = m->choice, .threads = options.threads,
+                                .max_batch_tokens = options.max_batch_tokens,
+                                .on_batch = [metrics](size_t requests, size_t sequences, size_t tokens) {
+                                  metrics->ObserveBatch(requests, sequences, tokens);
+                                }});
+    impl->models.push_back(std::move(m));
+  }
+  impl->SetUpRoutes();
+  return std::unique_ptr<Server>(new Server(std::move(impl)));
+}
+
+absl::StatusOr<int> Server::Bind() {
+  const ServerOptions& options = impl_->options;
+  const int port = options.port == 0 ? impl_->http.bind_to_any_port(options.host)
+                                     : (impl_->http.bind_to_port(options.host, options.port) ? options.port : -1);
+  if (port < 0) {
+    return absl::UnavailableError(fmt::format("cannot listen on {}:{} (in use, or not an address of this machine)",
+                                              options.host, options.port));
+  }
+  return port;
+}
+
+absl::Status Server::Run() {
+  impl_->http.listen_after_bind();
+  // Every accepted connection has been served (httplib joins its pool); the batchers finish their queues when
+  // the models go away with the server.
+  return absl::OkStatus();
+}
+
+void Server::Stop() { impl_->http.stop(); }
+
+}  // namespace tokvec::server

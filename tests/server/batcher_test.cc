@@ -1,0 +1,120 @@
+// The batcher (server/batcher.h): requests from many threads, batched together, get exactly the bits that
+// `tokvec embed --lines` (EmbedTexts) gives each text; a request that fails does not fail its batch-mates.
+#include "server/batcher.h"
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "attention/embed_texts.h"
+#include "attention/model_directory.h"
+#include "gtest/gtest.h"
+
+namespace tokvec::server {
+namespace {
+
+ModelDirectory LoadDir(const std::string& name) {
+  absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(std::string(TOKVEC_SOURCE_DIR) +
+                                                            "/tests/attention/testdata/" + name);
+  EXPECT_TRUE(dir.ok()) << dir.status();
+  return std::move(*dir);
+}
+
+// Texts of several token counts, so batches mix lengths and hold several sequences of one length.
+std::vector<std::string> Texts() {
+  const char* words[] = {"the", "cat", "sat", "on", "a", "mat", "and", "dog", "ran", "far"};
+  std::vector<std::string> texts;
+  for (int i = 0; i < 48; ++i) {
+    std::string t;
+    for (int k = 0; k <= (i * 7) % 11; ++k) t += std::string(k ? " " : "") + words[(i + k * 3) % 10];
+    texts.push_back(t);
+  }
+  return texts;
+}
+
+TEST(EmbedIdSequencesTest, ASequenceGetsTheSameBitsInAnyBatch) {
+  ModelDirectory dir = LoadDir("hf_roberta_f32");
+  const std::vector<std::string> texts = Texts();
+  std::vector<std::vector<uint32_t>> ids;
+  for (const auto& t : texts) ids.push_back(*dir.Tokenize(t));
+  const EmbedTextsOptions options{.pooling = Pooling::kMean, .normalize = true};
+  absl::StatusOr<std::vector<TextVectors>> together = EmbedIdSequences(dir, ids, options);
+  ASSERT_TRUE(together.ok()) << together.status();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    absl::StatusOr<std::vector<TextVectors>> alone = EmbedIdSequences(dir, {ids[i]}, options);
+    ASSERT_TRUE(alone.ok());
+    EXPECT_EQ((*alone)[0].vectors.storage(), (*together)[i].vectors.storage()) << "text " << i << ": " << texts[i];
+  }
+}
+
+TEST(BatcherTest, ConcurrentRequestsGetTheBitsOfEmbedTexts) {
+  ModelDirectory dir = LoadDir("hf_roberta_f32");
+  const std::vector<std::string> texts = Texts();
+  const EmbedTextsOptions options{.pooling = Pooling::kMean, .normalize = true};
+  std::vector<std::string_view> views(texts.begin(), texts.end());
+  absl::StatusOr<std::vector<TextVectors>> expected = EmbedTexts(dir, views, options);  // `embed --lines`
+  ASSERT_TRUE(expected.ok()) << expected.status();
+
+  std::atomic<size_t> batches{0}, most_requests{0};
+  Batcher batcher(dir, {.choice = {.pooling = Pooling::kMean, .normalize = true},
+                        .threads = 2,
+                        .max_batch_tokens = 4096,
+                        .on_batch = [&](size_t requests, size_t, size_t) {
+                          ++batches;
+                          if (requests > most_requests) most_requests = requests;
+                        }});
+  // 8 clients, each sending 2-text requests for its share of the texts.
+  std::vector<std::vector<TextVectors>> got(texts.size());
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 8; ++c) {
+    clients.emplace_back([&, c] {
+      for (size_t i = static_cast<size_t>(c) * 2; i < texts.size(); i += 16) {
+        absl::StatusOr<std::vector<TextVectors>> r =
+            batcher.Embed({*dir.Tokenize(texts[i]), *dir.Tokenize(texts[i + 1])});
+        ASSERT_TRUE(r.ok()) << r.status();
+        ASSERT_EQ(r->size(), 2u);
+        got[i].push_back(std::move((*r)[0]));
+        got[i + 1].push_back(std::move((*r)[1]));
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  for (size_t i = 0; i < texts.size(); ++i) {
+    ASSERT_EQ(got[i].size(), 1u);
+    EXPECT_EQ(got[i][0].vectors.storage(), (*expected)[i].vectors.storage()) << "text " << i;
+    EXPECT_EQ(got[i][0].ids, (*expected)[i].ids);
+  }
+  EXPECT_GE(batches.load(), 1u);
+  std::printf("%zu batches for %zu requests, at most %zu requests in one\n", batches.load(), texts.size() / 2,
+              most_requests.load());
+}
+
+TEST(BatcherTest, AFailingRequestFailsAlone) {
+  ModelDirectory dir = LoadDir("hf_gpt2_f32");
+  Batcher batcher(dir, {.choice = {.pooling = Pooling::kLast}, .threads = 1, .max_batch_tokens = 100000});
+  const int64_t max_len = dir.model().config().max_len;
+  std::vector<uint32_t> too_long(static_cast<size_t>(max_len + 1), 64);
+  std::vector<std::thread> clients;
+  std::atomic<int> ok{0}, failed{0};
+  for (int c = 0; c < 6; ++c) {
+    clients.emplace_back([&, c] {
+      for (int k = 0; k < 5; ++k) {
+        absl::StatusOr<std::vector<TextVectors>> r =
+            batcher.Embed({c == 0 ? too_long : std::vector<uint32_t>{64, 261}});
+        (r.ok() ? ok : failed)++;
+        if (c == 0) {
+          EXPECT_EQ(r.status().code(), absl::StatusCode::kOutOfRange);
+        } else {
+          EXPECT_TRUE(r.ok()) << r.status();
+        }
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(ok.load(), 25);
+  EXPECT_EQ(failed.load(), 5);
+}
+
+}  // namespace
+}  // namespace tokvec::server

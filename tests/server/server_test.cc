@@ -1,0 +1,360 @@
+// The HTTP server in-process on 127.0.0.1 with an ephemeral port (server/server.h), driven by httplib's client:
+// served vectors equal `tokvec embed --lines` (EmbedTexts) bit for bit in float, base64 and from ids; the error
+// table (status, OpenAI code, message); the API key; a slow client does not stall others; Stop() finishes the
+// requests in flight.
+#include "server/server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "attention/embed_texts.h"
+#include "attention/model_directory.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "httplib.h"
+#include "nlohmann/json.hpp"
+
+namespace tokvec::server {
+namespace {
+
+using ::testing::HasSubstr;
+using Json = nlohmann::json;
+
+std::string ModelPath(const std::string& name) {
+  return std::string(TOKVEC_SOURCE_DIR) + "/tests/attention/testdata/" + name;
+}
+
+// A server running on its own thread for the test's lifetime.
+class RunningServer {
+ public:
+  explicit RunningServer(ServerOptions options) {
+    options.host = "127.0.0.1";
+    options.port = 0;
+    options.log = false;
+    absl::StatusOr<std::unique_ptr<Server>> server = Server::Create(options);
+    EXPECT_TRUE(server.ok()) << server.status();
+    server_ = std::move(*server);
+    absl::StatusOr<int> port = server_->Bind();
+    EXPECT_TRUE(port.ok()) << port.status();
+    port_ = *port;
+    thread_ = std::thread([this] { EXPECT_TRUE(server_->Run().ok()); });
+  }
+  ~RunningServer() { Stop(); }
+  void Stop() {
+    if (!thread_.joinable()) return;
+    server_->Stop();
+    thread_.join();
+  }
+  int port() const { return port_; }
+  httplib::Client Client() const {
+    httplib::Client client("127.0.0.1", port_);
+    client.set_read_timeout(30, 0);
+    return client;
+  }
+
+ private:
+  std::unique_ptr<Server> server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+ServerOptions TwoModels() {
+  return {.models = {ModelPath("hf_roberta_f32"), ModelPath("hf_gpt2_f32")}, .max_body_bytes = 4096};
+}
+
+Json Post(const httplib::Client& const_client, const std::string& path, const std::string& body, int* status) {
+  httplib::Client& client = const_cast<httplib::Client&>(const_client);
+  httplib::Result r = client.Post(path, body, "application/json");
+  EXPECT_TRUE(r) << "no response for " << path;
+  if (!r) return {};
+  *status = r->status;
+  return Json::parse(r->body);
+}
+
+std::vector<float> FromBase64(const std::string& b64) {
+  std::string bytes;
+  EXPECT_TRUE(absl::Base64Unescape(b64, &bytes));
+  std::vector<float> v(bytes.size() / 4);
+  std::memcpy(v.data(), bytes.data(), bytes.size());
+  return v;
+}
+
+TEST(ServerTest, EmbeddingsEqualEmbedLinesInFloatBase64AndFromIds) {
+  RunningServer server(TwoModels());
+  httplib::Client client = server.Client();
+  const std::vector<std::string> texts = {"the cat sat", "a dog ran far away", "x", "the cat sat on the mat"};
+  absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(ModelPath("hf_roberta_f32"));
+  ASSERT_TRUE(dir.ok());
+  std::vector<std::string_view> views(texts.begin(), texts.end());
+  absl::StatusOr<std::vector<TextVectors>> expected =
+      EmbedTexts(*dir, views, {.pooling = Pooling::kMean, .normalize = true});  // what `embed --lines` computes
+  ASSERT_TRUE(expected.ok());
+
+  int status = 0;
+  Json floats = Post(client, "/v1/embeddings", Json{{"model", "hf_roberta_f32"}, {"input", texts}}.dump(), &status);
+  ASSERT_EQ(status, 200) << floats.dump();
+  Json b64 = Post(client, "/v1/embeddings",
+                  Json{{"model", "hf_roberta_f32"}, {"input", texts}, {"encoding_format", "base64"}}.dump(), &status);
+  ASSERT_EQ(status, 200);
+  EXPECT_EQ(floats["object"], "list");
+  EXPECT_EQ(floats["model"], "hf_roberta_f32");
+  int64_t tokens = 0;
+  for (const auto& e : *expected) tokens += static_cast<int64_t>(e.ids.size());
+  EXPECT_EQ(floats["usage"]["prompt_tokens"], tokens);
+  EXPECT_EQ(floats["usage"]["total_tokens"], tokens);
+  ASSERT_EQ(floats["data"].size(), texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) {
+    EXPECT_EQ(floats["data"][i]["object"], "embedding");
+    EXPECT_EQ(floats["data"][i]["index"], i);
+    const std::vector<float>& want = (*expected)[i].vectors.storage();
+    std::vector<float> got;
+    for (const auto& x : floats["data"][i]["embedding"]) got.push_back(static_cast<float>(x.get<double>()));
+    EXPECT_EQ(got, want) << i;
+    EXPECT_EQ(FromBase64(b64["data"][i]["embedding"]), want) << i;
+    // The same text as ids from /tokenize (no special tokens: the server adds them as for text).
+    Json ids = Post(client, "/tokenize", Json{{"model", "hf_roberta_f32"}, {"content", texts[i]}}.dump(), &status);
+    ASSERT_EQ(status, 200);
+    Json from_ids = Post(client, "/v1/embeddings",
+                         Json{{"model", "hf_roberta_f32"}, {"input", ids["tokens"]}, {"encoding_format", "base64"}}
+                             .dump(),
+                         &status);
+    ASSERT_EQ(status, 200) << from_ids.dump();
+    EXPECT_EQ(FromBase64(from_ids["data"][0]["embedding"]), want) << i;
+  }
+}
+
+TEST(ServerTest, TokenizeDetokenizeModelsHealthMetrics) {
+  RunningServer server(TwoModels());
+  httplib::Client client = server.Client();
+  int status = 0;
+  Json t = Post(client, "/tokenize",
+                R"({"model": "hf_gpt2_f32", "content": "a cat\n", "with_pieces": true})", &status);
+  ASSERT_EQ(status, 200) << t.dump();
+  ASSERT_EQ(t["tokens"].size(), 3u);
+  EXPECT_EQ(t["pieces"][1]["piece"], "Ġcat");
+  EXPECT_EQ(t["pieces"][1]["text"], "␣cat");
+  EXPECT_EQ(t["pieces"][2]["text"], "⏎");
+  EXPECT_EQ(t["pieces"][1]["offset"], Json::array({1, 5}));
+  Json special = Post(client, "/tokenize", R"({"model": "hf_roberta_f32", "text": "a cat", "add_special": true})",
+                      &status);
+  ASSERT_EQ(status, 200);
+  EXPECT_EQ(special["tokens"].front(), 0);  // <s>
+  EXPECT_EQ(special["tokens"].back(), 2);   // </s>
+  Json d = Post(client, "/detokenize", Json{{"model", "hf_gpt2_f32"}, {"tokens", t["tokens"]}}.dump(), &status);
+  ASSERT_EQ(status, 200);
+  EXPECT_EQ(d["content"], "a cat\n");
+
+  httplib::Result models = client.Get("/v1/models");
+  ASSERT_TRUE(models);
+  Json m = Json::parse(models->body);
+  ASSERT_EQ(m["data"].size(), 2u);
+  EXPECT_EQ(m["data"][0]["id"], "hf_roberta_f32");
+  EXPECT_EQ(m["data"][0]["pooling"], "mean");
+  EXPECT_EQ(m["data"][1]["dimensions"], 32);
+  httplib::Result health = client.Get("/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  httplib::Result metrics = client.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_THAT(metrics->body, HasSubstr("tokvec_requests_total{path=\"/tokenize\",status=\"200\"} 2"));
+  EXPECT_THAT(metrics->body, HasSubstr("tokvec_request_seconds_bucket{le=\"+Inf\"}"));
+  EXPECT_THAT(metrics->body, HasSubstr("tokvec_queue_length{model=\"hf_gpt2_f32\"} 0"));
+  httplib::Result page = client.Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_THAT(page->body, HasSubstr("<canvas id=\"heatmap\""));
+  EXPECT_THAT(page->get_header_value("Content-Type"), HasSubstr("text/html"));
+}
+
+TEST(ServerTest, AttentionRowsSumToOneAndAreCausalForGpt2) {
+  RunningServer server(TwoModels());
+  httplib::Client client = server.Client();
+  int status = 0;
+  Json a = Post(client, "/v1/attention", R"({"model": "hf_gpt2_f32", "text": "a cat sat", "layer": 1, "head": 2})",
+                &status);
+  ASSERT_EQ(status, 200) << a.dump();
+  const size_t t = a["tokens"].size();
+  ASSERT_GE(t, 3u);
+  EXPECT_EQ(a["tokens"][1], "␣cat");
+  EXPECT_EQ(a["spellings"][1], "Ġcat");
+  for (size_t i = 0; i < t; ++i) {
+    double sum = 0;
+    for (size_t j = 0; j < t; ++j) {
+      sum += a["weights"][i][j].get<double>();
+      if (j > i) EXPECT_EQ(a["weights"][i][j].get<double>(), 0.0);
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+  }
+}
+
+struct ErrorRow {
+  const char* name;
+  const char* path;
+  std::string body;
+  int status;
+  const char* code;
+  const char* message;
+};
+
+std::string LongText() {
+  std::string s;
+  for (int i = 0; i < 60; ++i) s += "cat ";
+  return s;
+}
+
+TEST(ServerTest, ErrorTable) {
+  RunningServer server(TwoModels());
+  httplib::Client client = server.Client();
+  const std::vector<ErrorRow> rows = {
+      {"MalformedJson", "/v1/embeddings", "{\"input\": ", 400, "invalid_value", "not valid JSON"},
+      {"WrongType", "/v1/embeddings", R"({"model": "hf_roberta_f32", "input": 5})", 400, "invalid_value",
+       "'input' must be a string or an array"},
+      {"NoModelWithTwo", "/v1/embeddings", R"({"input": "a"})", 400, "invalid_value", "'model' is missing"},
+      {"UnknownModel", "/v1/embeddings", R"({"model": "gpt-4", "input": "a"})", 404, "model_not_found",
+       "model 'gpt-4' is not served here"},
+      {"Dimensions", "/v1/embeddings", R"({"model": "hf_roberta_f32", "input": "a", "dimensions": 8})", 400,
+       "unsupported_parameter", "'dimensions' is 8, but model 'hf_roberta_f32' gives 32-dimensional vectors"},
+      {"TooLong", "/v1/embeddings", Json{{"model", "hf_roberta_f32"}, {"input", LongText()}}.dump(), 400,
+       "context_length_exceeded", "more than the 48 this server accepts for model 'hf_roberta_f32'; shorten it or "
+       "send \"truncate\": true"},
+      {"IdOutsideVocabulary", "/v1/embeddings", R"({"model": "hf_roberta_f32", "input": [5, 100000]})", 400,
+       "invalid_value", "token id 100000 (at 1) is outside the vocabulary"},
+      {"NoPooling", "/v1/embeddings", R"({"model": "hf_gpt2_f32", "input": "a"})", 400, "invalid_value",
+       "has no pooling"},
+      {"BodyTooLarge", "/v1/embeddings", Json{{"input", std::string(5000, 'a')}}.dump(), 413, "request_too_large",
+       "larger than this server's limit of 4096 bytes"},
+      {"UnknownRoute", "/v2/embeddings", "{}", 404, "unknown_url", "no route POST /v2/embeddings"},
+      {"DetokenizeBadId", "/detokenize", R"({"model": "hf_gpt2_f32", "tokens": [1, 100000]})", 400,
+       "invalid_value", "100000"},
+      {"TokenizeNoText", "/tokenize", R"({"model": "hf_gpt2_f32"})", 400, "invalid_value",
+       "'content' (or 'text') is missing"},
+      {"AttentionLayer", "/v1/attention", R"({"model": "hf_gpt2_f32", "text": "a", "layer": 2})", 400,
+       "invalid_value", "'layer' is 2; model 'hf_gpt2_f32' has layers 0 to 1"},
+      {"AttentionHead", "/v1/attention", R"({"model": "hf_gpt2_f32", "text": "a", "head": 4})", 400,
+       "invalid_value", "'head' is 4"},
+  };
+  for (const ErrorRow& row : rows) {
+    int status = 0;
+    Json body = Post(client, row.path, row.body, &status);
+    EXPECT_EQ(status, row.status) << row.name << ": " << body.dump();
+    EXPECT_EQ(body["error"]["code"], row.code) << row.name;
+    EXPECT_EQ(body["error"]["type"], "invalid_request_error") << row.name;
+    EXPECT_THAT(body["error"]["message"].get<std::string>(), HasSubstr(row.message)) << row.name;
+  }
+  // With "truncate": true the over-long input is embedded from its first 48 tokens (<s> ... </s>).
+  int status = 0;
+  Json truncated = Post(client, "/v1/embeddings",
+                        Json{{"model", "hf_roberta_f32"}, {"input", LongText()}, {"truncate", true}}.dump(), &status);
+  ASSERT_EQ(status, 200) << truncated.dump();
+  EXPECT_EQ(truncated["usage"]["prompt_tokens"], 48);
+  // dimensions equal to the model's width is accepted.
+  Json same = Post(client, "/v1/embeddings", R"({"model": "hf_roberta_f32", "input": "a", "dimensions": 32})",
+                   &status);
+  EXPECT_EQ(status, 200) << same.dump();
+}
+
+TEST(ServerTest, ApiKey) {
+  ServerOptions options = TwoModels();
+  options.api_key = "sekrit";
+  RunningServer server(options);
+  httplib::Client client = server.Client();
+  httplib::Result none = client.Get("/v1/models");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 401);
+  EXPECT_THAT(none->body, HasSubstr("an API key is needed"));
+  EXPECT_THAT(none->body, HasSubstr("invalid_api_key"));
+  httplib::Result wrong = client.Get("/v1/models", {{"Authorization", "Bearer nope"}});
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 401);
+  EXPECT_THAT(wrong->body, HasSubstr("the API key is not valid"));
+  httplib::Result right = client.Get("/v1/models", {{"Authorization", "Bearer sekrit"}});
+  ASSERT_TRUE(right);
+  EXPECT_EQ(right->status, 200);
+  httplib::Result health = client.Get("/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+}
+
+// A raw connection that sends half a request and then nothing (a slow or stuck client).
+int ConnectAndStall(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  const char partial[] = "POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"input\": ";
+  EXPECT_GT(write(fd, partial, sizeof(partial) - 1), 0);
+  return fd;
+}
+
+TEST(ServerTest, StalledAndVanishedClientsDoNotHoldUpOthers) {
+  RunningServer server(TwoModels());
+  std::vector<int> stalled;
+  for (int i = 0; i < 8; ++i) stalled.push_back(ConnectAndStall(server.port()));
+  close(ConnectAndStall(server.port()));  // one that goes away mid-request
+  httplib::Client client = server.Client();
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 20; ++i) {
+    int status = 0;
+    Post(client, "/v1/embeddings", R"({"model": "hf_roberta_f32", "input": "the cat"})", &status);
+    EXPECT_EQ(status, 200);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 3.0) << "requests waited for the stalled connections";
+  for (int fd : stalled) close(fd);
+}
+
+// Stop() while 8 requests are being handled (the server's in-flight gauge says so): every one is answered.
+TEST(ServerTest, StopFinishesRequestsInFlight) {
+  ServerOptions options = TwoModels();
+  options.max_body_bytes = 1 << 20;
+  options.max_batch_tokens = 1;  // one request per forward pass, so they queue
+  auto server = std::make_unique<RunningServer>(options);
+  const std::string body =
+      Json{{"model", "hf_roberta_f32"}, {"input", std::vector<std::string>(200, "the cat sat on the mat")}}.dump();
+  std::vector<std::thread> clients;
+  std::atomic<int> ok{0};
+  for (int c = 0; c < 8; ++c) {
+    clients.emplace_back([&] {
+      httplib::Client client = server->Client();
+      httplib::Result r = client.Post("/v1/embeddings", body, "application/json");
+      if (r && r->status == 200 && Json::parse(r->body)["data"].size() == 200) ++ok;
+    });
+  }
+  httplib::Client probe = server->Client();
+  // Every request has arrived when the ones in flight (the probe included) and the ones answered make 9.
+  bool arrived = false;
+  for (int tries = 0; tries < 20000 && !arrived; ++tries) {  // at most ~20 s
+    const int answered = ok.load();
+    httplib::Result m = probe.Get("/metrics");
+    if (!m) {
+      ADD_FAILURE() << "GET /metrics failed: " << httplib::to_string(m.error());
+      break;
+    }
+    const std::string gauge = "\ntokvec_requests_in_flight ";
+    const size_t at = m->body.find(gauge);
+    if (at == std::string::npos) {
+      ADD_FAILURE() << "no in-flight gauge in /metrics";
+      break;
+    }
+    arrived = std::atoi(m->body.c_str() + at + gauge.size()) + answered >= 9;
+    if (!arrived) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(arrived);
+  server->Stop();
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(ok.load(), 8);
+}
+
+}  // namespace
+}  // namespace tokvec::server

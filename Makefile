@@ -12,7 +12,7 @@ APT_PACKAGES = cmake g++ make pkg-config git \
 # Headless chromium: only for the `tokvec serve` viewer page test (scripts/serve_check.sh).
 APT_PACKAGES += chromium
 
-.PHONY: deps build test demo sanitize-test tsan-test fuzz conformance install-check clean
+.PHONY: deps build test demo sanitize-test tsan-test fuzz conformance serve-check install-check clean
 
 # Installs missing system packages (idempotent: does nothing when all are present).
 deps:
@@ -49,6 +49,11 @@ demo: build
 # Byte-level ids against tiktoken and Hugging Face (npm peers cached in ~/.cache/tokvec/npm); SKIP without ../shared or npm.
 conformance: build
 	TOKVEC_SHARED_DIR=$(SHARED) bash scripts/conformance.sh $(BUILD)/tokvec
+
+# `tokvec serve` on 127.0.0.1: the openai@7 npm client (cached in ~/.cache/tokvec/npm-serve) against embed --lines,
+# a 16 x 200 load test, disconnecting and slow clients, SIGTERM during load, the viewer page in headless chromium.
+serve-check: build
+	bash scripts/serve_check.sh $(BUILD)/tokvec
 
 # cmake --install into a temporary prefix, examples/cpp built against it (CMake and pkg-config) and checked against
 # the CLI, and `pip install ./python` into a venv offline (the module compiled in $(BUILD)): scripts/install_check.sh.

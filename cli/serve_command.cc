@@ -4,8 +4,10 @@
 //   curl -s localhost:8080/v1/embeddings -H 'Content-Type: application/json' -d '{"input": ["a cat", "a dog"]}'
 //
 // SIGTERM or SIGINT (Ctrl-C) stops accepting connections, finishes the requests already accepted and exits 0.
-#include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdio>
 #include <memory>
@@ -21,31 +23,41 @@
 namespace tokvec::cli {
 namespace {
 
-absl::Status RunServe(const server::ServerOptions& options) {
-  // Block SIGTERM and SIGINT in every thread (the server's threads inherit this mask); one thread waits for
-  // them with sigwait and asks the server to stop, outside any signal handler.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGUSR1);  // sent to ourselves when the server ends for another reason
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+// SIGTERM and SIGINT write their number into a pipe (all a signal handler may safely do); a thread reads it
+// and asks the server to stop. A handler rather than sigwait: OpenBLAS starts threads before main, and a
+// process-directed signal may land on any thread that does not block it.
+int stop_pipe[2] = {-1, -1};
 
+extern "C" void OnStopSignal(int signal) {
+  const char byte = static_cast<char>(signal);
+  [[maybe_unused]] ssize_t n = write(stop_pipe[1], &byte, 1);
+}
+
+absl::Status RunServe(const server::ServerOptions& options) {
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<server::Server> server, server::Server::Create(options));
   TOKVEC_ASSIGN_OR_RETURN(int port, server->Bind());
+  if (pipe(stop_pipe) != 0) return absl::InternalError("cannot create a pipe for the stop signals");
+  struct sigaction action {};
+  action.sa_handler = OnStopSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
   std::thread stopper([&] {
-    int signal = 0;
-    sigwait(&stop_signals, &signal);
-    if (signal != SIGUSR1) {
+    char byte = 0;
+    while (read(stop_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    if (byte == SIGTERM || byte == SIGINT) {
       std::fprintf(stderr, "tokvec serve: %s, finishing the requests in flight\n",
-                   signal == SIGTERM ? "SIGTERM" : "SIGINT");
+                   byte == SIGTERM ? "SIGTERM" : "SIGINT");
     }
     server->Stop();
   });
   std::fprintf(stderr, "tokvec serve: listening on http://%s:%d/ (%zu model%s)\n", options.host.c_str(), port,
                options.models.size(), options.models.size() == 1 ? "" : "s");
   absl::Status status = server->Run();
-  pthread_kill(stopper.native_handle(), SIGUSR1);
+  const char done = 0;  // wakes the stopper when the server ended on its own
+  [[maybe_unused]] ssize_t n = write(stop_pipe[1], &done, 1);
   stopper.join();
   server.reset();  // the batchers finish their queues
   if (status.ok()) std::fprintf(stderr, "tokvec serve: stopped\n");

@@ -92,7 +92,7 @@ function color(w) {  // white to dark blue
 }
 function draw(body) {
   const n = body.tokens.length, canvas = $("heatmap"), g = canvas.getContext("2d");
-  const cell = Math.max(10, Math.min(32, Math.floor(560 / n)));
+  const cell = Math.max(10, Math.min(28, Math.floor(400 / n)));
   g.font = "12px monospace";
   let label = 0;
   for (const t of body.tokens) label = Math.max(label, g.measureText(t).width);

@@ -6,6 +6,7 @@
 // diagonal, the causal mask). The text's final newline is not part of it.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "attention/heatmap.h"
 #include "attention/model_directory.h"
@@ -13,6 +14,7 @@
 #include "base/status_macros.h"
 #include "cli/command.h"
 #include "fmt/format.h"
+#include "tokenizer/readable_token.h"
 
 namespace tokvec::cli {
 namespace {
@@ -51,16 +53,18 @@ absl::Status RunAttend(const AttendOptions& options) {
   if (embedded.ids.empty()) return absl::InvalidArgumentError("the input has no tokens: nothing attends to anything");
   const MatrixView weights = embedded.attention_weights.at(options.layer)[options.head].view();  // [T, T]
   const std::string title = fmt::format("{}: layer {}, head {}", options.model, options.layer, options.head);
+  // What a person reads (table, SVG, HTML) shows readable tokens (`␣cat`); JSON keeps GPT-2's spelling (`Ġcat`).
+  std::vector<std::string> readable;
+  for (uint32_t id : embedded.ids) readable.push_back(ReadableToken(dir.tokenizer(), id));
   if (!options.svg.empty()) {
-    TOKVEC_RETURN_IF_ERROR(WriteFileAtomically(options.svg, WeightsSvg(embedded.tokens, weights, title)));
+    TOKVEC_RETURN_IF_ERROR(WriteFileAtomically(options.svg, WeightsSvg(readable, weights, title)));
   }
   if (!options.html.empty()) {
-    TOKVEC_RETURN_IF_ERROR(WriteFileAtomically(options.html, WeightsHtml(embedded.tokens, weights, title)));
+    TOKVEC_RETURN_IF_ERROR(WriteFileAtomically(options.html, WeightsHtml(readable, weights, title)));
   }
   std::string out = options.format == "json"
                         ? WeightsJson(embedded.tokens, weights, options.layer, options.head)
-                        : fmt::format("# {} (rows: queries, columns: keys)\n{}", title,
-                                      WeightsTable(embedded.tokens, weights));
+                        : fmt::format("# {} (rows: queries, columns: keys)\n{}", title, WeightsTable(readable, weights));
   return WriteFileAtomically(options.output, out);
 }
 

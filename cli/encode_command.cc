@@ -36,6 +36,7 @@
 #include "base/worker_pool.h"
 #include "cli/command.h"
 #include "fmt/format.h"
+#include "tokenizer/readable_token.h"
 #include "tokenizer/piece_cache.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/utf8.h"
@@ -43,7 +44,12 @@
 namespace tokvec::cli {
 namespace {
 
-enum class Format { kIds, kTokens, kJson };
+// kReadable: --tokens --readable, each token as tokenizer/readable_token.h shows it (`␣cat`, `⏎`, `<0xE6>`).
+enum class Format { kIds, kTokens, kReadable, kJson };
+
+std::string Spell(const Tokenizer& tokenizer, TokenId id, Format format) {
+  return format == Format::kReadable ? ReadableToken(tokenizer, id) : tokenizer.TokenSpelling(id);
+}
 
 // The value of `--allow-special` given without a list (CLI11 flags take a value only as `--flag=VALUE`, so the
 // FILE after a bare `--allow-special` is never taken as its list).
@@ -54,6 +60,7 @@ struct EncodeCommandOptions {
   std::string pattern;
   std::string format = "ids";
   bool tokens = false;
+  bool readable = false;
   bool lines = false;
   std::string allow_special;
   int threads = 1;
@@ -140,9 +147,10 @@ void AppendEncoding(const Tokenizer& tokenizer, const Encoding& encoding, Format
       AppendIds(encoding.ids.data(), n, /*space_first=*/false, out);
       break;
     case Format::kTokens:
+    case Format::kReadable:
       for (size_t i = 0; i < n; ++i) {
         if (i > 0) *out += ' ';
-        *out += tokenizer.TokenSpelling(encoding.ids[i]);
+        *out += Spell(tokenizer, encoding.ids[i], format);
       }
       break;
     case Format::kJson:
@@ -232,7 +240,7 @@ void EncodeTextChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Fo
   }
   for (size_t i = 0; i < ids.size(); ++i) {
     if (i > 0) chunk->output += ' ';
-    chunk->output += tokenizer.TokenSpelling(ids[i]);
+    chunk->output += Spell(tokenizer, ids[i], format);
   }
 }
 
@@ -384,6 +392,13 @@ absl::Status RunEncode(const EncodeCommandOptions& options, bool allow_special_g
     }
     format = Format::kTokens;
   }
+  if (options.readable) {
+    if (format != Format::kTokens) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}--readable shows tokens; use it with --tokens (or --format tokens)", kUsagePrefix));
+    }
+    format = Format::kReadable;
+  }
   if (options.threads < 1) {
     return absl::InvalidArgumentError(fmt::format("{}--threads must be at least 1, not {}", kUsagePrefix, options.threads));
   }
@@ -425,6 +440,9 @@ void RegisterEncodeCommand(CLI::App& app, CommandAction* action) {
       ->check(CLI::IsMember({"ids", "tokens", "json"}))
       ->capture_default_str();
   sub->add_flag("--tokens", options->tokens, "Write token spellings instead of ids (= --format tokens)");
+  sub->add_flag("--readable", options->readable,
+                "With --tokens: each token as decoded text, ␣ for a space, ⏎ for a newline, <0xE6> for a byte "
+                "that is not a whole character (instead of GPT-2's Ġcat, Ċ)");
   sub->add_flag("--lines", options->lines, "Encode each line on its own; one output line per input line");
   CLI::Option* allow = sub->add_flag(std::string("--allow-special{") + kAllowAll + "}", options->allow_special,
                                      "Encode text spelling a special token as that token: all of them, or "

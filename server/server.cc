@@ -1,6 +1,8 @@
 #include "server/server.h"
 
 #include <algorithm>
+#include <sys/socket.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -55,6 +57,7 @@ struct Server::Impl {
   std::vector<std::unique_ptr<ServedModel>> models;  // in command-line order
   Metrics metrics;
   httplib::Server http;
+  int listen_socket = -1;  // set by httplib's socket_options callback before it binds
   std::mutex log_mutex;
 
   // The model a request names; the only one when it names none.
@@ -289,6 +292,13 @@ struct Server::Impl {
     http.set_payload_max_length(options.max_body_bytes);
     http.set_read_timeout(options.timeout_seconds, 0);
     http.set_write_timeout(options.timeout_seconds, 0);
+    // Small responses go out at once: without TCP_NODELAY, Nagle's algorithm and the client's delayed ACK held
+    // each keep-alive response ~40 ms (bench/serve.sh: GET /health took 44 ms, 0.1 ms with it).
+    http.set_tcp_nodelay(true);
+    http.set_socket_options([this](socket_t sock) {
+      httplib::default_socket_options(sock);
+      listen_socket = sock;
+    });
     http.set_keep_alive_max_count(1000);
     http.set_keep_alive_timeout(5);
     http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
@@ -415,6 +425,9 @@ absl::StatusOr<int> Server::Bind() {
     return absl::UnavailableError(fmt::format("cannot listen on {}:{} (in use, or not an address of this machine)",
                                               options.host, options.port));
   }
+  // httplib listens with a backlog of 5: a burst of new connections (16 clients starting at once) overflowed it
+  // and waited ~1 s for the SYN to be resent (p99 1022 ms in bench/serve.sh). listen() again raises it.
+  if (impl_->listen_socket >= 0) ::listen(impl_->listen_socket, SOMAXCONN);
   return port;
 }
 

@@ -12,6 +12,7 @@ namespace tokvec {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::ModelTestdata;
 using testing::RunShell;
 using testing::ScratchDir;
@@ -53,11 +54,13 @@ TEST(AttendCommandTest, TableSvgAndHtml) {
                            ModelTestdata(), scratch / "a.svg", scratch / "a.html", scratch / "in.txt"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("layer 1, head 3"));
-  EXPECT_THAT(r.out, HasSubstr("Ġlovely"));
+  EXPECT_THAT(r.out, HasSubstr("␣lovely"));  // readable tokens for people; --format json keeps GPT-2's Ġlovely
+  EXPECT_THAT(r.out, Not(HasSubstr("Ġ")));
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2 + 8) << r.out;  // title, header, 8 rows (<s> ... </s>)
   const std::string svg = testing::ReadWhole(scratch / "a.svg");
   EXPECT_THAT(svg, HasSubstr("<svg xmlns=\"http://www.w3.org/2000/svg\""));
   EXPECT_THAT(svg, HasSubstr("&lt;s&gt;"));  // the <s> label, escaped
+  EXPECT_THAT(svg, HasSubstr("␣lovely"));
   EXPECT_EQ(static_cast<size_t>(std::count(svg.begin(), svg.end(), '\n')) >= 64u, true);
   size_t cells = 0;
   for (size_t at = svg.find("class=\"cell\""); at != std::string::npos; at = svg.find("class=\"cell\"", at + 1)) ++cells;
@@ -65,6 +68,7 @@ TEST(AttendCommandTest, TableSvgAndHtml) {
   const std::string html = testing::ReadWhole(scratch / "a.html");
   EXPECT_THAT(html, HasSubstr("<!DOCTYPE html>"));
   EXPECT_THAT(html, HasSubstr("mouseover"));
+  EXPECT_THAT(html, HasSubstr("␣lovely"));
   EXPECT_EQ(html.find("src=\"http"), std::string::npos) << "self-contained";
 }
 

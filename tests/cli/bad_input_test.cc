@@ -219,6 +219,12 @@ const BadInput kUsageRows[] = {
              2, "--to must be json, tiktoken or both, got 'bogus'"),
     BadInput("AttendZeroThreads", {"attend", "-m", "{dir}/model", "--threads", "0", "{dir}/corpus.txt"}, 2,
              "--threads"),
+    BadInput("ServeNoModel", {"serve", "--port", "0"}, 2, "--model is required"),
+    BadInput("ServeBadPort", {"serve", "-m", "{dir}/model", "--port", "70000"}, 2, "--port"),
+    BadInput("ServeZeroThreads", {"serve", "-m", "{dir}/model", "--threads", "0"}, 2, "--threads"),
+    BadInput("ServeZeroBatchTokens", {"serve", "-m", "{dir}/model", "--max-batch-tokens", "0"}, 2,
+             "--max-batch-tokens"),
+    BadInput("ServeBadPooling", {"serve", "-m", "{dir}/model", "--pooling", "median"}, 2, "median not in"),
 };
 
 // Bad data: exit 1, naming what is wrong.
@@ -406,6 +412,14 @@ const BadInput kDataRows[] = {
     BadInput("AttendMissingModel", {"attend", "-m", "{dir}/missing_model", "{dir}/corpus.txt"}, 1, "missing_model"),
     BadInput("AttendToDevFull", {"attend", "-m", "{dir}/model", "{dir}/corpus.txt"}, 1, "No space left on device")
         .Stdout("/dev/full"),
+    // serve (fails before it listens; the HTTP errors are tests/server/server_test.cc's table)
+    BadInput("ServeMissingModel", {"serve", "-m", "{dir}/missing_model", "--port", "0"}, 1, "missing_model"),
+    BadInput("ServeTruncatedWeights", {"serve", "-m", "{dir}/truncated_model", "--port", "0"}, 1,
+             "model.safetensors"),
+    BadInput("ServeSameModelTwice", {"serve", "-m", "{dir}/model", "-m", "{dir}/model/", "--port", "0"}, 1,
+             "two models are named 'model'"),
+    BadInput("ServeBadHost", {"serve", "-m", "{dir}/model", "--host", "256.1.2.3", "--port", "0"}, 1,
+             "cannot listen on 256.1.2.3:0"),
     // word2vec
     BadInput("W2vNoSubcommand", {"word2vec"}, 2, "A subcommand is required"),
     BadInput("W2vTrainBadArch", {"word2vec", "train", "--arch", "bogus", "-o", "{dir}/v.txt", "{dir}/corpus.txt"}, 2,

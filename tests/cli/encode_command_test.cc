@@ -184,6 +184,28 @@ TEST(EncodeByteModelTest, GptSpellingAndByteRoundTrip) {
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
 }
 
+// --tokens --readable: decoded text with ␣ for spaces, ⏎ for newlines, \t, and <0xE6> for bytes that are not a
+// whole character; plain --tokens keeps GPT-2's spelling (Ġcat, Ċ).
+TEST(EncodeByteModelTest, ReadableTokens) {
+  const std::string vocab = std::string(TOKVEC_SOURCE_DIR) + "/tests/attention/testdata/hf_gpt2_f32/vocab.json";
+  ScratchDir dir;
+  WriteWhole(dir / "in.txt", "a cat\n\tsat \xE6\x97\xA5");
+  ShellResult r = RunShell(fmt::format("{} encode -m {} --tokens --readable {}", Tokvec(), vocab, dir / "in.txt"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("␣cat"));
+  EXPECT_THAT(r.out, HasSubstr("⏎"));
+  EXPECT_THAT(r.out, HasSubstr("\\t"));
+  EXPECT_THAT(r.out, HasSubstr("<0xE6>"));  // 日 is three byte tokens in this small vocabulary
+  EXPECT_EQ(r.out.find("Ġ"), std::string::npos) << r.out;
+  r = RunShell(fmt::format("{} encode -m {} --tokens {}", Tokvec(), vocab, dir / "in.txt"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Ġcat"));
+  EXPECT_THAT(r.out, HasSubstr("Ċ"));
+  r = RunShell(fmt::format("{} encode -m {} --readable {}", Tokvec(), vocab, dir / "in.txt"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--readable shows tokens; use it with --tokens"));
+}
+
 // A text larger than several 1 MB chunks (and than one batch of them) is cut at Tokenizer::FindCut points and
 // spread over the workers: the output must be the library's encoding of the whole text, byte for byte, for any
 // --threads, from a file or a pipe, for ids and token spellings.

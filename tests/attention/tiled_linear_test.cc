@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "embeddings/random_init.h"
@@ -109,6 +111,43 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TiledLinearEpilogue,
                                            Case{300, 96, 64, WeightLayout::kOutIn, true},
                                            Case{129, 200, 48, WeightLayout::kInOut, false},
                                            Case{1030, 40, 1600, WeightLayout::kInOut, true}));
+
+}  // namespace
+}  // namespace tokvec
+
+namespace tokvec {
+namespace {
+
+// A row's output does not depend on how many other rows share the call (OpenBLAS takes another path for small
+// products; TiledLinearInto pads them, see MinGemmRows): every prefix and every window of a 300-row input gives
+// bit for bit the rows the whole input gives. This is what lets `tokvec serve` batch requests without changing
+// any vector.
+TEST(TiledLinearRowsTest, ARowDoesNotDependOnItsBatchMates) {
+  for (const auto& [in, out] : std::vector<std::pair<int64_t, int64_t>>{{32, 96}, {32, 32}, {128, 32}, {96, 300}}) {
+    NormalSampler sampler(5 + in + out);
+    const Matrix x = sampler.Matrix(300, in, 1.0f);        // [300, in]
+    const Matrix weight = sampler.Matrix(out, in, 0.05f);  // [out, in]
+    const Matrix bias = sampler.Matrix(1, out, 1.0f);
+    LinearWeights w{.weight = weight.view(), .bias = std::span<const float>(bias.data(), static_cast<size_t>(out)),
+                    .layout = WeightLayout::kOutIn};
+    Matrix whole(300, out);  // [300, out]
+    TiledLinearInto(x.view(), w, whole.data(), 1, Activation::kGeluTanh);
+    int reported = 0;
+    for (int64_t start : {0, 1, 7, 150}) {
+      for (int64_t rows : {1, 2, 5, 12, 13, 40, 100}) {
+        if (start + rows > 300) continue;
+        Matrix part(rows, out);  // [rows, out]
+        TiledLinearInto({x.row(start), rows, in}, w, part.data(), 1, Activation::kGeluTanh);
+        for (int64_t r = 0; r < rows; ++r) {
+          if (!std::equal(part.row(r), part.row(r) + out, whole.row(start + r)) && reported++ < 5) {
+            ADD_FAILURE() << in << " -> " << out << ": row " << start + r << " differs when computed with " << rows
+                          << " rows from row " << start;
+          }
+        }
+      }
+    }
+  }
+}
 
 }  // namespace
 }  // namespace tokvec

@@ -1,0 +1,33 @@
+// Fuzz target: the HTTP API's request parsers (server/api.h). Any body gives InvalidArgument with a message, or a
+// request whose invariants hold: at least one input, every input non-empty.
+//
+//   build-fuzz/fuzz_server_requests tests/fuzz/corpus/server_requests -max_total_time=30
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "nlohmann/json.hpp"
+#include "server/api.h"
+#include "tests/fuzz/fuzz_util.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace tokvec::server;
+  std::string_view body(reinterpret_cast<const char*>(data), size);
+  absl::StatusOr<EmbeddingsRequest> embeddings = ParseEmbeddingsRequest(body);
+  if (embeddings.ok()) {
+    FUZZ_CHECK(!embeddings->inputs.empty() && embeddings->inputs.size() <= 2048);
+    for (const EmbeddingInput& input : embeddings->inputs) {
+      FUZZ_CHECK(input.is_ids ? !input.ids.empty() : !input.text.empty());
+    }
+    // The error body for any message is valid JSON (the message may hold any bytes).
+    FUZZ_CHECK(nlohmann::json::accept(ToHttpError(absl::InvalidArgumentError(std::string(body))).body));
+  } else {
+    FUZZ_CHECK(embeddings.status().code() == absl::StatusCode::kInvalidArgument);
+    FUZZ_CHECK(!embeddings.status().message().empty());
+  }
+  for (absl::Status status : {ParseTokenizeRequest(body).status(), ParseDetokenizeRequest(body).status(),
+                              ParseAttentionRequest(body).status()}) {
+    FUZZ_CHECK(status.ok() || (status.code() == absl::StatusCode::kInvalidArgument && !status.message().empty()));
+  }
+  return 0;
+}

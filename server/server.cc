@@ -272,8 +272,9 @@ struct Server::Impl {
   void Log(const httplib::Request& req, const httplib::Response& res) {
     const double seconds =
         request_log.started ? std::chrono::duration<double>(Clock::now() - request_log.start).count() : 0;
-    static const std::set<std::string> kRoutes = {"/",         "/health",         "/metrics",     "/v1/models",
-                                                  "/tokenize", "/detokenize",     "/v1/attention", "/v1/embeddings"};
+    static const std::set<std::string> kRoutes = {"/",          "/health",     "/metrics",      "/v1/models",
+                                                  "/tokenize",  "/detokenize", "/v1/attention", "/v1/embeddings",
+                                                  "/embeddings"};
     metrics.ObserveRequest(kRoutes.contains(req.path) ? req.path : "other", res.status, seconds,
                            request_log.started);
     if (options.log) {

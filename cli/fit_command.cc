@@ -36,12 +36,22 @@ absl::Status RunFit(FitCliOptions options) {
 void RegisterFitCommand(CLI::App& app, CommandAction* action) {
   auto options = std::make_shared<FitCliOptions>();
   training::FitOptions& f = options->fit;
-  CLI::App* sub = app.add_subcommand("fit", "Train a model's weights on text (causal LM), with AdamW or SGD");
+  CLI::App* sub =
+      app.add_subcommand("fit", "Train a model's weights on text (causal LM, masked LM or SimCSE), with AdamW or SGD");
   sub->add_option("-m,--model", f.model_dir, "Model directory to start from (tokvec init, or Hugging Face GPT-2)")
       ->required();
   sub->add_option("--objective", options->objective,
-                  "clm (causal LM, gpt2 models) or mlm (masked LM, encoder models; simcse is not implemented yet)")
+                  "clm (causal LM, gpt2 models), mlm (masked LM, encoder models) or simcse (unsupervised SimCSE: "
+                  "sentence embeddings from line pairs, any model; implies --lines)")
+      ->check(CLI::IsMember({"clm", "mlm", "simcse"}))
       ->capture_default_str();
+  sub->add_flag("--lines", f.lines, "Each line of --data is one row (padded, key-padding mask), not a window");
+  sub->add_option("--pooling", f.pooling, "simcse: mean, cls, last or auto (mean for encoders, last for gpt2)")
+      ->check(CLI::IsMember({"auto", "mean", "cls", "last"}))
+      ->capture_default_str();
+  sub->add_option("--temperature", f.temperature, "simcse: the InfoNCE temperature τ")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sub->add_option("--data", f.data, "Training text files, concatenated in order")->required();
   sub->add_option("--eval-data", f.eval_data, "Held-out text files for eval_loss / eval_ppl");
   sub->add_option("--seq-len", f.seq_len, "Tokens per row (T)")->required()->check(CLI::PositiveNumber);
@@ -70,8 +80,8 @@ void RegisterFitCommand(CLI::App& app, CommandAction* action) {
   sub->add_option("--grad-accum", f.grad_accum, "Micro-batches per optimizer step")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  sub->add_option("--dropout", f.dropout, "Dropout after the embeddings, on attention weights and on residuals")
-      ->capture_default_str()
+  sub->add_option("--dropout", f.dropout,
+                  "Dropout after the embeddings, on attention weights and on residuals [default: 0; simcse 0.1]")
       ->check(CLI::Range(0.0, 0.99));
   sub->add_flag("--no-shuffle", options->no_shuffle, "Read windows in order: row r of step s starts at (s·B + r)·T");
   sub->add_option("--seed", f.seed, "Seed of the window shuffle")->capture_default_str();

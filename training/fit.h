@@ -27,12 +27,16 @@
 #include "absl/status/statusor.h"
 #include "tokenizer/tokenizer.h"
 #include "training/gpt2_model.h"
+#include "training/line_examples.h"
 #include "training/token_stream.h"
 
 namespace tokvec::training {
 
 struct FitOptions {
-  std::string objective = "clm";       // clm (gpt2) or mlm (encoder; the tokenizer needs <mask> or [MASK])
+  std::string objective = "clm";       // clm (gpt2), mlm (encoder; the tokenizer needs <mask> or [MASK]) or simcse
+  bool lines = false;                  // --lines: each line is a row of its own, padded (simcse: always)
+  std::string pooling = "auto";        // simcse: mean | cls | last | auto (mean for encoders, last for gpt2)
+  double temperature = 0.05;           // simcse: τ (Gao et al. 2021)
   std::string model_dir;               // -m: the starting model (ignored for weights with resume)
   std::vector<std::string> data;       // --data files, in order
   std::vector<std::string> eval_data;  // --eval-data files
@@ -51,7 +55,7 @@ struct FitOptions {
   std::string optimizer = "adamw";
   double clip = 1.0;                   // 0: no clipping
   int64_t grad_accum = 1;              // K micro-batches per step
-  double dropout = 0.0;                // GPT-2's embedding, attention and residual dropout
+  double dropout = -1;                 // GPT-2's embedding, attention and residual dropout; < 0: 0 (0.1 for simcse)
   bool shuffle = true;
   uint64_t seed = 0;                   // window shuffle and dropout masks
   int threads = 1;
@@ -76,6 +80,17 @@ struct MlmMasking {
 absl::StatusOr<std::optional<MlmMasking>> ObjectiveMasking(std::string_view objective, const Gpt2Model& model,
                                                            const Tokenizer& tokenizer, std::string_view source,
                                                            uint64_t seed);
+
+// The pooling simcse trains with: `name` (mean, cls or last), or for "auto" mean for a bidirectional model and last
+// for a causal one (the only position that sees the whole line). InvalidArgument for anything else.
+absl::StatusOr<Pooling> SimcsePooling(std::string_view name, const Gpt2Model& model);
+
+// Mean loss over every example of `lines` in order (B per batch, rows of T): clm and mlm as EvaluateStream; with
+// simcse (pairs of the same line, dropout off) the InfoNCE loss of each batch of B lines (a last batch of one line
+// is left out: it has no negative). mlm masks are fixed (seed 0).
+absl::StatusOr<LossSum> EvaluateLines(Gpt2Model& model, const LineExamples& lines, int64_t T, int64_t B, int threads,
+                                      const std::optional<MlmMasking>& mlm,
+                                      const std::optional<SimcseSettings>& simcse = std::nullopt);
 
 // Mean loss over the stream's consecutive windows of T + 1 tokens (stride T, in order, B per batch); a stream
 // shorter than T + 1 tokens is one window of all of it. InvalidArgument for fewer than 2 tokens. With mlm, each

@@ -313,27 +313,59 @@ absl::StatusOr<LossSum> Gpt2Model::ForwardBackward(const std::vector<int32_t>& i
                                                    std::span<const int32_t> key_lengths) {
   TOKVEC_RETURN_IF_ERROR(CheckBatch(inputs, targets, B, T, key_lengths));
   key_lengths_ = key_lengths.empty() ? nullptr : key_lengths.data();
-  const int64_t C = config_.d_model, F = config_.d_ff, L = config_.n_layers, N = B * T;
+  const int64_t C = config_.d_model, N = B * T;
   const int64_t valid = std::count_if(targets.begin(), targets.end(), [](int32_t t) { return t != kIgnoreIndex; });
   const float p = dropout_;
   const float* out = Forward(inputs, B, T, threads, p, dropout_seed);  // [N, C], the LM head's input
-  Activations& a = acts_;
+  // LM head + cross-entropy: d(loss_scale · mean)/dlogits, then dout [N, C] and dwte.
+  std::vector<float> dout(Sz(N * C), 0.0f);
+  const float grad_scale = valid > 0 ? loss_scale / static_cast<float>(valid) : 0.0f;
+  LossSum loss;
+  loss.sum = CrossEntropyForwardBackward(out, P(kWte), targets.data(), N, C, config_.vocab_size, grad_scale,
+                                         dout.data(), G(kWte), &loss.count, threads);
+  Backward(inputs, dout, p, dropout_seed, threads);
+  return loss;
+}
 
-  // 1. LM head + cross-entropy: d(loss_scale · mean)/dlogits, then dout [N, C] and dwte.
+absl::StatusOr<LossSum> Gpt2Model::ForwardBackwardHidden(const std::vector<int32_t>& inputs, int64_t B, int64_t T,
+                                                         int threads, uint64_t dropout_seed,
+                                                         std::span<const int32_t> key_lengths,
+                                                         const HiddenHead& head) {
+  TOKVEC_RETURN_IF_ERROR(CheckBatch(inputs, {}, B, T, key_lengths));
+  key_lengths_ = key_lengths.empty() ? nullptr : key_lengths.data();
+  const float p = dropout_;
+  const float* hidden = Forward(inputs, B, T, threads, p, dropout_seed);  // [N, C]
+  std::vector<float> dhidden(Sz(B * T * config_.d_model), 0.0f);
+  TOKVEC_ASSIGN_OR_RETURN(LossSum loss, head(hidden, dhidden.data()));
+  Backward(inputs, dhidden, p, dropout_seed, threads);
+  return loss;
+}
+
+absl::StatusOr<LossSum> Gpt2Model::EvaluateHidden(const std::vector<int32_t>& inputs, int64_t B, int64_t T,
+                                                  int threads, std::span<const int32_t> key_lengths,
+                                                  const HiddenHead& head) {
+  TOKVEC_RETURN_IF_ERROR(CheckBatch(inputs, {}, B, T, key_lengths));
+  key_lengths_ = key_lengths.empty() ? nullptr : key_lengths.data();
+  return head(Forward(inputs, B, T, threads, 0.0f, 0), nullptr);
+}
+
+void Gpt2Model::Backward(const std::vector<int32_t>& inputs, std::vector<float>& dout, float p,
+                         uint64_t dropout_seed, int threads) {
+  Activations& a = acts_;
+  const int64_t B = a.B, T = a.T, C = config_.d_model, F = config_.d_ff, L = config_.n_layers, N = B * T;
   std::vector<float> dres(Sz(N * C), 0.0f);   // [N, C] d(a layer's output), then d(its input)
   std::vector<float> dres2(Sz(N * C), 0.0f);  // [N, C] d(the residual sum after attention)
   std::vector<float> dbuf(Sz(N * C), 0.0f);   // [N, C] d(a LayerNorm's output)
   BackwardScratch s{.dropped = std::vector<float>(p > 0 ? Sz(N * C) : 0), .datty = std::vector<float>(Sz(N * C)),
                     .dhidden = std::vector<float>(Sz(N * F)), .dact = std::vector<float>(Sz(N * F)),
                     .dqkv = std::vector<float>(Sz(N * 3 * C))};
-  const float grad_scale = valid > 0 ? loss_scale / static_cast<float>(valid) : 0.0f;
-  LossSum loss;
-  loss.sum = CrossEntropyForwardBackward(out, P(kWte), targets.data(), N, C, config_.vocab_size, grad_scale,
-                                         encoder() ? dres.data() : dbuf.data(), G(kWte), &loss.count, threads);
-  if (!encoder()) {
+  // 1. gpt2's ln_f (the encoder's output is its last block's).
+  if (encoder()) {
+    dres.swap(dout);
+  } else {
     const int lnf = first_layer_ + static_cast<int>(L) * kPerLayer;
     const float* last = L == 0 ? a.encoded.data() : a.residual3.data() + (L - 1) * N * C;
-    LayerNormBackward(dres.data(), G(lnf), G(lnf + 1), dbuf.data(), last, P(lnf), a.lnf_mean.data(),
+    LayerNormBackward(dres.data(), G(lnf), G(lnf + 1), dout.data(), last, P(lnf), a.lnf_mean.data(),
                       a.lnf_rstd.data(), N, C, threads);
   }
 
@@ -387,7 +419,6 @@ absl::StatusOr<LossSum> Gpt2Model::ForwardBackward(const std::vector<int32_t>& i
   } else {
     EmbeddingBackward(G(kWte), G(kWpe), dres.data(), inputs.data(), B, T, C);
   }
-  return loss;
 }
 
 }  // namespace tokvec::training

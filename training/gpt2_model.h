@@ -18,6 +18,7 @@
 #define TOKVEC_TRAINING_GPT2_MODEL_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -89,6 +90,18 @@ class Gpt2Model {
   absl::StatusOr<LossSum> Evaluate(const std::vector<int32_t>& inputs, const std::vector<int32_t>& targets,
                                    int64_t B, int64_t T, int threads, std::span<const int32_t> key_lengths = {});
 
+  // A loss on the final hidden states instead of the LM head (SimCSE, training/contrastive.h): hidden [B·T, C]
+  // (after ln_f for gpt2, the last block's output for the encoder); when dhidden is not null (training) the head
+  // writes d(loss_scale · loss)/d(hidden) into it ([B·T, C], zeroed before the call). Returns the loss.
+  using HiddenHead = std::function<absl::StatusOr<LossSum>(const float* hidden, float* dhidden)>;
+  // Forward with dropout, the head, and the backward pass from its d(hidden): gradients are added to grads().
+  absl::StatusOr<LossSum> ForwardBackwardHidden(const std::vector<int32_t>& inputs, int64_t B, int64_t T,
+                                                int threads, uint64_t dropout_seed,
+                                                std::span<const int32_t> key_lengths, const HiddenHead& head);
+  // Forward without dropout and the head (dhidden = null): no gradient.
+  absl::StatusOr<LossSum> EvaluateHidden(const std::vector<int32_t>& inputs, int64_t B, int64_t T, int threads,
+                                         std::span<const int32_t> key_lengths, const HiddenHead& head);
+
   // The parameters (or any buffer of the same layout) as named tensors, `prefix` before each name.
   std::vector<NamedTensor> Named(const std::vector<float>& buffer, std::string_view prefix = "") const;
   // Writes params() as model.safetensors (F32, Hugging Face names).
@@ -123,6 +136,10 @@ class Gpt2Model {
   // p: dropout probability (0 for evaluation).
   const float* Forward(const std::vector<int32_t>& inputs, int64_t B, int64_t T, int threads, float p,
                        uint64_t dropout_seed);
+  // The backward pass of the last Forward from dout = d(its output) [N, C] (for gpt2 through ln_f): every
+  // parameter's gradient is accumulated. dout is used as scratch.
+  void Backward(const std::vector<int32_t>& inputs, std::vector<float>& dout, float p, uint64_t dropout_seed,
+                int threads);
   float* P(int index) { return params_.data() + infos_[static_cast<size_t>(index)].offset; }
   float* G(int index) { return grads_.data() + infos_[static_cast<size_t>(index)].offset; }
 

@@ -18,7 +18,8 @@ uint64_t SplitMix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-// The visiting order of W windows in epoch `epoch`.
+}  // namespace
+
 std::vector<int64_t> EpochOrder(int64_t windows, uint64_t seed, int64_t epoch) {
   std::vector<int64_t> order(static_cast<size_t>(windows));
   std::iota(order.begin(), order.end(), 0);
@@ -29,8 +30,6 @@ std::vector<int64_t> EpochOrder(int64_t windows, uint64_t seed, int64_t epoch) {
   }
   return order;
 }
-
-}  // namespace
 
 std::optional<int32_t> EndOfTextId(const Tokenizer& tokenizer) {
   for (const char* name : {"<|endoftext|>", "</s>"}) {

@@ -27,6 +27,10 @@
 
 namespace tokvec::training {
 
+// The visiting order of `count` windows (or --lines examples) in epoch `epoch` of a shuffled run: a Fisher-Yates
+// permutation drawn from splitmix64 seeded by (seed, epoch).
+std::vector<int64_t> EpochOrder(int64_t count, uint64_t seed, int64_t epoch);
+
 // The end-of-text id of a tokenizer: `<|endoftext|>`, else `</s>`, else none.
 std::optional<int32_t> EndOfTextId(const Tokenizer& tokenizer);
 // The mask id for --objective mlm: `<mask>` (RoBERTa), else `[MASK]` (BERT), else none.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "training/contrastive.h"
 #include "training/gpt2_model.h"
 #include "training/optimizer.h"
 
@@ -27,6 +28,14 @@ struct MicroBatch {
   std::vector<int32_t> targets;
   int64_t B = 0;
   int64_t T = 0;
+  std::vector<int32_t> key_lengths;  // [B] real tokens of each row (--lines: the rest is padding), or empty
+  int64_t pairs = 0;  // simcse: B = 2·pairs rows, rows r and pairs + r are one line; no targets (SimcseLoss)
+};
+
+// The simcse objective's head (training/contrastive.h).
+struct SimcseSettings {
+  Pooling pooling = Pooling::kMean;
+  float temperature = 0.05f;
 };
 
 struct StepResult {
@@ -38,9 +47,15 @@ struct StepResult {
 
 // With the model's dropout on, micro-batch k of step `step` draws its masks from DropoutSeed(seed, step, k), so a
 // resumed run draws the same ones.
+// Batches with pairs > 0 train the SimCSE loss with `simcse`'s pooling and temperature.
 absl::StatusOr<StepResult> TrainStep(Gpt2Model& model, Optimizer& optimizer, const Schedule& schedule, double clip,
                                      int64_t step, std::span<const MicroBatch> batches, int threads,
-                                     uint64_t seed = 0);
+                                     uint64_t seed = 0, const SimcseSettings& simcse = {});
+
+// The loss of one micro-batch and d(loss_scale · loss)/dθ added to the model's gradients: the LM head's
+// cross-entropy, or (pairs > 0) SimCSE's InfoNCE.
+absl::StatusOr<LossSum> MicroBatchForwardBackward(Gpt2Model& model, const MicroBatch& batch, float loss_scale,
+                                                  int threads, uint64_t dropout_seed, const SimcseSettings& simcse);
 
 }  // namespace tokvec::training
 

@@ -60,10 +60,28 @@ absl::StatusOr<TrainerState> ParseTrainerState(std::string_view json_text, std::
   state.optimizer = optimizer->get<std::string>();
   if (auto objective = j.find("objective"); objective != j.end()) {
     if (!objective->is_string() ||
-        (objective->get<std::string>() != "clm" && objective->get<std::string>() != "mlm")) {
-      return Missing(path, "objective", "\"clm\" or \"mlm\"");
+        (objective->get<std::string>() != "clm" && objective->get<std::string>() != "mlm" &&
+         objective->get<std::string>() != "simcse")) {
+      return Missing(path, "objective", "\"clm\", \"mlm\" or \"simcse\"");
     }
     state.objective = objective->get<std::string>();
+  }
+  if (auto lines = j.find("lines"); lines != j.end()) {
+    if (!lines->is_boolean()) return Missing(path, "lines", "a boolean");
+    state.lines = lines->get<bool>();
+  }
+  if (auto pooling = j.find("pooling"); pooling != j.end()) {
+    if (!pooling->is_string() || (pooling->get<std::string>() != "mean" && pooling->get<std::string>() != "cls" &&
+                                  pooling->get<std::string>() != "last")) {
+      return Missing(path, "pooling", "\"mean\", \"cls\" or \"last\"");
+    }
+    state.pooling = pooling->get<std::string>();
+  }
+  if (auto temperature = j.find("temperature"); temperature != j.end()) {
+    if (!temperature->is_number() || !(temperature->get<double>() > 0.0 && temperature->get<double>() < 1e6)) {
+      return Missing(path, "temperature", "a positive number");
+    }
+    state.temperature = temperature->get<double>();
   }
   if (state.step > state.total_steps) {
     return absl::InvalidArgumentError(
@@ -85,6 +103,9 @@ std::string TrainerStateToJson(const TrainerState& state) {
   j["optimizer"] = state.optimizer;
   j["tokens_seen"] = state.tokens_seen;
   j["objective"] = state.objective;
+  if (state.lines) j["lines"] = true;
+  if (!state.pooling.empty()) j["pooling"] = state.pooling;
+  if (state.temperature > 0) j["temperature"] = state.temperature;
   return j.dump(2) + "\n";
 }
 

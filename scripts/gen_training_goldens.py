@@ -30,6 +30,13 @@ What is written (everything float32, safetensors files written by this script, n
                                 clip_grad_norm_ and linear warmup + cosine decay (nanoGPT's loop)
     sgd.<name>                  the weights after STEPS torch.optim.SGD (momentum) steps, same loop
   The hyper-parameters are in golden.safetensors' __metadata__ so the C++ test reads them from there.
+  objectives.safetensors        the other objectives on --lines batches (lines of LINE_LENGTHS tokens padded to T):
+    mlm.lines, .lengths          the encoder's lines; mlm.inputs, .targets: the batch after tokvec's MLM masking
+                                (reimplemented here from training/token_stream.cc: seed, first row, mask id in
+                                __metadata__), mlm.loss and mlm.grad.<name> from autograd
+    simcse.{gpt2,encoder}.inputs, .lengths, .loss, .grad.<name>   unsupervised SimCSE (rows r and P + r are line
+                                r) with dropout 0.1 whose masks are tokvec's (training/kernels.cc DropoutSeed /
+                                DropoutUniform reimplemented here), pooled last (gpt2) / mean (encoder), τ 0.5
 
 The model is a plain-torch GPT-2 (Radford et al. 2019) with Conv1D weights [in, out] as in Hugging Face:
 pre-LN blocks, causal attention, gelu tanh, ln_f and the LM head tied to wte; loss = F.cross_entropy(
@@ -62,6 +69,10 @@ B, T, ACCUM, STEPS = 2, 8, 2, 5
 ENCODER = {"model_type": "encoder", "n_embd": 16, "n_head": 2, "n_layer": 2, "n_inner": 32, "n_positions": 8,
            "vocab_size": 50, "layer_norm_epsilon": 1e-5, "activation_function": "relu"}
 ENCODER_LENGTHS = [8, 5]
+# Objectives on --lines batches (training/line_examples.h): lines of these lengths padded to T.
+LINE_LENGTHS = [8, 5, 3]
+MLM = {"seed": 1234, "first_row": 3, "mask_id": 1}
+SIMCSE = {"dropout": 0.1, "dropout_seed": 0x5EED5EED, "temperature": 0.5}  # τ 0.5: a loss well above 0
 HYPER = {"lr": 1e-2, "beta1": 0.9, "beta2": 0.95, "eps": 1e-8, "weight_decay": 0.1, "clip": 1.0, "warmup": 2,
          "momentum": 0.9, "sgd_lr": 0.05}
 
@@ -108,32 +119,101 @@ def make_batches():
     return inputs, targets
 
 
-def forward(p, ids, targets):
-    """Mean cross-entropy of a [B, T] batch; every op spelled out as in nanoGPT's model.py."""
-    c, h, eps = CONFIG["n_embd"], CONFIG["n_head"], CONFIG["layer_norm_epsilon"]
+P_SITES = {"attention": 0, "attn_residual": 1, "mlp_residual": 2, "embedding": 3}  # training/gpt2_model.cc
+MASK64 = (1 << 64) - 1
+
+
+def mix64(z):
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
+def dropout_seed(base, a, b):
+    """training/kernels.cc DropoutSeed."""
+    return mix64((mix64((base + (a + 1) * 0x9E3779B97F4A7C15) & MASK64) + (b + 1) * 0xC2B2AE3D27D4EB4F) & MASK64)
+
+
+def dropout_uniform(seed, index):
+    """training/kernels.cc DropoutUniform: 24 random bits of a counter-based draw, in [0, 1)."""
+    return (mix64((seed + (index + 1) * 0x9E3779B97F4A7C15) & MASK64) >> 40) / float(1 << 24)
+
+
+class Dropout:
+    """tokvec's dropout masks (a pure function of (seed, site, element)), as float32 tensors of 0 or 1/(1 - p), so
+    torch drops exactly the elements tokvec drops."""
+
+    def __init__(self, p, seed, n_layer):
+        self.p, self.seed, self.n_layer = p, seed, n_layer
+        self.scale = np.float32(1.0) / (np.float32(1.0) - np.float32(p))
+
+    def mask(self, shape, layer, site):
+        seed = dropout_seed(self.seed, self.n_layer if site == "embedding" else layer, P_SITES[site])
+        p32 = float(np.float32(self.p))
+        n = int(np.prod(shape))
+        keep = np.array([dropout_uniform(seed, i) >= p32 for i in range(n)], dtype=bool).reshape(shape)
+        return torch.from_numpy(np.where(keep, self.scale, np.float32(0.0)).astype(np.float32))
+
+
+def apply_mlm_masking(inputs, first_row, mask_id, vocab, seed):
+    """training/token_stream.cc ApplyMlmMasking over [B, T] ids (lists): returns (inputs, targets)."""
+    stream = 0x6D6C6D
+    p15, p80, p90 = (float(np.float32(x)) for x in (0.15, 0.8, 0.9))
+    out_inputs, out_targets = [row[:] for row in inputs], [[-1] * len(row) for row in inputs]
+    for r, row in enumerate(inputs):
+        row_seed = dropout_seed(seed ^ stream, first_row + r, stream)
+        for t in range(len(row)):
+            draw = t * 3
+            if dropout_uniform(row_seed, draw) >= p15:
+                continue
+            out_targets[r][t] = row[t]
+            how = dropout_uniform(row_seed, draw + 1)
+            if how < p80:
+                out_inputs[r][t] = mask_id
+            elif how < p90:
+                out_inputs[r][t] = int(np.float32(dropout_uniform(row_seed, draw + 2)) * np.float32(vocab)) % vocab
+    return out_inputs, out_targets
+
+
+def attention(x_qkv, bsz, t, c, h, allowed, drop, layer):
+    """Multi-head attention of [B, T, 3C] q | k | v; allowed [B, 1, T, T] (True = may attend); dropout on the
+    weights after the softmax."""
+    q, k, v = x_qkv.split(c, dim=2)
+    q, k, v = (z.view(bsz, t, h, c // h).transpose(1, 2) for z in (q, k, v))  # [B, H, T, Dh]
+    att = (q @ k.transpose(-2, -1)) / math.sqrt(c // h)                       # [B, H, T, T]
+    att = att.masked_fill(~allowed, float("-inf")).softmax(dim=-1)
+    if drop is not None:
+        att = att * drop.mask((bsz, h, t, t), layer, "attention")
+    return (att @ v).transpose(1, 2).reshape(bsz, t, c)                        # [B, T, C]
+
+
+def gpt2_hidden(p, ids, lengths=None, drop=None, config=None):
+    """GPT-2's last hidden state (after ln_f) of a [B, T] batch, every op spelled out as in nanoGPT's model.py;
+    lengths masks keys t >= lengths[b]; drop reproduces tokvec's dropout masks."""
+    config = config or CONFIG
+    c, h, eps = config["n_embd"], config["n_head"], config["layer_norm_epsilon"]
     bsz, t = ids.shape
     x = p["wte.weight"][ids] + p["wpe.weight"][:t]                     # [B, T, C]
-    causal = torch.tril(torch.ones(t, t, dtype=torch.bool))
-    for i in range(CONFIG["n_layer"]):
+    if drop is not None:
+        x = x * drop.mask((bsz, t, c), 0, "embedding")
+    allowed = torch.tril(torch.ones(t, t, dtype=torch.bool))[None, None]
+    if lengths is not None:
+        allowed = allowed & (torch.arange(t)[None, :] < lengths[:, None])[:, None, None, :]
+    for i in range(config["n_layer"]):
         w = lambda n: p["h.%d.%s" % (i, n)]
         a = F.layer_norm(x, (c,), w("ln_1.weight"), w("ln_1.bias"), eps)
-        qkv = a @ w("attn.c_attn.weight") + w("attn.c_attn.bias")   # [B, T, 3C]
-        q, k, v = qkv.split(c, dim=2)
-        q, k, v = (z.view(bsz, t, h, c // h).transpose(1, 2) for z in (q, k, v))  # [B, H, T, Dh]
-        att = (q @ k.transpose(-2, -1)) / math.sqrt(c // h)         # [B, H, T, T]
-        att = att.masked_fill(~causal, float("-inf")).softmax(dim=-1)
-        y = (att @ v).transpose(1, 2).reshape(bsz, t, c)            # [B, T, C]
-        x = x + (y @ w("attn.c_proj.weight") + w("attn.c_proj.bias"))
+        y = attention(a @ w("attn.c_attn.weight") + w("attn.c_attn.bias"), bsz, t, c, h, allowed, drop, i)
+        y = y @ w("attn.c_proj.weight") + w("attn.c_proj.bias")
+        x = x + (y if drop is None else y * drop.mask((bsz, t, c), i, "attn_residual"))
         m = F.layer_norm(x, (c,), w("ln_2.weight"), w("ln_2.bias"), eps)
         m = F.gelu(m @ w("mlp.c_fc.weight") + w("mlp.c_fc.bias"), approximate="tanh")
-        x = x + (m @ w("mlp.c_proj.weight") + w("mlp.c_proj.bias"))
-    x = F.layer_norm(x, (c,), p["ln_f.weight"], p["ln_f.bias"], eps)
-    logits = x @ p["wte.weight"].t()                                 # [B, T, V], tied head
-    return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.reshape(-1), ignore_index=-1)
+        m = m @ w("mlp.c_proj.weight") + w("mlp.c_proj.bias")
+        x = x + (m if drop is None else m * drop.mask((bsz, t, c), i, "mlp_residual"))
+    return F.layer_norm(x, (c,), p["ln_f.weight"], p["ln_f.bias"], eps)
 
 
-def forward_encoder(p, ids, targets, lengths):
-    """Mean cross-entropy of the encoder on a [B, T] batch with key padding (keys t >= lengths[b] masked)."""
+def encoder_hidden(p, ids, lengths, drop=None):
+    """The encoder's last hidden state of a [B, T] batch with key padding (keys t >= lengths[b] masked)."""
     c, h, eps = ENCODER["n_embd"], ENCODER["n_head"], ENCODER["layer_norm_epsilon"]
     bsz, t = ids.shape
     pos = torch.arange(t, dtype=torch.float64)[:, None]
@@ -142,20 +222,51 @@ def forward_encoder(p, ids, targets, lengths):
     pe = torch.zeros(t, c, dtype=torch.float64)
     pe[:, 0::2], pe[:, 1::2] = torch.sin(angle), torch.cos(angle)
     x = p["wte.weight"][ids] * float(math.sqrt(c)) + pe.float()                # [B, T, C]
-    padding = torch.arange(t)[None, :] >= lengths[:, None]                      # [B, T] True = padding
+    if drop is not None:
+        x = x * drop.mask((bsz, t, c), 0, "embedding")
+    allowed = (torch.arange(t)[None, :] < lengths[:, None])[:, None, None, :]  # [B, 1, 1, T]
     for i in range(ENCODER["n_layer"]):
         w = lambda n: p["h.%d.%s" % (i, n)]
-        q, k, v = (x @ w("attn.c_attn.weight") + w("attn.c_attn.bias")).split(c, dim=2)
-        q, k, v = (z.view(bsz, t, h, c // h).transpose(1, 2) for z in (q, k, v))
-        att = (q @ k.transpose(-2, -1)) / math.sqrt(c // h)
-        att = att.masked_fill(padding[:, None, None, :], float("-inf")).softmax(dim=-1)
-        y = (att @ v).transpose(1, 2).reshape(bsz, t, c)
-        x = F.layer_norm(x + (y @ w("attn.c_proj.weight") + w("attn.c_proj.bias")), (c,), w("ln_1.weight"),
-                         w("ln_1.bias"), eps)
+        y = attention(x @ w("attn.c_attn.weight") + w("attn.c_attn.bias"), bsz, t, c, h, allowed, drop, i)
+        y = y @ w("attn.c_proj.weight") + w("attn.c_proj.bias")
+        if drop is not None:
+            y = y * drop.mask((bsz, t, c), i, "attn_residual")
+        x = F.layer_norm(x + y, (c,), w("ln_1.weight"), w("ln_1.bias"), eps)
         m = F.relu(x @ w("mlp.c_fc.weight") + w("mlp.c_fc.bias")) @ w("mlp.c_proj.weight") + w("mlp.c_proj.bias")
+        if drop is not None:
+            m = m * drop.mask((bsz, t, c), i, "mlp_residual")
         x = F.layer_norm(x + m, (c,), w("ln_2.weight"), w("ln_2.bias"), eps)
-    logits = x @ p["wte.weight"].t()
+    return x
+
+
+def lm_loss(p, hidden, targets):
+    logits = hidden @ p["wte.weight"].t()                              # [B, T, V], tied head
     return F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1), ignore_index=-1)
+
+
+def forward(p, ids, targets):
+    """Mean cross-entropy of a [B, T] batch."""
+    return lm_loss(p, gpt2_hidden(p, ids), targets)
+
+
+def forward_encoder(p, ids, targets, lengths):
+    """Mean cross-entropy of the encoder on a [B, T] batch with key padding (keys t >= lengths[b] masked)."""
+    return lm_loss(p, encoder_hidden(p, ids, lengths), targets)
+
+
+def simcse_loss(hidden, lengths, pooling, temperature):
+    """Unsupervised SimCSE (Gao et al. 2021): rows i and P + i are one line's two encodings; pooled, normalised,
+    cosine matrix / τ, cross-entropy against the diagonal (the reference code's one direction)."""
+    rows, t, _ = hidden.shape
+    if pooling == "mean":
+        weights = (torch.arange(t)[None, :] < lengths[:, None]).float() / lengths[:, None].float()
+        pooled = (hidden * weights[:, :, None]).sum(dim=1)
+    else:  # last
+        pooled = hidden[torch.arange(rows), lengths - 1]
+    z = F.normalize(pooled, dim=-1)
+    half = rows // 2
+    sim = z[:half] @ z[half:].t() / temperature
+    return F.cross_entropy(sim, torch.arange(half))
 
 
 def scheduled_lr(step, lr):
@@ -271,15 +382,68 @@ def generate(out_dir):
                    "encoder.lengths": lengths.float().numpy(), "encoder.loss": np.array([loss.item()], np.float32)})
     for n, t in enc.items():
         golden["encoder.grad." + n] = t.grad.numpy()
+    write_objective_goldens(out_dir)
     metadata = {k: repr(v) for k, v in HYPER.items()}
     metadata.update({"B": str(B), "T": str(T), "accum": str(ACCUM), "steps": str(STEPS), "schedule": "cosine",
                      "torch": torch.__version__})
     write_safetensors(os.path.join(out_dir, "golden.safetensors"), golden, metadata)
 
 
+def padded_lines(vocab, seed):
+    """LINE_LENGTHS lines of random ids, padded with 0 to T: ([rows] lists, lengths tensor)."""
+    g = torch.Generator().manual_seed(seed)
+    rows = []
+    for n in LINE_LENGTHS:
+        ids = torch.randint(2, vocab, (n,), generator=g).tolist()
+        rows.append(ids + [0] * (T - n))
+    return rows, torch.tensor(LINE_LENGTHS)
+
+
+def write_objective_goldens(out_dir):
+    """objectives.safetensors: the mlm and simcse losses on --lines batches (training/line_examples.h), with
+    tokvec's own MLM masks and dropout masks reproduced here, so PyTorch sees exactly tokvec's batch."""
+    golden = {}
+    # MLM on the encoder: LineBatch(kMlm) of rows first_row .. first_row + 2 (examples 0, 1, 2 in order).
+    rows, lengths = padded_lines(ENCODER["vocab_size"], 21)
+    masked, targets = apply_mlm_masking(rows, MLM["first_row"], MLM["mask_id"], ENCODER["vocab_size"], MLM["seed"])
+    for r, n in enumerate(LINE_LENGTHS):  # padding is neither masked nor predicted
+        masked[r][n:] = [0] * (T - n)
+        targets[r][n:] = [-1] * (T - n)
+    assert any(t >= 0 for row in targets for t in row), "no position masked: pick another seed"
+    enc = init_weights(ENCODER, seed=4321)
+    loss = forward_encoder(enc, torch.tensor(masked), torch.tensor(targets), lengths)
+    loss.backward()
+    golden.update({"mlm.lines": np.array(rows, np.float32), "mlm.lengths": lengths.float().numpy(),
+                   "mlm.inputs": np.array(masked, np.float32), "mlm.targets": np.array(targets, np.float32),
+                   "mlm.loss": np.array([loss.item()], np.float32)})
+    for n, t in enc.items():
+        golden["mlm.grad." + n] = t.grad.numpy()
+    # SimCSE: rows r and P + r are line r, dropout on (tokvec's masks), pooled last (gpt2) or mean (encoder).
+    for kind, config, hidden_fn, pooling, seed in (("gpt2", CONFIG, gpt2_hidden, "last", 1234),
+                                                   ("encoder", ENCODER, encoder_hidden, "mean", 4321)):
+        rows, lengths = padded_lines(config["vocab_size"], 31)
+        ids = torch.tensor(rows + rows)
+        lengths2 = torch.cat([lengths, lengths])
+        p = init_weights(config, seed=seed)
+        drop = Dropout(SIMCSE["dropout"], SIMCSE["dropout_seed"], config["n_layer"])
+        loss = simcse_loss(hidden_fn(p, ids, lengths2, drop), lengths2, pooling, SIMCSE["temperature"])
+        loss.backward()
+        golden.update({"simcse.%s.inputs" % kind: ids.float().numpy(),
+                       "simcse.%s.lengths" % kind: lengths2.float().numpy(),
+                       "simcse.%s.loss" % kind: np.array([loss.item()], np.float32)})
+        for n, t in p.items():
+            golden["simcse.%s.grad.%s" % (kind, n)] = t.grad.numpy()
+    metadata = {"mlm_seed": str(MLM["seed"]), "mlm_first_row": str(MLM["first_row"]),
+                "mlm_mask_id": str(MLM["mask_id"]), "simcse_dropout": repr(SIMCSE["dropout"]),
+                "simcse_dropout_seed": str(SIMCSE["dropout_seed"]), "simcse_temperature": repr(SIMCSE["temperature"]),
+                "T": str(T), "torch": torch.__version__}
+    write_safetensors(os.path.join(out_dir, "objectives.safetensors"), golden, metadata)
+
+
 def compare(old_dir, new_dir, tolerance):
     problems = []
-    for name in ("tiny_gpt2/model.safetensors", "tiny_encoder/model.safetensors", "golden.safetensors"):
+    for name in ("tiny_gpt2/model.safetensors", "tiny_encoder/model.safetensors", "golden.safetensors",
+                 "objectives.safetensors"):
         old_path = os.path.join(old_dir, name)
         if not os.path.exists(old_path):
             problems.append("%s: missing from %s" % (name, old_dir))

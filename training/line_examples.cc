@@ -54,13 +54,25 @@ absl::StatusOr<LineExamples> LineExamples::Encode(const Tokenizer& tokenizer, co
   return lines;
 }
 
+LineExamples LineExamples::FromLines(const std::vector<std::vector<int32_t>>& lines) {
+  LineExamples examples;
+  examples.starts_.push_back(0);
+  for (const std::vector<int32_t>& line : lines) {
+    if (line.empty()) continue;
+    examples.ids_.insert(examples.ids_.end(), line.begin(), line.end());
+    examples.starts_.push_back(static_cast<int64_t>(examples.ids_.size()));
+  }
+  return examples;
+}
+
 int64_t LineExamples::ExampleOfRow(int64_t g, bool shuffle, uint64_t seed) const {
   const int64_t E = size();
   if (!shuffle) return g % E;
   const int64_t epoch = g / E;
-  if (epoch != order_epoch_) {
+  if (epoch != order_epoch_ || seed != order_seed_) {
     order_ = EpochOrder(E, seed, epoch);
     order_epoch_ = epoch;
+    order_seed_ = seed;
   }
   return order_[static_cast<size_t>(g % E)];
 }

@@ -29,6 +29,8 @@ class LineExamples {
   // InvalidArgument when no file holds a non-blank line.
   static absl::StatusOr<LineExamples> Encode(const Tokenizer& tokenizer, const std::vector<std::string>& files,
                                              int64_t max_tokens);
+  // From token ids already cut (tests, callers with their own encoding); empty lines are skipped.
+  static LineExamples FromLines(const std::vector<std::vector<int32_t>>& lines);
 
   int64_t size() const { return static_cast<int64_t>(starts_.size()) - 1; }
   std::span<const int32_t> Example(int64_t e) const {
@@ -47,6 +49,7 @@ class LineExamples {
   // The last epoch's order, kept so consecutive batches do not redraw it (fit calls from one thread).
   mutable std::vector<int64_t> order_;
   mutable int64_t order_epoch_ = -1;
+  mutable uint64_t order_seed_ = 0;
 };
 
 // What a line row holds for each objective.

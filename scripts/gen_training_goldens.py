@@ -456,6 +456,12 @@ def compare(old_dir, new_dir, tolerance):
                 problems.append("%s: %s shape %s vs %s" % (name, key, old[key].shape, new[key].shape))
                 continue
             a, b = old[key].astype(np.float64), new[key].astype(np.float64)
+            if name == "golden.safetensors" and key.startswith("adamw.") and key.endswith("attn.c_attn.bias"):
+                # The key third of c_attn.bias has an exactly-zero gradient (softmax ignores a per-row constant):
+                # both runs hold rounding noise there, which Adam turns into ±lr steps that differ from run to run
+                # and CPU to CPU. tests/training/parity_test.cc leaves it out the same way.
+                c = CONFIG["n_embd"]
+                a, b = np.concatenate([a[:c], a[2 * c:]]), np.concatenate([b[:c], b[2 * c:]])
             diff = float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(a)))) if a.size else 0.0
             if not diff <= tolerance:
                 problems.append("%s: %s max diff %.3g > %.3g" % (name, key, diff, tolerance))

@@ -25,10 +25,11 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // Fewest rows an sgemm call of a tile gets, so that a row's result does not depend on how many rows share the
 // call: OpenBLAS takes another code path for small products (measured here, Debian's 0.3.21 with the Haswell
 // kernel on AMD EPYC: with in = 32 and 96 outputs, calls of 1-12 rows give other bits than calls of 13 or more;
-// with 32 x 32, 1-37 rows; with 768 x 768 a single row), and its Skylake-X kernels use a small-matrix kernel up to
-// M·N·K = 10^6. Padding to M·N·K >= 2^20 and M >= 2 made every row bit-identical across 1..1100-row calls for all
-// the shapes tried (32/128/768/3072 inputs and outputs). It is what lets a server batch requests together
-// without changing any vector (server/batcher.h); it costs nothing for model-sized tiles (768 wide: M >= 2).
+// with 32 x 32, 1-37 rows; with 768 x 768 a single row), and its Skylake-X build takes a small-matrix kernel up
+// to M·N·K = 10^6 (OpenBLAS kernel/x86_64/sgemm_small_kernel_permit_skylakex.c). Padding to M·N·K >= 2^20 and
+// M >= 2 made every row bit-identical across 1..1100-row calls for all the shapes tried (32/128/768/3072 inputs
+// and outputs). It is what lets a server batch requests together without changing any vector
+// (server/batcher.h); it costs nothing for model-sized tiles (768 wide: M >= 2).
 int64_t MinGemmRows(int64_t cols, int64_t in) {
   constexpr int64_t kLargeGemmWork = int64_t{1} << 20;
   return std::max<int64_t>(2, CeilDiv(kLargeGemmWork, std::max<int64_t>(1, cols * in)));

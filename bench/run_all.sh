@@ -71,5 +71,9 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
     grep -v '^ROW' "$logs/$i.log" || true
     echo '```'
   done
-} > bench/RESULTS.md
+  # Sections of separate runs (`## ... (bench/x.sh, a separate run)`: word2vec, serve) are kept as they were.
+  [[ -f bench/RESULTS.md ]] && awk '/^## .*a separate run\)$/ { keep = 1 } keep { print }' bench/RESULTS.md \
+    | sed '1s/^/\n/' || true
+} > "$logs/RESULTS.md"
+mv "$logs/RESULTS.md" bench/RESULTS.md
 echo "wrote bench/RESULTS.md"

@@ -34,6 +34,23 @@ extern "C" void OnStopSignal(int signal) {
 }
 
 absl::Status RunServe(const server::ServerOptions& options) {
+  if (options.threads < 1) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}--threads must be at least 1, not {}", kUsagePrefix, options.threads));
+  }
+  if (options.max_batch_tokens < 1) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}--max-batch-tokens must be at least 1 (1: no batching across requests), not {}", kUsagePrefix,
+                    options.max_batch_tokens));
+  }
+  if (options.max_input_tokens < 0) {
+    return absl::InvalidArgumentError(fmt::format("{}--max-input-tokens must be 0 (the model's maximum) or more, "
+                                                  "not {}",
+                                                  kUsagePrefix, options.max_input_tokens));
+  }
+  if (options.max_body_bytes < 1) {
+    return absl::InvalidArgumentError(fmt::format("{}--max-body-bytes must be at least 1", kUsagePrefix));
+  }
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<server::Server> server, server::Server::Create(options));
   TOKVEC_ASSIGN_OR_RETURN(int port, server->Bind());
   if (pipe(stop_pipe) != 0) return absl::InternalError("cannot create a pipe for the stop signals");
@@ -76,25 +93,19 @@ void RegisterServeCommand(CLI::App& app, CommandAction* action) {
   sub->add_option("--port", options->port, "Port (0: any free port, printed on stderr)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
-  sub->add_option("--threads", options->threads, "Threads of each forward pass")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  sub->add_option("--threads", options->threads, "Threads of each forward pass")->capture_default_str();
   sub->add_option("--max-batch-tokens", options->max_batch_tokens,
                   "Most tokens in one batched forward across requests (1: no batching across requests)")
-      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   sub->add_option("--max-input-tokens", options->max_input_tokens,
-                  "Longest input accepted, in tokens (default: the model's maximum)")
-      ->check(CLI::NonNegativeNumber);
+                  "Longest input accepted, in tokens (default 0: the model's maximum)");
   sub->add_option("--api-key", options->api_key, "Require 'Authorization: Bearer KEY' (not on / and /health)");
   sub->add_option("--pooling", options->pooling,
                   "none | mean | cls | last | max | auto (the directory's sentence-transformers pooling)")
       ->check(CLI::IsMember({"auto", "none", "mean", "cls", "last", "max"}))
       ->capture_default_str();
   sub->add_flag("--normalize", options->normalize, "Scale every vector to unit length");
-  sub->add_option("--max-body-bytes", options->max_body_bytes, "Larger request bodies get 413")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  sub->add_option("--max-body-bytes", options->max_body_bytes, "Larger request bodies get 413")->capture_default_str();
   sub->add_flag("--quiet", [options](int64_t) { options->log = false; }, "No log line per request");
   sub->callback([options, action] { *action = [options] { return RunServe(*options); }; });
 }

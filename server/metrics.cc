@@ -30,6 +30,16 @@ void Write(std::string* out, const char* name, const char* help, const H& histog
                  histogram.sum, name, histogram.count);
 }
 
+// A label value as the exposition format wants it: backslash, double quote and newline escaped.
+std::string LabelValue(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\' || c == '"') out += '\\';
+    out += c == '\n' ? std::string("\\n") : std::string(1, c);
+  }
+  return out;
+}
+
 }  // namespace
 
 void Metrics::RequestStarted() {
@@ -63,7 +73,8 @@ std::string Metrics::Render(const std::vector<std::pair<std::string, size_t>>& q
   fmt::format_to(it, "# HELP tokvec_requests_total HTTP requests answered, by route and status.\n"
                      "# TYPE tokvec_requests_total counter\n");
   for (const auto& [key, count] : requests_) {
-    fmt::format_to(it, "tokvec_requests_total{{path=\"{}\",status=\"{}\"}} {}\n", key.first, key.second, count);
+    fmt::format_to(it, "tokvec_requests_total{{path=\"{}\",status=\"{}\"}} {}\n", LabelValue(key.first), key.second,
+                   count);
   }
   fmt::format_to(it, "# HELP tokvec_requests_in_flight Requests read and not yet answered (this one included).\n"
                      "# TYPE tokvec_requests_in_flight gauge\ntokvec_requests_in_flight {}\n", in_flight_);
@@ -79,7 +90,7 @@ std::string Metrics::Render(const std::vector<std::pair<std::string, size_t>>& q
   fmt::format_to(it, "# HELP tokvec_queue_length Embeddings requests waiting for their model's batcher.\n"
                      "# TYPE tokvec_queue_length gauge\n");
   for (const auto& [model, length] : queue_lengths) {
-    fmt::format_to(it, "tokvec_queue_length{{model=\"{}\"}} {}\n", model, length);
+    fmt::format_to(it, "tokvec_queue_length{{model=\"{}\"}} {}\n", LabelValue(model), length);
   }
   return out;
 }

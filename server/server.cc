@@ -100,7 +100,9 @@ struct Server::Impl {
       ids = dir.WithSpecialTokens(input.ids);
     } else {
       absl::StatusOr<std::vector<uint32_t>> r = dir.Tokenize(input.text);
-      if (!r.ok()) return absl::InvalidArgumentError(fmt::format("input {}: {}", index, std::string(r.status().message())));
+      if (!r.ok()) {
+        return absl::InvalidArgumentError(fmt::format("input {}: {}", index, std::string(r.status().message())));
+      }
       ids = std::move(*r);
     }
     const int64_t limit = MaxInputTokens(m);
@@ -379,7 +381,9 @@ Server::~Server() = default;
 
 absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
   if (options.models.empty()) return absl::InvalidArgumentError("no model: pass -m DIR");
-  if (options.threads < 1) return absl::InvalidArgumentError(fmt::format("--threads must be at least 1, not {}", options.threads));
+  if (options.threads < 1) {
+    return absl::InvalidArgumentError(fmt::format("--threads must be at least 1, not {}", options.threads));
+  }
   if (options.max_batch_tokens < 1) {
     return absl::InvalidArgumentError(
         fmt::format("--max-batch-tokens must be at least 1, not {}", options.max_batch_tokens));

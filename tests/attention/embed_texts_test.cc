@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "base/file_io.h"
 #include "gmock/gmock.h"
@@ -103,6 +104,35 @@ TEST(EmbedTextsTest, ErrorsNameTheText) {
   out = EmbedTexts(dir, texts, {.pooling = Pooling::kMean});
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(std::string(out.status().message()), HasSubstr("line 1: "));
+}
+
+// Texts of several token counts, so batches mix lengths and hold several sequences of one length.
+std::vector<std::string> Texts() {
+  const char* words[] = {"the", "cat", "sat", "on", "a", "mat", "and", "dog", "ran", "far"};
+  std::vector<std::string> texts;
+  for (int i = 0; i < 48; ++i) {
+    std::string t;
+    for (int k = 0; k <= (i * 7) % 11; ++k) t += std::string(k ? " " : "") + words[(i + k * 3) % 10];
+    texts.push_back(t);
+  }
+  return texts;
+}
+
+// A sequence's vectors do not depend on the other sequences of its batch (TiledLinearInto pads small sgemm
+// calls, tiled_linear.cc), so a server may batch requests together (server/batcher.h).
+TEST(EmbedIdSequencesTest, ASequenceGetsTheSameBitsInAnyBatch) {
+  ModelDirectory dir = LoadDir("hf_roberta_f32");
+  const std::vector<std::string> texts = Texts();
+  std::vector<std::vector<uint32_t>> ids;
+  for (const auto& t : texts) ids.push_back(*dir.Tokenize(t));
+  const EmbedTextsOptions options{.pooling = Pooling::kMean, .normalize = true};
+  absl::StatusOr<std::vector<TextVectors>> together = EmbedIdSequences(dir, ids, options);
+  ASSERT_TRUE(together.ok()) << together.status();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    absl::StatusOr<std::vector<TextVectors>> alone = EmbedIdSequences(dir, {ids[i]}, options);
+    ASSERT_TRUE(alone.ok());
+    EXPECT_EQ((*alone)[0].vectors.storage(), (*together)[i].vectors.storage()) << "text " << i << ": " << texts[i];
+  }
 }
 
 }  // namespace

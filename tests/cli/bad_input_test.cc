@@ -224,6 +224,8 @@ const BadInput kUsageRows[] = {
     BadInput("ServeZeroThreads", {"serve", "-m", "{dir}/model", "--threads", "0"}, 2, "--threads"),
     BadInput("ServeZeroBatchTokens", {"serve", "-m", "{dir}/model", "--max-batch-tokens", "0"}, 2,
              "--max-batch-tokens"),
+    BadInput("ServeNegativeInputTokens", {"serve", "-m", "{dir}/model", "--max-input-tokens", "-1"}, 2,
+             "--max-input-tokens must be 0 (the model's maximum) or more, not -1"),
     BadInput("ServeBadPooling", {"serve", "-m", "{dir}/model", "--pooling", "median"}, 2, "median not in"),
 };
 

@@ -3,6 +3,7 @@
 #include "server/api.h"
 
 #include <cstring>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,8 @@ struct BadBody {
   const char* body;
   const char* message;
 };
+
+void PrintTo(const BadBody& row, std::ostream* os) { *os << row.name; }
 
 class BadEmbeddingsBodyTest : public ::testing::TestWithParam<BadBody> {};
 

@@ -69,6 +69,77 @@ B, T, ACCUM, STEPS = 2, 8, 2, 5
 ENCODER = {"model_type": "encoder", "n_embd": 16, "n_head": 2, "n_layer": 2, "n_inner": 32, "n_positions": 8,
            "vocab_size": 50, "layer_norm_epsilon": 1e-5, "activation_function": "relu"}
 ENCODER_LENGTHS = [8, 5]
+# A tiny RoBERTa in Hugging Face's layout (RobertaForMaskedLM: "roberta." + body, lm_head.*), trained through its
+# MLM head on rows with key padding.
+ROBERTA = {"model_type": "roberta", "architectures": ["RobertaForMaskedLM"], "vocab_size": 50, "hidden_size": 16,
+           "num_attention_heads": 2, "num_hidden_layers": 2, "intermediate_size": 32,
+           "max_position_embeddings": 10, "type_vocab_size": 1, "pad_token_id": 1, "bos_token_id": 0,
+           "eos_token_id": 2, "layer_norm_eps": 1e-5, "hidden_act": "gelu", "position_embedding_type": "absolute",
+           "initializer_range": 0.02}
+
+
+def roberta_shapes():
+    c, f, v = ROBERTA["hidden_size"], ROBERTA["intermediate_size"], ROBERTA["vocab_size"]
+    e = "roberta.embeddings."
+    shapes = [(e + "word_embeddings.weight", [v, c]), (e + "position_embeddings.weight",
+                                                        [ROBERTA["max_position_embeddings"], c]),
+              (e + "token_type_embeddings.weight", [ROBERTA["type_vocab_size"], c]),
+              (e + "LayerNorm.weight", [c]), (e + "LayerNorm.bias", [c])]
+    for i in range(ROBERTA["num_hidden_layers"]):
+        p = "roberta.encoder.layer.%d." % i
+        for part in ("query", "key", "value"):
+            shapes += [(p + "attention.self.%s.weight" % part, [c, c]), (p + "attention.self.%s.bias" % part, [c])]
+        shapes += [(p + "attention.output.dense.weight", [c, c]), (p + "attention.output.dense.bias", [c]),
+                   (p + "attention.output.LayerNorm.weight", [c]), (p + "attention.output.LayerNorm.bias", [c]),
+                   (p + "intermediate.dense.weight", [f, c]), (p + "intermediate.dense.bias", [f]),
+                   (p + "output.dense.weight", [c, f]), (p + "output.dense.bias", [c]),
+                   (p + "output.LayerNorm.weight", [c]), (p + "output.LayerNorm.bias", [c])]
+    return shapes + [("lm_head.dense.weight", [c, c]), ("lm_head.dense.bias", [c]),
+                     ("lm_head.layer_norm.weight", [c]), ("lm_head.layer_norm.bias", [c]), ("lm_head.bias", [v])]
+
+
+def init_roberta(seed=2468):
+    """As init_weights: matrices normal(0, 0.2), biases normal(0, 0.05), LayerNorm gains 1 + normal(0, 0.1)."""
+    g = torch.Generator().manual_seed(seed)
+    params = {}
+    for name, shape in roberta_shapes():
+        if len(shape) >= 2:
+            t = torch.randn(shape, generator=g) * 0.2
+        elif "LayerNorm.weight" in name or "layer_norm.weight" in name:
+            t = 1.0 + torch.randn(shape, generator=g) * 0.1
+        else:
+            t = torch.randn(shape, generator=g) * 0.05
+        params[name] = t.float().requires_grad_(True)
+    return params
+
+
+def roberta_mlm_loss(p, ids, targets, lengths):
+    """transformers' RobertaForMaskedLM (modeling_roberta.py) in plain torch ops, dropout off: embeddings (word +
+    position from pad_token_id + 1 + token type 0, LayerNorm), post-LN layers with nn.Linear q/k/v and exact GELU,
+    keys t >= lengths[b] masked, then lm_head (dense, gelu, layer_norm, the word table tied + bias)."""
+    c, h, eps = ROBERTA["hidden_size"], ROBERTA["num_attention_heads"], ROBERTA["layer_norm_eps"]
+    bsz, t = ids.shape
+    e = lambda n: p["roberta.embeddings." + n]
+    positions = ROBERTA["pad_token_id"] + 1 + torch.arange(t)
+    x = e("word_embeddings.weight")[ids] + e("position_embeddings.weight")[positions] + \
+        e("token_type_embeddings.weight")[0]
+    x = F.layer_norm(x, (c,), e("LayerNorm.weight"), e("LayerNorm.bias"), eps)
+    allowed = (torch.arange(t)[None, :] < lengths[:, None])[:, None, None, :]
+    for i in range(ROBERTA["num_hidden_layers"]):
+        w = lambda n: p["roberta.encoder.layer.%d.%s" % (i, n)]
+        lin = lambda z, n: F.linear(z, w(n + ".weight"), w(n + ".bias"))
+        qkv = torch.cat([lin(x, "attention.self.query"), lin(x, "attention.self.key"), lin(x, "attention.self.value")],
+                        dim=2)
+        y = lin(attention(qkv, bsz, t, c, h, allowed, None, i), "attention.output.dense")
+        x = F.layer_norm(x + y, (c,), w("attention.output.LayerNorm.weight"), w("attention.output.LayerNorm.bias"), eps)
+        m = lin(F.gelu(lin(x, "intermediate.dense")), "output.dense")
+        x = F.layer_norm(x + m, (c,), w("output.LayerNorm.weight"), w("output.LayerNorm.bias"), eps)
+    x = F.gelu(F.linear(x, p["lm_head.dense.weight"], p["lm_head.dense.bias"]))
+    x = F.layer_norm(x, (c,), p["lm_head.layer_norm.weight"], p["lm_head.layer_norm.bias"], eps)
+    logits = x @ p["roberta.embeddings.word_embeddings.weight"].t() + p["lm_head.bias"]
+    return F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1), ignore_index=-1)
+
+
 # Objectives on --lines batches (training/line_examples.h): lines of these lengths padded to T.
 LINE_LENGTHS = [8, 5, 3]
 MLM = {"seed": 1234, "first_row": 3, "mask_id": 1}
@@ -433,6 +504,25 @@ def write_objective_goldens(out_dir):
                        "simcse.%s.loss" % kind: np.array([loss.item()], np.float32)})
         for n, t in p.items():
             golden["simcse.%s.grad.%s" % (kind, n)] = t.grad.numpy()
+    # RoBERTa through its MLM head: rows of 8 and 5 real tokens, ~40% of the real positions predicted.
+    os.makedirs(os.path.join(out_dir, "tiny_roberta"), exist_ok=True)
+    with open(os.path.join(out_dir, "tiny_roberta", "config.json"), "w") as f:
+        json.dump(ROBERTA, f, indent=2)
+        f.write("\n")
+    rob = init_roberta()
+    write_safetensors(os.path.join(out_dir, "tiny_roberta", "model.safetensors"),
+                      {n: t.detach().numpy() for n, t in rob.items()}, {"format": "pt"})
+    g = torch.Generator().manual_seed(41)
+    lengths = torch.tensor(ENCODER_LENGTHS)
+    ids = torch.randint(3, ROBERTA["vocab_size"], (B, T), generator=g)
+    targets = torch.randint(3, ROBERTA["vocab_size"], (B, T), generator=g)
+    targets[(torch.rand((B, T), generator=g) < 0.6) | (torch.arange(T)[None, :] >= lengths[:, None])] = -1
+    loss = roberta_mlm_loss(rob, ids, targets, lengths)
+    loss.backward()
+    golden.update({"roberta.inputs": ids.float().numpy(), "roberta.targets": targets.float().numpy(),
+                   "roberta.lengths": lengths.float().numpy(), "roberta.loss": np.array([loss.item()], np.float32)})
+    for n, t in rob.items():
+        golden["roberta.grad." + n] = t.grad.numpy()
     metadata = {"mlm_seed": str(MLM["seed"]), "mlm_first_row": str(MLM["first_row"]),
                 "mlm_mask_id": str(MLM["mask_id"]), "simcse_dropout": repr(SIMCSE["dropout"]),
                 "simcse_dropout_seed": str(SIMCSE["dropout_seed"]), "simcse_temperature": repr(SIMCSE["temperature"]),
@@ -443,7 +533,7 @@ def write_objective_goldens(out_dir):
 def compare(old_dir, new_dir, tolerance):
     problems = []
     for name in ("tiny_gpt2/model.safetensors", "tiny_encoder/model.safetensors", "golden.safetensors",
-                 "objectives.safetensors"):
+                 "objectives.safetensors", "tiny_roberta/model.safetensors"):
         old_path = os.path.join(old_dir, name)
         if not os.path.exists(old_path):
             problems.append("%s: missing from %s" % (name, old_dir))
@@ -465,7 +555,7 @@ def compare(old_dir, new_dir, tolerance):
             diff = float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(a)))) if a.size else 0.0
             if not diff <= tolerance:
                 problems.append("%s: %s max diff %.3g > %.3g" % (name, key, diff, tolerance))
-    for folder, config in (("tiny_gpt2", CONFIG), ("tiny_encoder", ENCODER)):
+    for folder, config in (("tiny_gpt2", CONFIG), ("tiny_encoder", ENCODER), ("tiny_roberta", ROBERTA)):
         with open(os.path.join(old_dir, folder, "config.json")) as f:
             if json.load(f) != config:
                 problems.append("%s/config.json differs from the script's config" % folder)

@@ -89,6 +89,27 @@ absl::Status WritePoolingModules(const fs::path& out, Pooling pooling, int64_t d
   return WriteFileAtomically((out / "modules.json").string(), modules.dump(2) + "\n");
 }
 
+// A sentence-transformers directory's modules.json and its module folders (1_Pooling/, 2_Normalize/, ...), so the
+// trained model pools and normalises as the one it started from.
+absl::Status CopySentenceTransformersModules(const fs::path& from, const fs::path& out) {
+  if (!fs::exists(from / "modules.json")) return absl::OkStatus();
+  TOKVEC_RETURN_IF_ERROR(CopyFile(from / "modules.json", out / "modules.json"));
+  for (const auto& folder : fs::directory_iterator(from)) {
+    if (!folder.is_directory()) continue;
+    std::error_code error;
+    fs::create_directories(out / folder.path().filename(), error);
+    if (error) return absl::PermissionDeniedError(fmt::format("cannot create '{}': {}",
+                                                              (out / folder.path().filename()).string(),
+                                                              error.message()));
+    for (const auto& file : fs::directory_iterator(folder.path())) {
+      if (file.is_regular_file()) {
+        TOKVEC_RETURN_IF_ERROR(CopyFile(file.path(), out / folder.path().filename() / file.path().filename()));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckOption(bool ok, std::string_view message) {
   return ok ? absl::OkStatus() : absl::InvalidArgumentError(std::string(message));
 }
@@ -114,10 +135,10 @@ absl::StatusOr<std::optional<MlmMasking>> ObjectiveMasking(std::string_view obje
     return std::optional<MlmMasking>();
   }
   if (objective == "mlm") {
-    if (config.arch != Architecture::kEncoder) {
+    if (config.arch == Architecture::kGpt2) {
       return absl::InvalidArgumentError(fmt::format(
-          "{}: --objective mlm needs a bidirectional model (tokvec init --arch encoder); this model is '{}'", source,
-          config.model_type));
+          "{}: --objective mlm needs a bidirectional model (tokvec init --arch encoder, or RoBERTa); this model is "
+          "'{}'", source, config.model_type));
     }
     const std::optional<int32_t> mask = MaskTokenId(tokenizer);
     if (!mask || *mask >= config.vocab_size) {
@@ -258,6 +279,10 @@ absl::Status Fit(const FitOptions& o) {
   const ModelConfig& config = model->config();
   TOKVEC_ASSIGN_OR_RETURN(const std::optional<MlmMasking> mlm,
                           ObjectiveMasking(o.objective, *model, *tokenizer, source, o.seed));
+  if (model->head_initialized()) {
+    std::fprintf(stderr, "note: %s has no lm_head (a RobertaModel checkpoint): its MLM head starts as transformers "
+                 "initialises one (dense normal(0, 0.02), LayerNorm 1/0, biases 0)\n", source.c_str());
+  }
   model->SetDropout(static_cast<float>(dropout));
   SimcseSettings simcse_settings{.temperature = static_cast<float>(o.temperature)};
   if (simcse) {
@@ -346,7 +371,11 @@ absl::Status Fit(const FitOptions& o) {
         TOKVEC_RETURN_IF_ERROR(CopyFile(entry.path(), out / entry.path().filename()));
       }
     }
-    if (simcse) TOKVEC_RETURN_IF_ERROR(WritePoolingModules(out, simcse_settings.pooling, config.d_model));
+    if (simcse) {
+      TOKVEC_RETURN_IF_ERROR(WritePoolingModules(out, simcse_settings.pooling, config.d_model));
+    } else {
+      TOKVEC_RETURN_IF_ERROR(CopySentenceTransformersModules(o.model_dir, out));
+    }
   }
   const Schedule schedule{.kind = schedule_kind, .lr = o.lr, .warmup = o.warmup, .total_steps = total_steps};
   std::FILE* metrics = std::fopen((out / "metrics.jsonl").c_str(), o.resume ? "a" : "w");

@@ -15,6 +15,10 @@ namespace {
 
 // Positions in infos_: wte, wpe, then kPerLayer tensors per layer, then ln_f.
 constexpr int kWte = 0, kWpe = 1, kPerLayer = 12;  // gpt2 layers start at 2, encoder layers at 1
+// RoBERTa (training/roberta_layout.h): word, position, token-type tables and the embedding LayerNorm, then the
+// layers; after them the MLM head's dense weight, bias, LayerNorm weight, bias and the decoder bias.
+constexpr int kTokenType = 2, kEmbLnW = 3, kEmbLnB = 4, kRobertaFirstLayer = 5;
+enum HeadTensor { kHeadDenseW, kHeadDenseB, kHeadLnW, kHeadLnB, kHeadBias };
 enum LayerTensor {
   kLn1W, kLn1B, kAttnW, kAttnB, kAttnProjW, kAttnProjB, kLn2W, kLn2B, kFcW, kFcB, kFcProjW, kFcProjB
 };
@@ -70,13 +74,19 @@ absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::Load(const std::string& di
 }
 
 absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::FromWeights(const ModelConfig& config,
-                                                                  SafetensorsFile& weights) {
-  if (config.arch == Architecture::kRoberta) {
-    return absl::InvalidArgumentError(fmt::format(
-        "training supports model_type gpt2 and encoder only; this model is '{}'", config.model_type));
-  }
+                                                                  SafetensorsFile& weights, uint64_t head_seed) {
   auto model = std::unique_ptr<Gpt2Model>(new Gpt2Model());
   model->config_ = config;
+  if (config.arch == Architecture::kRoberta) {
+    model->first_layer_ = kRobertaFirstLayer;
+    model->infos_ = RobertaParameters(config);
+    const int64_t size = model->infos_.back().offset + model->infos_.back().size;
+    model->params_.assign(Sz(size), 0.0f);
+    model->grads_.assign(Sz(size), 0.0f);
+    TOKVEC_ASSIGN_OR_RETURN(model->head_initialized_,
+                            LoadRobertaWeights(model->infos_, config, weights, head_seed, model->params_));
+    return model;
+  }
   if (config.arch == Architecture::kEncoder) {
     model->first_layer_ = 1;  // no wpe
     TOKVEC_ASSIGN_OR_RETURN(Matrix table, SinusoidalTable(config.max_len, config.d_model));
@@ -121,8 +131,22 @@ std::vector<NamedTensor> Gpt2Model::Named(const std::vector<float>& buffer, std:
   return tensors;
 }
 
+std::vector<HfTensor> Gpt2Model::CheckpointTensors(const std::vector<float>& buffer) const {
+  if (roberta()) return RobertaCheckpointTensors(infos_, config_, buffer);
+  std::vector<HfTensor> tensors;
+  for (const ParameterInfo& info : infos_) {
+    tensors.push_back({info.name, info.shape,
+                       std::vector<float>(buffer.begin() + info.offset, buffer.begin() + info.offset + info.size)});
+  }
+  return tensors;
+}
+
 absl::Status Gpt2Model::Save(const std::string& path) const {
-  return WriteSafetensors(path, Named(params_), {{"format", "pt"}});
+  if (!roberta()) return WriteSafetensors(path, Named(params_), {{"format", "pt"}});
+  const std::vector<HfTensor> tensors = CheckpointTensors(params_);
+  std::vector<NamedTensor> named;
+  for (const HfTensor& t : tensors) named.push_back({t.name, t.shape, t.values.data()});
+  return WriteSafetensors(path, named, {{"format", "pt"}});
 }
 
 absl::Status Gpt2Model::CheckBatch(const std::vector<int32_t>& inputs, const std::vector<int32_t>& targets,
@@ -179,9 +203,24 @@ const float* Gpt2Model::Forward(const std::vector<int32_t>& inputs, int64_t B, i
     a.lnf_mean.assign(Sz(N), 0.0f);
     a.lnf_rstd.assign(Sz(N), 0.0f);
     a.scratch.assign(Sz(N * C), 0.0f);
+    if (roberta()) {
+      for (auto* v : {&a.emb_in, &a.head_dense, &a.head_act, &a.head_out}) v->assign(Sz(N * C), 0.0f);
+      for (auto* v : {&a.emb_mean, &a.emb_rstd, &a.head_mean, &a.head_rstd}) v->assign(Sz(N), 0.0f);
+    }
   }
-  // 1. Embeddings: gpt2 wte[ids] + wpe; encoder wte[ids]·√C + sinusoid (Vaswani et al. 2017, §3.4, §3.5).
-  if (encoder()) {
+  // 1. Embeddings: gpt2 wte[ids] + wpe; encoder wte[ids]·√C + sinusoid (Vaswani et al. 2017, §3.4, §3.5);
+  //    RoBERTa LN(word[ids] + position[pad + 1 + t] + token_type[0]).
+  if (roberta()) {
+    const int64_t first_position = config_.pad_token_id + 1;
+    for (int64_t n = 0; n < N; ++n) {
+      const float* tok = P(kWte) + int64_t{inputs[Sz(n)]} * C;        // [C]
+      const float* pos = P(kWpe) + (first_position + n % T) * C;      // [C]
+      const float* type = P(kTokenType);                              // [C] row 0
+      for (int64_t c = 0; c < C; ++c) a.emb_in[Sz(n * C + c)] = tok[c] + pos[c] + type[c];
+    }
+    LayerNormForward(a.encoded.data(), a.emb_mean.data(), a.emb_rstd.data(), a.emb_in.data(), P(kEmbLnW),
+                     P(kEmbLnB), N, C, eps, threads);
+  } else if (encoder()) {
     const float scale = static_cast<float>(std::sqrt(static_cast<double>(C)));
     for (int64_t n = 0; n < N; ++n) {
       const float* tok = P(kWte) + int64_t{inputs[Sz(n)]} * C;  // [C]
@@ -300,10 +339,9 @@ absl::StatusOr<LossSum> Gpt2Model::Evaluate(const std::vector<int32_t>& inputs,
                                             int threads, std::span<const int32_t> key_lengths) {
   TOKVEC_RETURN_IF_ERROR(CheckBatch(inputs, targets, B, T, key_lengths));
   key_lengths_ = key_lengths.empty() ? nullptr : key_lengths.data();
-  const float* lnf = Forward(inputs, B, T, threads, 0.0f, 0);
+  const float* out = Forward(inputs, B, T, threads, 0.0f, 0);
   LossSum loss;
-  loss.sum = CrossEntropyForwardBackward(lnf, P(kWte), targets.data(), B * T, config_.d_model, config_.vocab_size,
-                                         0.0f, nullptr, nullptr, &loss.count, threads);
+  loss.sum = LmHeadLoss(out, targets.data(), 0.0f, nullptr, &loss.count, threads);
   return loss;
 }
 
@@ -321,10 +359,52 @@ absl::StatusOr<LossSum> Gpt2Model::ForwardBackward(const std::vector<int32_t>& i
   std::vector<float> dout(Sz(N * C), 0.0f);
   const float grad_scale = valid > 0 ? loss_scale / static_cast<float>(valid) : 0.0f;
   LossSum loss;
-  loss.sum = CrossEntropyForwardBackward(out, P(kWte), targets.data(), N, C, config_.vocab_size, grad_scale,
-                                         dout.data(), G(kWte), &loss.count, threads);
+  loss.sum = LmHeadLoss(out, targets.data(), grad_scale, dout.data(), &loss.count, threads);
   Backward(inputs, dout, p, dropout_seed, threads);
   return loss;
+}
+
+double Gpt2Model::LmHeadLoss(const float* out, const int32_t* targets, float grad_scale, float* dout,
+                             int64_t* count, int threads) {
+  const int64_t C = config_.d_model, V = config_.vocab_size, N = acts_.B * acts_.T;
+  if (!roberta()) {
+    return CrossEntropyForwardBackward(out, P(kWte), targets, N, C, V, grad_scale, dout,
+                                       dout != nullptr ? G(kWte) : nullptr, count, threads);
+  }
+  const int head = first_layer_ + static_cast<int>(config_.n_layers) * kPerLayer;
+  RobertaHeadForward(out, threads);
+  if (dout == nullptr) {
+    return CrossEntropyForwardBackward(acts_.head_out.data(), P(kWte), targets, N, C, V, 0.0f, nullptr, nullptr,
+                                       count, threads, P(head + kHeadBias));
+  }
+  std::vector<float> dhead(Sz(N * C), 0.0f);  // [N, C] d(head_out)
+  const double sum = CrossEntropyForwardBackward(acts_.head_out.data(), P(kWte), targets, N, C, V, grad_scale,
+                                                 dhead.data(), G(kWte), count, threads, P(head + kHeadBias),
+                                                 G(head + kHeadBias));
+  RobertaHeadBackward(out, dhead.data(), dout, threads);
+  return sum;
+}
+
+void Gpt2Model::RobertaHeadForward(const float* hidden, int threads) {
+  Activations& a = acts_;
+  const int64_t C = config_.d_model, N = a.B * a.T;
+  const int head = first_layer_ + static_cast<int>(config_.n_layers) * kPerLayer;
+  LinearForward(a.head_dense.data(), hidden, P(head + kHeadDenseW), P(head + kHeadDenseB), N, C, C, threads);
+  ActivationForward(Activation::kGeluExact, a.head_act.data(), a.head_dense.data(), N * C, threads);
+  LayerNormForward(a.head_out.data(), a.head_mean.data(), a.head_rstd.data(), a.head_act.data(), P(head + kHeadLnW),
+                   P(head + kHeadLnB), N, C, static_cast<float>(config_.layer_norm_eps), threads);
+}
+
+void Gpt2Model::RobertaHeadBackward(const float* hidden, float* dhead, float* dhidden, int threads) {
+  Activations& a = acts_;
+  const int64_t C = config_.d_model, N = a.B * a.T;
+  const int head = first_layer_ + static_cast<int>(config_.n_layers) * kPerLayer;
+  std::vector<float> dact(Sz(N * C), 0.0f), ddense(Sz(N * C), 0.0f);
+  LayerNormBackward(dact.data(), G(head + kHeadLnW), G(head + kHeadLnB), dhead, a.head_act.data(), P(head + kHeadLnW),
+                    a.head_mean.data(), a.head_rstd.data(), N, C, threads);
+  ActivationBackward(Activation::kGeluExact, ddense.data(), a.head_dense.data(), dact.data(), N * C, threads);
+  LinearBackward(dhidden, G(head + kHeadDenseW), G(head + kHeadDenseB), ddense.data(), hidden, P(head + kHeadDenseW),
+                 N, C, C, threads);
 }
 
 absl::StatusOr<LossSum> Gpt2Model::ForwardBackwardHidden(const std::vector<int32_t>& inputs, int64_t B, int64_t T,
@@ -409,7 +489,23 @@ void Gpt2Model::Backward(const std::vector<int32_t>& inputs, std::vector<float>&
   }
   // 3. The embedding tables (through the embedding dropout).
   if (p > 0) DropoutBackward(dres.data(), dres.data(), N * C, p, DropoutSeed(dropout_seed, L, kEmbeddingSite));
-  if (encoder()) {
+  if (roberta()) {
+    std::vector<float> demb(Sz(N * C), 0.0f);  // [N, C] d(word + position + token type)
+    LayerNormBackward(demb.data(), G(kEmbLnW), G(kEmbLnB), dres.data(), a.emb_in.data(), P(kEmbLnW),
+                      a.emb_mean.data(), a.emb_rstd.data(), N, C, threads);
+    const int64_t first_position = config_.pad_token_id + 1;
+    for (int64_t n = 0; n < N; ++n) {  // rows in order: the same sums for any thread count
+      float* word = G(kWte) + int64_t{inputs[Sz(n)]} * C;
+      float* pos = G(kWpe) + (first_position + n % T) * C;
+      float* type = G(kTokenType);
+      for (int64_t c = 0; c < C; ++c) {
+        const float d = demb[Sz(n * C + c)];
+        word[c] += d;
+        pos[c] += d;
+        type[c] += d;
+      }
+    }
+  } else if (encoder()) {
     const float scale = static_cast<float>(std::sqrt(static_cast<double>(C)));
     float* dwte = G(kWte);
     for (int64_t n = 0; n < N; ++n) {

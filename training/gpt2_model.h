@@ -11,7 +11,8 @@
 //
 // Reads tokvec's own `init --arch gpt2` models and Hugging Face GPT-2 directories (names optionally prefixed
 // "transformer."; lm_head.weight is wte, tied, as in GPT-2). Writes the Hugging Face names without prefix, which
-// `tokvec embed/attend` and transformers' GPT2LMHeadModel both read.
+// `tokvec embed/attend` and transformers' GPT2LMHeadModel both read. Hugging Face RoBERTa directories train too,
+// with their MLM head (training/roberta_layout.h: how their tensors map onto these buffers and back).
 //
 // Shapes: B batch, T seq_len (≤ n_positions), N = B·T, C d_model, H heads, F feed-forward width, V vocab_size.
 #ifndef TOKVEC_TRAINING_GPT2_MODEL_H_
@@ -29,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "attention/model_config.h"
 #include "embeddings/safetensors.h"
+#include "training/roberta_layout.h"
 
 namespace tokvec::training {
 
@@ -60,8 +62,10 @@ class Gpt2Model {
   // DIR/config.json (model_type gpt2) and DIR/model.safetensors.
   static absl::StatusOr<std::unique_ptr<Gpt2Model>> Load(const std::string& dir);
   // From a parsed config and an open weights file.
+  // head_seed: a RoBERTa checkpoint without lm_head gets a fresh head drawn from it (head_initialized()).
   static absl::StatusOr<std::unique_ptr<Gpt2Model>> FromWeights(const ModelConfig& config,
-                                                                SafetensorsFile& weights);
+                                                                SafetensorsFile& weights, uint64_t head_seed = 0);
+  bool head_initialized() const { return head_initialized_; }
 
   const ModelConfig& config() const { return config_; }
   const std::vector<ParameterInfo>& parameters() const { return infos_; }
@@ -104,6 +108,9 @@ class Gpt2Model {
 
   // The parameters (or any buffer of the same layout) as named tensors, `prefix` before each name.
   std::vector<NamedTensor> Named(const std::vector<float>& buffer, std::string_view prefix = "") const;
+  // A buffer of params()' layout as the checkpoint holds it (RoBERTa: RobertaForMaskedLM's names and nn.Linear
+  // layout; gpt2 and encoder: Named()'s tensors, copied).
+  std::vector<HfTensor> CheckpointTensors(const std::vector<float>& buffer) const;
   // Writes params() as model.safetensors (F32, Hugging Face names).
   absl::Status Save(const std::string& path) const;
 
@@ -111,7 +118,17 @@ class Gpt2Model {
   Gpt2Model() = default;
   absl::Status CheckBatch(const std::vector<int32_t>& inputs, const std::vector<int32_t>& targets, int64_t B,
                           int64_t T, std::span<const int32_t> key_lengths) const;
-  bool encoder() const { return config_.arch == Architecture::kEncoder; }
+  // Bidirectional and post-LN: tokvec's encoder and RoBERTa.
+  bool encoder() const { return config_.arch != Architecture::kGpt2; }
+  bool roberta() const { return config_.arch == Architecture::kRoberta; }
+  // RoBERTa's MLM head on hidden [N, C]: acts_.head_out [N, C] = LN(gelu(dense(hidden))), the decoder's input.
+  void RobertaHeadForward(const float* hidden, int threads);
+  // d(hidden) [N, C] (written) from d(head_out) (dhead, used as scratch); the head's gradients are accumulated.
+  void RobertaHeadBackward(const float* hidden, float* dhead, float* dhidden, int threads);
+  // The LM head's cross-entropy on the model's output `out` [N, C]: the tied decoder (RoBERTa: after its head, with
+  // lm_head.bias). dout (not null: training) gets d(loss)/d(out) [N, C].
+  double LmHeadLoss(const float* out, const int32_t* targets, float grad_scale, float* dout, int64_t* count,
+                    int threads);
   // Gradients of a sublayer's input, kept between the backward steps of one call.
   struct BackwardScratch {
     std::vector<float> dropped;  // [N, C] a gradient through a dropout mask
@@ -149,7 +166,8 @@ class Gpt2Model {
   std::vector<float> params_;         // every parameter, in infos_ order
   std::vector<float> grads_;          // same layout
   float dropout_ = 0.0f;
-  int first_layer_ = 2;                   // index in infos_ of h.0.ln_1.weight (1 without wpe)
+  bool head_initialized_ = false;
+  int first_layer_ = 2;                   // index in infos_ of h.0.ln_1.weight (1 without wpe, 5 for RoBERTa)
   std::vector<float> sinusoid_;           // [max_len, C] (encoder)
   const int32_t* key_lengths_ = nullptr;  // [B] during a call, or null
 
@@ -174,6 +192,15 @@ class Gpt2Model {
     std::vector<float> lnf_mean;  // [N]
     std::vector<float> lnf_rstd;  // [N]
     std::vector<float> scratch;   // [N, C] c_proj outputs
+    // RoBERTa: the embedding sum before its LayerNorm, and the MLM head's dense / gelu / LayerNorm outputs.
+    std::vector<float> emb_in;     // [N, C]
+    std::vector<float> emb_mean;   // [N]
+    std::vector<float> emb_rstd;   // [N]
+    std::vector<float> head_dense; // [N, C]
+    std::vector<float> head_act;   // [N, C]
+    std::vector<float> head_out;   // [N, C]
+    std::vector<float> head_mean;  // [N]
+    std::vector<float> head_rstd;  // [N]
   } acts_;
 };
 

@@ -349,7 +349,7 @@ void ResidualForward(float* out, const float* a, const float* b, int64_t n) {
 
 double CrossEntropyForwardBackward(const float* x, const float* wte, const int32_t* targets, int64_t N, int64_t C,
                                    int64_t V, float grad_scale, float* dx, float* dwte, int64_t* valid,
-                                   int threads) {
+                                   int threads, const float* bias, float* dbias) {
   UseSingleThreadedBlas();
   std::vector<double> row_loss(static_cast<size_t>(N), 0.0);  // [N]
   const int64_t chunk_rows = std::min(kHeadRows, N);
@@ -367,6 +367,9 @@ double CrossEntropyForwardBackward(const float* x, const float* wte, const int32
       for (int64_t r = r0; r < r1; ++r) {
         float* lr = logits.data() + r * V;  // [V]
         const int32_t target = targets[row0 + r];
+        if (bias != nullptr) {
+          for (int64_t v = 0; v < V; ++v) lr[v] += bias[v];
+        }
         if (target == kIgnoreIndex) {
           std::fill(lr, lr + V, 0.0f);  // no gradient from this row
           continue;
@@ -402,6 +405,12 @@ double CrossEntropyForwardBackward(const float* x, const float* wte, const int32
       cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<blasint>(vn), static_cast<blasint>(C),
                   static_cast<blasint>(rows), 1.0f, logits.data() + v0, static_cast<blasint>(V), x + row0 * C,
                   static_cast<blasint>(C), 1.0f, dwte + v0 * C, static_cast<blasint>(C));
+      if (dbias != nullptr) {  // dbias[v] += Σ_rows dlogits[r, v], rows in order
+        for (int64_t r = 0; r < rows; ++r) {
+          const float* lr = logits.data() + r * V;
+          for (int64_t v = v0; v < v0 + vn; ++v) dbias[v] += lr[v];
+        }
+      }
     });
   }
   double total = 0.0;

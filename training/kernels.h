@@ -95,9 +95,10 @@ void ResidualForward(float* out, const float* a, const float* b, int64_t n);
 // 1/valid for a mean, divided again by the accumulation steps): dx [N, C] written, dwte [V, C] accumulated.
 // Logits are made a block of rows at a time, never [N, V] at once. Targets outside [0, V) other than
 // kIgnoreIndex are checked by the caller.
+// bias ([V], or null) is added to every row's logits (RoBERTa's lm_head.bias); dbias [V] is then accumulated.
 double CrossEntropyForwardBackward(const float* x, const float* wte, const int32_t* targets, int64_t N, int64_t C,
                                    int64_t V, float grad_scale, float* dx, float* dwte, int64_t* valid,
-                                   int threads);
+                                   int threads, const float* bias = nullptr, float* dbias = nullptr);
 
 }  // namespace tokvec::training
 

@@ -42,6 +42,12 @@ std::optional<int32_t> MaskTokenId(const Tokenizer& tokenizer) {
   for (const char* name : {"<mask>", "[MASK]"}) {
     if (std::optional<TokenId> id = tokenizer.FindSpecial(name)) return static_cast<int32_t>(*id);
   }
+  // A RoBERTa directory with only vocab.json + merges.txt: `<mask>` is a vocabulary entry, not a special token
+  // (RobertaTokenizer makes it special; the files do not say so).
+  for (size_t id = 0; id < tokenizer.vocab_size(); ++id) {
+    const std::string spelling = tokenizer.TokenSpelling(static_cast<TokenId>(id));
+    if (spelling == "<mask>" || spelling == "[MASK]") return static_cast<int32_t>(id);
+  }
   return std::nullopt;
 }
 

@@ -33,7 +33,8 @@ std::vector<int64_t> EpochOrder(int64_t count, uint64_t seed, int64_t epoch);
 
 // The end-of-text id of a tokenizer: `<|endoftext|>`, else `</s>`, else none.
 std::optional<int32_t> EndOfTextId(const Tokenizer& tokenizer);
-// The mask id for --objective mlm: `<mask>` (RoBERTa), else `[MASK]` (BERT), else none.
+// The mask id for --objective mlm: the special token `<mask>` (RoBERTa), else `[MASK]` (BERT), else a vocabulary
+// entry spelled so (a RoBERTa vocab.json + merges.txt), else none.
 std::optional<int32_t> MaskTokenId(const Tokenizer& tokenizer);
 
 // Masked LM (Devlin et al. 2019, §3.1; dynamic masking as RoBERTa, Liu et al. 2019): each position t of row g

@@ -411,7 +411,7 @@ const BadInput kDataRows[] = {
     BadInput("FitMlmOnACausalModel",
              {"fit", "-m", "{dir}/model", "--data", "{dir}/long.txt", "--seq-len", "8", "--batch", "2",
               "--steps", "1", "--objective", "mlm", "-o", "{dir}/fit_out"},
-             1, "--objective mlm needs a bidirectional model (tokvec init --arch encoder); this model is 'gpt2'"),
+             1, "--objective mlm needs a bidirectional model (tokvec init --arch encoder, or RoBERTa); this model is 'gpt2'"),
     BadInput("FitUnknownSchedule",
              {"fit", "-m", "{dir}/model", "--data", "{dir}/long.txt", "--seq-len", "8", "--batch", "2",
               "--steps", "1", "--schedule", "step", "-o", "{dir}/fit_out"},

@@ -233,5 +233,48 @@ TEST(FitCommandTest, HuggingFaceGpt2DirectoryTrainsAndEmbeds) {
   EXPECT_NE(ReadWhole(scratch / "out/model.safetensors"), ReadWhole(hf + "/model.safetensors"));
 }
 
+// A Hugging Face RoBERTa directory (sentence-transformers layout, RobertaModel without lm_head): mlm lowers the
+// masked-token loss, the output keeps the sentence-transformers pooling and embeds, and resume is bit-identical.
+TEST(FitCommandTest, HuggingFaceRobertaDirectoryTrainsWithMlmAndEmbeds) {
+  ScratchDir scratch;
+  const std::string hf = testing::ModelTestdata() + "/hf_roberta_f32";
+  auto eval = [&](const std::string& model) {
+    ShellResult r = RunShell(fmt::format("{} eval -m {} --objective mlm --data {} --seq-len 32", Tokvec(), model,
+                                         kCorpus));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    return j.is_object() ? j["loss"].get<double>() : 0.0;
+  };
+  const std::string common = fmt::format("{} fit -m {} --objective mlm --data {} --seq-len 32 --batch 8 --steps 40 "
+                                         "--lr 1e-3 --dropout 0.1 --seed 3", Tokvec(), hf, kCorpus);
+  ShellResult r = RunShell(fmt::format("{} --threads 2 -o {}", common, scratch / "out"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("has no lm_head"), std::string::npos) << r.err;
+  const double before = eval(hf), after = eval(scratch / "out");
+  EXPECT_LT(after, before - 1.0) << "mlm loss before " << before << ", after " << after;
+  EXPECT_TRUE(std::filesystem::exists(scratch / "out/modules.json"));
+  EXPECT_TRUE(std::filesystem::exists(scratch / "out/1_Pooling/config.json"));
+  testing::WriteWhole(scratch / "in.txt", "The cat sat on the mat.\nA dog ran.\n");
+  r = RunShell(fmt::format("{} embed -m {} --lines --format tsv {}", Tokvec(), scratch / "out", scratch / "in.txt"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2);  // pooled as the directory says
+  r = RunShell(fmt::format("echo 'The cat sat' | {} attend -m {} --layer 1 --head 0", Tokvec(), scratch / "out"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // 20 steps + 20 resumed at another thread count: the same bytes.
+  r = RunShell(fmt::format("{} --threads 1 --stop-after 20 -o {}", common, scratch / "resumed"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunShell(fmt::format("{} --threads 3 --resume -o {}", common, scratch / "resumed"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* file : {"model.safetensors", "optimizer.safetensors", "trainer_state.json"}) {
+    EXPECT_EQ(ReadWhole(scratch / ("resumed/" + std::string(file))), ReadWhole(scratch / ("out/" + std::string(file))))
+        << file;
+  }
+  // clm is refused by name.
+  r = RunShell(fmt::format("{} fit -m {} --data {} --seq-len 8 --batch 2 --steps 1 -o {}", Tokvec(), hf, kCorpus,
+                           scratch / "clm"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("this model is 'roberta'"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace tokvec

@@ -118,5 +118,53 @@ TEST_F(ObjectivesParityTest, SimcseLossAndEveryGradientMatchAutogradWithTokvecsD
   }
 }
 
+// A Hugging Face RoBERTa (RobertaForMaskedLM layout) trained through its MLM head: tokvec converts nn.Linear weights
+// and q/k/v into its own buffers (training/roberta_layout.h) and back, so the gradients it reports in the
+// checkpoint's layout must be autograd's, name for name.
+TEST_F(ObjectivesParityTest, RobertaMlmLossAndEveryGradientMatchAutograd) {
+  std::unique_ptr<Gpt2Model> model = Load("tiny_roberta");
+  ASSERT_NE(model, nullptr);
+  EXPECT_FALSE(model->head_initialized());
+  const std::vector<int32_t> inputs = Ids("roberta.inputs"), targets = Ids("roberta.targets"),
+                             lengths = Ids("roberta.lengths");
+  const int64_t T = static_cast<int64_t>(Meta("T")), B = static_cast<int64_t>(lengths.size());
+  for (int threads : {1, 3}) {
+    model->ZeroGrad();
+    auto loss = model->ForwardBackward(inputs, targets, B, T, 1.0f, threads, 0, lengths);
+    ASSERT_TRUE(loss.ok()) << loss.status();
+    EXPECT_NEAR(loss->mean(), Tensor("roberta.loss")[0], 1e-5);
+    double worst = 0.0;
+    int compared = 0;
+    for (const HfTensor& grad : model->CheckpointTensors(model->grads())) {
+      const std::vector<float> expected = Tensor("roberta.grad." + grad.name);
+      ASSERT_EQ(expected.size(), grad.values.size()) << grad.name;
+      double tensor_worst = 0.0;
+      for (size_t i = 0; i < expected.size(); ++i) {
+        tensor_worst = std::max(tensor_worst, std::abs(static_cast<double>(grad.values[i]) - expected[i]));
+      }
+      EXPECT_LE(tensor_worst, 1e-5) << grad.name;
+      worst = std::max(worst, tensor_worst);
+      ++compared;
+    }
+    EXPECT_EQ(compared, 5 + 2 * 16 + 5);  // every tensor of the checkpoint
+    std::printf("roberta mlm (%d threads): loss %.7f (torch %.7f), max gradient diff %.3g over %d tensors\n",
+                threads, loss->mean(), Tensor("roberta.loss")[0], worst, compared);
+  }
+  // Saved, the weights are the checkpoint's bytes again (the layout conversion is exact both ways).
+  const std::string saved = ::testing::TempDir() + "/roberta_roundtrip.safetensors";
+  ASSERT_TRUE(model->Save(saved).ok());
+  auto original = SafetensorsFile::Open(kDir + "/tiny_roberta/model.safetensors");
+  auto round = SafetensorsFile::Open(saved);
+  ASSERT_TRUE(original.ok() && round.ok());
+  for (const HfTensor& t : model->CheckpointTensors(model->params())) {
+    auto a = (*original)->ReadFloat32(t.name);
+    auto b = (*round)->ReadFloat32(t.name);
+    ASSERT_TRUE(a.ok() && b.ok()) << t.name;
+    EXPECT_EQ(a->shape, b->shape) << t.name;
+    EXPECT_EQ(std::vector<float>(a->data, a->data + a->num_elements()),
+              std::vector<float>(b->data, b->data + b->num_elements())) << t.name;
+  }
+}
+
 }  // namespace
 }  // namespace tokvec::training

@@ -1,5 +1,10 @@
 #include "training/token_stream.h"
 
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <numeric>
 
 #include "base/file_io.h"
@@ -74,18 +79,68 @@ void ApplyMlmMasking(MicroBatch& batch, int64_t first_row, int32_t mask_id, int6
   }
 }
 
-absl::StatusOr<TokenStream> TokenStream::Encode(const Tokenizer& tokenizer, const std::vector<std::string>& files) {
+TokenStream::TokenStream(std::vector<int32_t> tokens) {
+  auto owned = std::make_shared<std::vector<int32_t>>(std::move(tokens));
+  view_ = std::span<const int32_t>(owned->data(), owned->size());
+  storage_ = std::shared_ptr<const int32_t>(owned, owned->data());
+}
+
+TokenStream::TokenStream(std::shared_ptr<const int32_t> mapping, size_t size)
+    : storage_(std::move(mapping)), view_(storage_.get(), size) {}
+
+absl::StatusOr<TokenStream> TokenStream::Encode(const Tokenizer& tokenizer, const std::vector<std::string>& files,
+                                                size_t chunk_bytes) {
   const std::optional<int32_t> eot = EndOfTextId(tokenizer);
-  std::vector<int32_t> tokens;
-  std::vector<TokenId> ids;
-  for (const std::string& file : files) {
-    TOKVEC_ASSIGN_OR_RETURN(std::string text, ReadFile(file));
-    ids.clear();
-    TOKVEC_RETURN_IF_ERROR(tokenizer.EncodeIds(text, {}, &ids));
-    tokens.insert(tokens.end(), ids.begin(), ids.end());
-    if (eot) tokens.push_back(*eot);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::tmpfile(), std::fclose);
+  if (out == nullptr) {
+    return absl::UnavailableError(fmt::format("cannot create a temporary file for the encoded corpus: {}",
+                                              std::strerror(errno)));
   }
-  return TokenStream(std::move(tokens));
+  size_t count = 0;
+  std::vector<TokenId> ids;
+  std::vector<int32_t> chunk_ids;
+  auto write = [&](const int32_t* data, size_t n) -> absl::Status {
+    if (n > 0 && std::fwrite(data, sizeof(int32_t), n, out.get()) != n) {
+      return absl::UnavailableError(fmt::format("cannot write the encoded corpus to a temporary file: {}",
+                                                std::strerror(errno)));
+    }
+    count += n;
+    return absl::OkStatus();
+  };
+  for (const std::string& file : files) {
+    TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<MappedFile> mapped, MappedFile::Open(file));
+    const std::string_view text = mapped->data();
+    size_t begin = 0;
+    while (begin < text.size()) {
+      const std::string_view rest = text.substr(begin);
+      size_t cut = rest.size();
+      if (rest.size() > chunk_bytes) {
+        cut = tokenizer.FindCut(rest, chunk_bytes, {});
+        if (cut == 0) cut = tokenizer.FindCut(rest, rest.size() - 1, {});
+        if (cut == 0) cut = rest.size();  // no safe cut: the rest at once
+      }
+      ids.clear();
+      TOKVEC_RETURN_IF_ERROR(tokenizer.EncodeIds(rest.substr(0, cut), {}, &ids, begin));
+      chunk_ids.assign(ids.begin(), ids.end());
+      TOKVEC_RETURN_IF_ERROR(write(chunk_ids.data(), chunk_ids.size()));
+      begin += cut;
+    }
+    if (eot) TOKVEC_RETURN_IF_ERROR(write(&*eot, 1));
+  }
+  if (std::fflush(out.get()) != 0) {
+    return absl::UnavailableError(fmt::format("cannot write the encoded corpus: {}", std::strerror(errno)));
+  }
+  if (count == 0) return TokenStream(std::vector<int32_t>());
+  const size_t bytes = count * sizeof(int32_t);
+  void* addr = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fileno(out.get()), 0);
+  if (addr == MAP_FAILED) {
+    return absl::UnavailableError(fmt::format("cannot map the encoded corpus ({} bytes): {}", bytes,
+                                              std::strerror(errno)));
+  }
+  // The mapping outlives the file's descriptor (closed, and the file removed, when `out` goes).
+  std::shared_ptr<const int32_t> mapping(static_cast<const int32_t*>(addr),
+                                         [bytes](const int32_t* p) { munmap(const_cast<int32_t*>(p), bytes); });
+  return TokenStream(std::move(mapping), count);
 }
 
 MicroBatch TokenStream::Batch(int64_t first_row, int64_t B, int64_t T, bool shuffle, uint64_t seed) const {
@@ -107,8 +162,8 @@ MicroBatch TokenStream::Batch(int64_t first_row, int64_t B, int64_t T, bool shuf
       start = order[static_cast<size_t>(g % W)] * T;
     }
     for (int64_t t = 0; t < T; ++t) {
-      batch.inputs.push_back(tokens_[static_cast<size_t>((start + t) % S)]);
-      batch.targets.push_back(tokens_[static_cast<size_t>((start + t + 1) % S)]);
+      batch.inputs.push_back(view_[static_cast<size_t>((start + t) % S)]);
+      batch.targets.push_back(view_[static_cast<size_t>((start + t + 1) % S)]);
     }
   }
   return batch;

@@ -17,7 +17,9 @@
 #define TOKVEC_TRAINING_TOKEN_STREAM_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,18 +49,27 @@ void ApplyMlmMasking(MicroBatch& batch, int64_t first_row, int32_t mask_id, int6
 class TokenStream {
  public:
   // Encodes every file (special-token text is ordinary text) and appends the end-of-text id after each.
-  static absl::StatusOr<TokenStream> Encode(const Tokenizer& tokenizer, const std::vector<std::string>& files);
-  explicit TokenStream(std::vector<int32_t> tokens) : tokens_(std::move(tokens)) {}
+  // Streaming: each file is memory-mapped and encoded in chunks of about chunk_bytes, cut where
+  // Tokenizer::FindCut proves the ids of the parts are the ids of the whole (a file that cannot be cut is encoded
+  // at once); the ids go to an unnamed temporary file (std::tmpfile: removed when closed, nothing left behind)
+  // that is then mapped read-only. So memory holds one chunk's ids, not the corpus's: the mapped pages are the
+  // kernel's clean file cache, reclaimable under pressure.
+  static absl::StatusOr<TokenStream> Encode(const Tokenizer& tokenizer, const std::vector<std::string>& files,
+                                            size_t chunk_bytes = size_t{1} << 20);
+  explicit TokenStream(std::vector<int32_t> tokens);
 
-  int64_t size() const { return static_cast<int64_t>(tokens_.size()); }
-  const std::vector<int32_t>& tokens() const { return tokens_; }
+  int64_t size() const { return static_cast<int64_t>(view_.size()); }
+  std::span<const int32_t> tokens() const { return view_; }
   // W: whole windows of T + 1 tokens at stride T.
   int64_t Windows(int64_t T) const { return size() > T ? (size() - 1) / T : 0; }
   // Rows [first_row, first_row + B) as a [B, T] micro-batch (see the file comment). Needs size() > T.
   MicroBatch Batch(int64_t first_row, int64_t B, int64_t T, bool shuffle, uint64_t seed) const;
 
  private:
-  std::vector<int32_t> tokens_;  // [S]
+  TokenStream(std::shared_ptr<const int32_t> mapping, size_t size);
+
+  std::shared_ptr<const int32_t> storage_;  // a vector's data or the mapped ids file (shared: copies are cheap)
+  std::span<const int32_t> view_;            // [S]
 };
 
 }  // namespace tokvec::training

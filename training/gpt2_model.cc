@@ -30,15 +30,18 @@ size_t Sz(int64_t n) { return static_cast<size_t>(n); }
 
 }  // namespace
 
+void AppendParameter(std::vector<ParameterInfo>& infos, std::string name, std::vector<int64_t> shape) {
+  int64_t size = 1;
+  for (int64_t s : shape) size *= s;
+  const int64_t offset = infos.empty() ? 0 : infos.back().offset + infos.back().size;
+  infos.push_back({std::move(name), std::move(shape), offset, size});
+}
+
 std::vector<ParameterInfo> Gpt2Parameters(const ModelConfig& config) {
   const int64_t C = config.d_model, F = config.d_ff, V = config.vocab_size;
   std::vector<ParameterInfo> infos;
-  int64_t offset = 0;
-  auto add = [&](std::string name, std::vector<int64_t> shape) {
-    int64_t size = 1;
-    for (int64_t s : shape) size *= s;
-    infos.push_back({std::move(name), std::move(shape), offset, size});
-    offset += size;
+  auto add = [&infos](std::string name, std::vector<int64_t> shape) {
+    AppendParameter(infos, std::move(name), std::move(shape));
   };
   const bool gpt2 = config.arch == Architecture::kGpt2;
   add("wte.weight", {V, C});

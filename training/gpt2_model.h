@@ -52,6 +52,9 @@ struct LossSum {
   double mean() const { return count > 0 ? sum / static_cast<double>(count) : 0.0; }
 };
 
+// Appends a tensor of `shape` after the last one of `infos` (the buffer layouts are built with it).
+void AppendParameter(std::vector<ParameterInfo>& infos, std::string name, std::vector<int64_t> shape);
+
 // The parameter tensors of a gpt2 config in buffer order: wte, wpe, per layer ln_1.{weight,bias},
 // attn.c_attn.{weight,bias}, attn.c_proj.{weight,bias}, ln_2.{weight,bias}, mlp.c_fc.{weight,bias},
 // mlp.c_proj.{weight,bias}, then ln_f.{weight,bias}.

@@ -58,12 +58,8 @@ absl::StatusOr<FloatTensor> Read(SafetensorsFile& weights, const std::string& na
 std::vector<ParameterInfo> RobertaParameters(const ModelConfig& config) {
   const int64_t C = config.d_model, F = config.d_ff, V = config.vocab_size;
   std::vector<ParameterInfo> infos;
-  int64_t offset = 0;
-  auto add = [&](std::string name, std::vector<int64_t> shape) {
-    int64_t size = 1;
-    for (int64_t s : shape) size *= s;
-    infos.push_back({std::move(name), std::move(shape), offset, size});
-    offset += size;
+  auto add = [&infos](std::string name, std::vector<int64_t> shape) {
+    AppendParameter(infos, std::move(name), std::move(shape));
   };
   add("embeddings.word_embeddings.weight", {V, C});
   add("embeddings.position_embeddings.weight", {config.max_position_rows, C});

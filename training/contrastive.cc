@@ -146,4 +146,8 @@ absl::StatusOr<LossSum> SimcseLoss(const float* hidden, float* dhidden, const Si
   return LossSum{.sum = loss * static_cast<double>(P), .count = P};
 }
 
+Gpt2Model::HiddenHead SimcseHead(const SimcseShape& shape) {
+  return [&shape](const float* hidden, float* dhidden) { return SimcseLoss(hidden, dhidden, shape); };
+}
+
 }  // namespace tokvec::training

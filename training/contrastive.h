@@ -57,6 +57,8 @@ struct SimcseShape {
 // Pool, InfoNCE and (dhidden not null) back through the pooling: the model's HiddenHead. The returned LossSum has
 // sum = P · loss and count = P, so mean() is the loss.
 absl::StatusOr<LossSum> SimcseLoss(const float* hidden, float* dhidden, const SimcseShape& shape);
+// SimcseLoss as the model's hidden head (Gpt2Model::ForwardBackwardHidden / EvaluateHidden); `shape` must outlive it.
+Gpt2Model::HiddenHead SimcseHead(const SimcseShape& shape);
 
 }  // namespace tokvec::training
 

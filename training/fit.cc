@@ -176,13 +176,9 @@ absl::StatusOr<LossSum> EvaluateLines(Gpt2Model& model, const LineExamples& line
                                        mlm ? mlm->mask_id : 0, vocab, mlm ? mlm->seed : 0);
     LossSum loss;
     if (simcse) {
-      const SimcseShape shape{.pairs = batch.pairs, .T = T, .C = model.config().d_model,
-                              .key_lengths = batch.key_lengths, .pooling = simcse->pooling,
-                              .temperature = simcse->temperature};
+      const SimcseShape shape = SimcseShapeOf(batch, model.config().d_model, *simcse, 1.0f);
       TOKVEC_ASSIGN_OR_RETURN(loss, model.EvaluateHidden(batch.inputs, batch.B, T, threads, batch.key_lengths,
-                                                         [&shape](const float* hidden, float* dhidden) {
-                                                           return SimcseLoss(hidden, dhidden, shape);
-                                                         }));
+                                                         SimcseHead(shape)));
     } else {
       TOKVEC_ASSIGN_OR_RETURN(loss, model.Evaluate(batch.inputs, batch.targets, batch.B, T, threads,
                                                    batch.key_lengths));

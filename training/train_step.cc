@@ -11,13 +11,14 @@ absl::StatusOr<LossSum> MicroBatchForwardBackward(Gpt2Model& model, const MicroB
     return model.ForwardBackward(batch.inputs, batch.targets, batch.B, batch.T, loss_scale, threads, dropout_seed,
                                  batch.key_lengths);
   }
-  const SimcseShape shape{.pairs = batch.pairs, .T = batch.T, .C = model.config().d_model,
-                          .key_lengths = batch.key_lengths, .pooling = simcse.pooling,
-                          .temperature = simcse.temperature, .loss_scale = loss_scale};
+  const SimcseShape shape = SimcseShapeOf(batch, model.config().d_model, simcse, loss_scale);
   return model.ForwardBackwardHidden(batch.inputs, batch.B, batch.T, threads, dropout_seed, batch.key_lengths,
-                                     [&shape](const float* hidden, float* dhidden) {
-                                       return SimcseLoss(hidden, dhidden, shape);
-                                     });
+                                     SimcseHead(shape));
+}
+
+SimcseShape SimcseShapeOf(const MicroBatch& batch, int64_t C, const SimcseSettings& simcse, float loss_scale) {
+  return {.pairs = batch.pairs, .T = batch.T, .C = C, .key_lengths = batch.key_lengths, .pooling = simcse.pooling,
+          .temperature = simcse.temperature, .loss_scale = loss_scale};
 }
 
 absl::StatusOr<StepResult> TrainStep(Gpt2Model& model, Optimizer& optimizer, const Schedule& schedule, double clip,

@@ -52,6 +52,9 @@ absl::StatusOr<StepResult> TrainStep(Gpt2Model& model, Optimizer& optimizer, con
                                      int64_t step, std::span<const MicroBatch> batches, int threads,
                                      uint64_t seed = 0, const SimcseSettings& simcse = {});
 
+// The simcse head's shape for a batch of pairs (batch.pairs > 0); it refers to batch.key_lengths.
+SimcseShape SimcseShapeOf(const MicroBatch& batch, int64_t C, const SimcseSettings& simcse, float loss_scale);
+
 // The loss of one micro-batch and d(loss_scale · loss)/dθ added to the model's gradients: the LM head's
 // cross-entropy, or (pairs > 0) SimCSE's InfoNCE.
 absl::StatusOr<LossSum> MicroBatchForwardBackward(Gpt2Model& model, const MicroBatch& batch, float loss_scale,

@@ -9,6 +9,7 @@
 #include "base/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/attention/mixed_texts_testutil.h"
 #include "nlohmann/json.hpp"
 
 namespace tokvec {
@@ -106,23 +107,12 @@ TEST(EmbedTextsTest, ErrorsNameTheText) {
   EXPECT_THAT(std::string(out.status().message()), HasSubstr("line 1: "));
 }
 
-// Texts of several token counts, so batches mix lengths and hold several sequences of one length.
-std::vector<std::string> Texts() {
-  const char* words[] = {"the", "cat", "sat", "on", "a", "mat", "and", "dog", "ran", "far"};
-  std::vector<std::string> texts;
-  for (int i = 0; i < 48; ++i) {
-    std::string t;
-    for (int k = 0; k <= (i * 7) % 11; ++k) t += std::string(k ? " " : "") + words[(i + k * 3) % 10];
-    texts.push_back(t);
-  }
-  return texts;
-}
 
 // A sequence's vectors do not depend on the other sequences of its batch (TiledLinearInto pads small sgemm
 // calls, tiled_linear.cc), so a server may batch requests together (server/batcher.h).
 TEST(EmbedIdSequencesTest, ASequenceGetsTheSameBitsInAnyBatch) {
   ModelDirectory dir = LoadDir("hf_roberta_f32");
-  const std::vector<std::string> texts = Texts();
+  const std::vector<std::string> texts = testing::MixedLengthTexts();
   std::vector<std::vector<uint32_t>> ids;
   for (const auto& t : texts) ids.push_back(*dir.Tokenize(t));
   const EmbedTextsOptions options{.pooling = Pooling::kMean, .normalize = true};

@@ -11,21 +11,11 @@
 #include "attention/embed_texts.h"
 #include "attention/model_directory.h"
 #include "gtest/gtest.h"
+#include "tests/attention/mixed_texts_testutil.h"
 
 namespace tokvec::server {
 namespace {
 
-// Texts of several token counts, so batches mix lengths and hold several sequences of one length.
-std::vector<std::string> Texts() {
-  const char* words[] = {"the", "cat", "sat", "on", "a", "mat", "and", "dog", "ran", "far"};
-  std::vector<std::string> texts;
-  for (int i = 0; i < 48; ++i) {
-    std::string t;
-    for (int k = 0; k <= (i * 7) % 11; ++k) t += std::string(k ? " " : "") + words[(i + k * 3) % 10];
-    texts.push_back(t);
-  }
-  return texts;
-}
 
 ModelDirectory LoadDir(const std::string& name) {
   absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(std::string(TOKVEC_SOURCE_DIR) +
@@ -36,7 +26,7 @@ ModelDirectory LoadDir(const std::string& name) {
 
 TEST(BatcherTest, ConcurrentRequestsGetTheBitsOfEmbedTexts) {
   ModelDirectory dir = LoadDir("hf_roberta_f32");
-  const std::vector<std::string> texts = Texts();
+  const std::vector<std::string> texts = testing::MixedLengthTexts();
   const EmbedTextsOptions options{.pooling = Pooling::kMean, .normalize = true};
   std::vector<std::string_view> views(texts.begin(), texts.end());
   absl::StatusOr<std::vector<TextVectors>> expected = EmbedTexts(dir, views, options);  // `embed --lines`

@@ -9,6 +9,7 @@
 
 #include "embeddings/safetensors.h"
 #include "gtest/gtest.h"
+#include "tests/training/golden_testutil.h"
 #include "training/contrastive.h"
 #include "training/gpt2_model.h"
 #include "training/line_examples.h"
@@ -17,21 +18,10 @@
 namespace tokvec::training {
 namespace {
 
-const std::string kDir = std::string(TOKVEC_SOURCE_DIR) + "/tests/data/training";
-
-class ObjectivesParityTest : public ::testing::Test {
+class ObjectivesParityTest : public GoldenTest {
  protected:
   void SetUp() override {
-    auto golden = SafetensorsFile::Open(kDir + "/objectives.safetensors");
-    ASSERT_TRUE(golden.ok()) << golden.status();
-    golden_ = std::move(*golden);
-  }
-  double Meta(const std::string& key) { return std::stod(golden_->metadata().at(key)); }
-  std::vector<float> Tensor(const std::string& name) {
-    auto t = golden_->ReadFloat32(name);
-    EXPECT_TRUE(t.ok()) << t.status();
-    if (!t.ok()) return {};
-    return std::vector<float>(t->data, t->data + t->num_elements());
+    ASSERT_NO_FATAL_FAILURE(OpenGolden("objectives.safetensors"));
   }
   std::vector<int32_t> Ids(const std::string& name) {
     std::vector<int32_t> ids;
@@ -39,7 +29,7 @@ class ObjectivesParityTest : public ::testing::Test {
     return ids;
   }
   std::unique_ptr<Gpt2Model> Load(const std::string& name) {
-    auto model = Gpt2Model::Load(kDir + "/" + name);
+    auto model = Gpt2Model::Load(kGoldenDir + "/" + name);
     EXPECT_TRUE(model.ok()) << model.status();
     return model.ok() ? std::move(*model) : nullptr;
   }
@@ -60,7 +50,6 @@ class ObjectivesParityTest : public ::testing::Test {
     return worst;
   }
 
-  std::unique_ptr<SafetensorsFile> golden_;
 };
 
 TEST_F(ObjectivesParityTest, MlmLineBatchIsTheMaskingTorchSawAndLossAndGradientsMatch) {
@@ -153,7 +142,7 @@ TEST_F(ObjectivesParityTest, RobertaMlmLossAndEveryGradientMatchAutograd) {
   // Saved, the weights are the checkpoint's bytes again (the layout conversion is exact both ways).
   const std::string saved = ::testing::TempDir() + "/roberta_roundtrip.safetensors";
   ASSERT_TRUE(model->Save(saved).ok());
-  auto original = SafetensorsFile::Open(kDir + "/tiny_roberta/model.safetensors");
+  auto original = SafetensorsFile::Open(kGoldenDir + "/tiny_roberta/model.safetensors");
   auto round = SafetensorsFile::Open(saved);
   ASSERT_TRUE(original.ok() && round.ok());
   for (const HfTensor& t : model->CheckpointTensors(model->params())) {

@@ -9,6 +9,7 @@
 
 #include "embeddings/safetensors.h"
 #include "gtest/gtest.h"
+#include "tests/training/golden_testutil.h"
 #include "training/gpt2_model.h"
 #include "training/optimizer.h"
 #include "training/train_step.h"
@@ -16,23 +17,13 @@
 namespace tokvec::training {
 namespace {
 
-const std::string kDir = std::string(TOKVEC_SOURCE_DIR) + "/tests/data/training";
-
-class ParityTest : public ::testing::Test {
+class ParityTest : public GoldenTest {
  protected:
   void SetUp() override {
-    auto model = Gpt2Model::Load(kDir + "/tiny_gpt2");
+    auto model = Gpt2Model::Load(kGoldenDir + "/tiny_gpt2");
     ASSERT_TRUE(model.ok()) << model.status();
     model_ = std::move(*model);
-    auto golden = SafetensorsFile::Open(kDir + "/golden.safetensors");
-    ASSERT_TRUE(golden.ok()) << golden.status();
-    golden_ = std::move(*golden);
-  }
-  double Meta(const std::string& key) { return std::stod(golden_->metadata().at(key)); }
-  std::vector<float> Tensor(const std::string& name) {
-    auto t = golden_->ReadFloat32(name);
-    EXPECT_TRUE(t.ok()) << t.status();
-    return std::vector<float>(t->data, t->data + t->num_elements());
+    ASSERT_NO_FATAL_FAILURE(OpenGolden("golden.safetensors"));
   }
   // Micro-batch (step, k) of the golden batches.
   MicroBatch Batch(int64_t step, int64_t k) {
@@ -92,7 +83,6 @@ class ParityTest : public ::testing::Test {
   }
 
   std::unique_ptr<Gpt2Model> model_;
-  std::unique_ptr<SafetensorsFile> golden_;
 };
 
 TEST_F(ParityTest, LossAndEveryGradientMatchAutograd) {
@@ -107,7 +97,7 @@ TEST_F(ParityTest, LossAndEveryGradientMatchAutograd) {
 }
 
 TEST_F(ParityTest, EncoderWithKeyPaddingMatchesAutograd) {
-  auto encoder = Gpt2Model::Load(kDir + "/tiny_encoder");
+  auto encoder = Gpt2Model::Load(kGoldenDir + "/tiny_encoder");
   ASSERT_TRUE(encoder.ok()) << encoder.status();
   Gpt2Model& model = **encoder;
   const std::vector<float> inputs = Tensor("encoder.inputs"), targets = Tensor("encoder.targets"),

@@ -239,50 +239,92 @@ void DropoutBackward(float* dinp, const float* dout, int64_t n, float p, uint64_
   DropoutForward(dinp, dout, n, p, seed);  // the same mask and scale
 }
 
-// ---- causal attention ---------------------------------------------------------------------------------------------
+// ---- causal attention ----------------------------------------------------------------------------------------------
+
+namespace {
+
+// Queries per block of the attention kernels. A block's scores against all visible keys, [kQueryBlock, T] floats,
+// are the scratch: O(T) memory per head, never [T, T] (FlashAttention-2's recompute, with one block spanning every
+// key so the softmax needs no online rescaling). Fixed, so every product has the same shape for any thread count.
+constexpr int64_t kQueryBlock = 64;
+
+// One head of one sequence: strided views into the fused qkv rows and the [N, C] rows of out/dout.
+struct HeadView {
+  const float* q;  // [T, Dh], row stride 3C
+  const float* k;
+  const float* v;
+  int64_t qkv_stride;  // 3C
+  int64_t Dh;
+  int64_t keys;  // visible keys of this sequence (key_lengths[b], or T)
+  bool causal;
+  float scale;
+  // Keys [0, VisibleKeys(i)) are visible to query i.
+  int64_t VisibleKeys(int64_t i) const { return causal ? std::min(i + 1, keys) : keys; }
+};
+
+// s [rows, cols] (row stride ld) = scale · Q[i0, i0 + rows) · K[0, cols)ᵀ.
+void ScaledScores(const HeadView& h, int64_t i0, int64_t rows, int64_t cols, float* s, int64_t ld) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(rows), static_cast<blasint>(cols),
+              static_cast<blasint>(h.Dh), h.scale, h.q + i0 * h.qkv_stride, static_cast<blasint>(h.qkv_stride), h.k,
+              static_cast<blasint>(h.qkv_stride), 0.0f, s, static_cast<blasint>(ld));
+}
+
+// The dropout multiplier m_ij of weight (i, j) of head bh: 0 or 1/(1 - p).
+float DropoutMultiplier(float dropout, float keep_scale, uint64_t seed, int64_t bh, int64_t T, int64_t i,
+                        int64_t j) {
+  const uint64_t index = static_cast<uint64_t>((bh * T + i) * T + j);
+  return DropoutUniform(seed, index) >= dropout ? keep_scale : 0.0f;
+}
+
+}  // namespace
 
 void AttentionForward(float* out, float* lse, const float* qkv, int64_t B, int64_t T, int64_t C, int64_t H,
                       int threads, float dropout, uint64_t dropout_seed, bool causal,
                       const int32_t* key_lengths) {
+  UseSingleThreadedBlas();
   const float keep_scale = 1.0f / (1.0f - dropout);
   const int64_t Dh = C / H, C3 = 3 * C;
   const float scale = 1.0f / std::sqrt(static_cast<float>(Dh));
   ParallelFor(B * H, threads, [&](int64_t bh) {
     const int64_t b = bh / H, h = bh % H;
     const float* base = qkv + b * T * C3;  // [T, 3C]
-    std::vector<float> scores(static_cast<size_t>(T));  // [T]: one row at a time, O(T) memory
-    const int64_t keys = key_lengths != nullptr ? key_lengths[b] : T;
-    for (int64_t i = 0; i < T; ++i) {
-      const int64_t end = causal ? std::min(i + 1, keys) : keys;  // keys [0, end) are visible to query i
-      const float* q = base + i * C3 + h * Dh;  // [Dh]
-      float max = -std::numeric_limits<float>::infinity();
-      for (int64_t j = 0; j < end; ++j) {
-        const float* k = base + j * C3 + C + h * Dh;  // [Dh]
-        float s = 0.0f;
-        for (int64_t d = 0; d < Dh; ++d) s += q[d] * k[d];
-        s *= scale;
-        scores[static_cast<size_t>(j)] = s;
-        max = std::max(max, s);
-      }
-      float sum = 0.0f;
-      for (int64_t j = 0; j < end; ++j) {
-        float& s = scores[static_cast<size_t>(j)];
-        s = std::exp(s - max);
-        sum += s;
-      }
-      float* o = out + (b * T + i) * C + h * Dh;  // [Dh]
-      std::fill(o, o + Dh, 0.0f);
-      const float inv = 1.0f / sum;
-      for (int64_t j = 0; j < end; ++j) {
-        float p = scores[static_cast<size_t>(j)] * inv;
-        if (dropout > 0.0f) {
-          const uint64_t index = static_cast<uint64_t>((bh * T + i) * T + j);
-          p = DropoutUniform(dropout_seed, index) >= dropout ? p * keep_scale : 0.0f;
+    const HeadView head{base + h * Dh, base + C + h * Dh, base + 2 * C + h * Dh, C3, Dh,
+                        key_lengths != nullptr ? key_lengths[b] : T, causal, scale};
+    std::vector<float> p(static_cast<size_t>(kQueryBlock * T));  // [rows, T]: a block's weights
+    for (int64_t i0 = 0; i0 < T; i0 += kQueryBlock) {
+      const int64_t rows = std::min(kQueryBlock, T - i0);
+      const int64_t cols = head.VisibleKeys(i0 + rows - 1);  // the widest row of the block
+      float* o = out + (b * T + i0) * C + h * Dh;             // [rows, Dh], row stride C
+      if (cols == 0) {  // no visible key (an empty sequence): zero context, lse -inf
+        for (int64_t r = 0; r < rows; ++r) {
+          std::fill(o + r * C, o + r * C + Dh, 0.0f);
+          lse[bh * T + i0 + r] = -std::numeric_limits<float>::infinity();
         }
-        const float* v = base + j * C3 + 2 * C + h * Dh;  // [Dh]
-        for (int64_t d = 0; d < Dh; ++d) o[d] += p * v[d];
+        continue;
       }
-      lse[(b * H + h) * T + i] = max + std::log(sum);
+      ScaledScores(head, i0, rows, cols, p.data(), cols);
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t i = i0 + r, end = head.VisibleKeys(i);
+        float* row = p.data() + r * cols;  // [cols]
+        float max = -std::numeric_limits<float>::infinity();
+        for (int64_t j = 0; j < end; ++j) max = std::max(max, row[j]);
+        float sum = 0.0f;
+        for (int64_t j = 0; j < end; ++j) {
+          row[j] = std::exp(row[j] - max);
+          sum += row[j];
+        }
+        const float inv = 1.0f / sum;
+        for (int64_t j = 0; j < end; ++j) row[j] *= inv;
+        std::fill(row + end, row + cols, 0.0f);
+        if (dropout > 0.0f) {
+          for (int64_t j = 0; j < end; ++j) row[j] *= DropoutMultiplier(dropout, keep_scale, dropout_seed, bh, T, i, j);
+        }
+        lse[bh * T + i] = max + std::log(sum);
+      }
+      // o [rows, Dh] = P [rows, cols] · V[0, cols)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows), static_cast<blasint>(Dh),
+                  static_cast<blasint>(cols), 1.0f, p.data(), static_cast<blasint>(cols), head.v,
+                  static_cast<blasint>(C3), 0.0f, o, static_cast<blasint>(C));
     }
   });
 }
@@ -290,6 +332,7 @@ void AttentionForward(float* out, float* lse, const float* qkv, int64_t B, int64
 void AttentionBackward(float* dqkv, const float* dout, const float* out, const float* lse, const float* qkv,
                        int64_t B, int64_t T, int64_t C, int64_t H, int threads, float dropout,
                        uint64_t dropout_seed, bool causal, const int32_t* key_lengths) {
+  UseSingleThreadedBlas();
   const float keep_scale = 1.0f / (1.0f - dropout);
   const int64_t Dh = C / H, C3 = 3 * C;
   const float scale = 1.0f / std::sqrt(static_cast<float>(Dh));
@@ -297,46 +340,55 @@ void AttentionBackward(float* dqkv, const float* dout, const float* out, const f
     const int64_t b = bh / H, h = bh % H;
     const float* base = qkv + b * T * C3;  // [T, 3C]
     float* dbase = dqkv + b * T * C3;      // [T, 3C]
+    const HeadView head{base + h * Dh, base + C + h * Dh, base + 2 * C + h * Dh, C3, Dh,
+                        key_lengths != nullptr ? key_lengths[b] : T, causal, scale};
+    float* dq = dbase + h * Dh;  // [T, Dh] each, row stride 3C
+    float* dk = dbase + C + h * Dh;
+    float* dv = dbase + 2 * C + h * Dh;
     for (int64_t t = 0; t < T; ++t) {
-      for (int64_t part = 0; part < 3; ++part) {
-        float* d = dbase + t * C3 + part * C + h * Dh;
-        std::fill(d, d + Dh, 0.0f);
-      }
+      for (float* d : {dq, dk, dv}) std::fill(d + t * C3, d + t * C3 + Dh, 0.0f);
     }
-    const float* row_lse = lse + (b * H + h) * T;  // [T]
-    const int64_t keys = key_lengths != nullptr ? key_lengths[b] : T;
-    for (int64_t i = 0; i < T; ++i) {
-      const int64_t end = causal ? std::min(i + 1, keys) : keys;
-      const float* q = base + i * C3 + h * Dh;             // [Dh]
-      const float* o = out + (b * T + i) * C + h * Dh;     // [Dh]
-      const float* dout_i = dout + (b * T + i) * C + h * Dh;  // [Dh]
-      float* dq = dbase + i * C3 + h * Dh;                 // [Dh]
-      float delta = 0.0f;                                  // do_i · o_i = Σ_j p_ij (do_i · v_j)
-      for (int64_t d = 0; d < Dh; ++d) delta += dout_i[d] * o[d];
-      for (int64_t j = 0; j < end; ++j) {
-        const float* k = base + j * C3 + C + h * Dh;       // [Dh]
-        const float* v = base + j * C3 + 2 * C + h * Dh;   // [Dh]
-        float* dk = dbase + j * C3 + C + h * Dh;           // [Dh]
-        float* dv = dbase + j * C3 + 2 * C + h * Dh;       // [Dh]
-        float s = 0.0f, dp = 0.0f;
-        for (int64_t d = 0; d < Dh; ++d) {
-          s += q[d] * k[d];
-          dp += dout_i[d] * v[d];
+    std::vector<float> p(static_cast<size_t>(kQueryBlock * T));   // [rows, cols]: weights, then weights · mask
+    std::vector<float> ds(static_cast<size_t>(kQueryBlock * T));  // [rows, cols]: do·vᵀ, then dS
+    for (int64_t i0 = 0; i0 < T; i0 += kQueryBlock) {
+      const int64_t rows = std::min(kQueryBlock, T - i0);
+      const int64_t cols = head.VisibleKeys(i0 + rows - 1);
+      if (cols == 0) continue;
+      const float* dout_block = dout + (b * T + i0) * C + h * Dh;  // [rows, Dh], row stride C
+      const float* out_block = out + (b * T + i0) * C + h * Dh;
+      ScaledScores(head, i0, rows, cols, p.data(), cols);
+      // ds [rows, cols] = dO_block · V[0, cols)ᵀ
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(rows), static_cast<blasint>(cols),
+                  static_cast<blasint>(Dh), 1.0f, dout_block, static_cast<blasint>(C), head.v,
+                  static_cast<blasint>(C3), 0.0f, ds.data(), static_cast<blasint>(cols));
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t i = i0 + r, end = head.VisibleKeys(i);
+        const float* do_i = dout_block + r * C;  // [Dh]
+        const float* o_i = out_block + r * C;    // [Dh]
+        float delta = 0.0f;                      // do_i · o_i = Σ_j p_ij·m_ij·(do_i · v_j)
+        for (int64_t d = 0; d < Dh; ++d) delta += do_i[d] * o_i[d];
+        float* p_row = p.data() + r * cols;
+        float* ds_row = ds.data() + r * cols;
+        const float row_lse = lse[bh * T + i];
+        for (int64_t j = 0; j < end; ++j) {
+          const float pij = std::exp(p_row[j] - row_lse);
+          const float m = dropout > 0.0f ? DropoutMultiplier(dropout, keep_scale, dropout_seed, bh, T, i, j) : 1.0f;
+          ds_row[j] = pij * (m * ds_row[j] - delta) * scale;
+          p_row[j] = pij * m;
         }
-        const float p = std::exp(s * scale - row_lse[i]);
-        float m = 1.0f;  // the dropout mask value m_ij
-        if (dropout > 0.0f) {
-          const uint64_t index = static_cast<uint64_t>((bh * T + i) * T + j);
-          m = DropoutUniform(dropout_seed, index) >= dropout ? keep_scale : 0.0f;
-        }
-        const float ds = p * (m * dp - delta) * scale;
-        const float pm = p * m;
-        for (int64_t d = 0; d < Dh; ++d) {
-          dv[d] += pm * dout_i[d];
-          dq[d] += ds * k[d];
-          dk[d] += ds * q[d];
-        }
+        std::fill(p_row + end, p_row + cols, 0.0f);
+        std::fill(ds_row + end, ds_row + cols, 0.0f);
       }
+      // dq_block [rows, Dh] = dS · K[0, cols);  dk[0, cols) += dSᵀ · Q_block;  dv[0, cols) += (P∘M)ᵀ · dO_block
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows), static_cast<blasint>(Dh),
+                  static_cast<blasint>(cols), 1.0f, ds.data(), static_cast<blasint>(cols), head.k,
+                  static_cast<blasint>(C3), 0.0f, dq + i0 * C3, static_cast<blasint>(C3));
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<blasint>(cols), static_cast<blasint>(Dh),
+                  static_cast<blasint>(rows), 1.0f, ds.data(), static_cast<blasint>(cols), head.q + i0 * C3,
+                  static_cast<blasint>(C3), 1.0f, dk, static_cast<blasint>(C3));
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<blasint>(cols), static_cast<blasint>(Dh),
+                  static_cast<blasint>(rows), 1.0f, p.data(), static_cast<blasint>(cols), dout_block,
+                  static_cast<blasint>(C), 1.0f, dv, static_cast<blasint>(C3));
     }
   });
 }

@@ -109,10 +109,12 @@ TEST(KernelsTest, ActivationBackwardMatchesFiniteDifference) {
   }
 }
 
-// Naive causal attention backward: the full softmax matrix P [T, T] per head, then the textbook rules
-// dV = Pᵀ·dO, dP = dO·Vᵀ, dS = P ∘ (dP - rowsum(dP ∘ P)), dQ = dS·K·scale, dK = dSᵀ·Q·scale.
+// Naive attention backward: the full softmax matrix P [T, T] per head, then the textbook rules
+// dV = Pᵀ·dO, dP = dO·Vᵀ, dS = P ∘ (dP - rowsum(dP ∘ P)), dQ = dS·K·scale, dK = dSᵀ·Q·scale. Query i sees keys
+// j <= i (causal) or all keys, and never keys j >= keys[b] (when given).
 std::vector<float> NaiveAttentionBackward(const std::vector<float>& qkv, const std::vector<float>& dout, int64_t B,
-                                          int64_t T, int64_t C, int64_t H) {
+                                          int64_t T, int64_t C, int64_t H, bool causal = true,
+                                          const std::vector<int32_t>& keys = {}) {
   const int64_t Dh = C / H, C3 = 3 * C;
   const double scale = 1.0 / std::sqrt(static_cast<double>(Dh));
   std::vector<float> dqkv(qkv.size(), 0.0f);
@@ -123,24 +125,26 @@ std::vector<float> NaiveAttentionBackward(const std::vector<float>& qkv, const s
       auto v = [&](int64_t t, int64_t d) { return static_cast<double>(qkv[(b * T + t) * C3 + 2 * C + h * Dh + d]); };
       auto dO = [&](int64_t t, int64_t d) { return static_cast<double>(dout[(b * T + t) * C + h * Dh + d]); };
       std::vector<double> P(T * T, 0.0), dP(T * T, 0.0);
+      const int64_t visible = keys.empty() ? T : keys[b];
+      auto last = [&](int64_t i) { return std::min(causal ? i : T - 1, visible - 1); };  // the last visible key
       for (int64_t i = 0; i < T; ++i) {
         double max = -1e300, sum = 0.0;
-        for (int64_t j = 0; j <= i; ++j) {
+        for (int64_t j = 0; j <= last(i); ++j) {
           double s = 0.0;
           for (int64_t d = 0; d < Dh; ++d) s += q(i, d) * k(j, d);
           P[i * T + j] = s * scale;
           max = std::max(max, s * scale);
         }
-        for (int64_t j = 0; j <= i; ++j) sum += (P[i * T + j] = std::exp(P[i * T + j] - max));
-        for (int64_t j = 0; j <= i; ++j) P[i * T + j] /= sum;
+        for (int64_t j = 0; j <= last(i); ++j) sum += (P[i * T + j] = std::exp(P[i * T + j] - max));
+        for (int64_t j = 0; j <= last(i); ++j) P[i * T + j] /= sum;
       }
       for (int64_t i = 0; i < T; ++i) {
         double row = 0.0;
-        for (int64_t j = 0; j <= i; ++j) {
+        for (int64_t j = 0; j <= last(i); ++j) {
           for (int64_t d = 0; d < Dh; ++d) dP[i * T + j] += dO(i, d) * v(j, d);
           row += dP[i * T + j] * P[i * T + j];
         }
-        for (int64_t j = 0; j <= i; ++j) {
+        for (int64_t j = 0; j <= last(i); ++j) {
           const double dS = P[i * T + j] * (dP[i * T + j] - row);
           for (int64_t d = 0; d < Dh; ++d) {
             dqkv[(b * T + i) * C3 + h * Dh + d] += static_cast<float>(dS * k(j, d) * scale);
@@ -168,6 +172,31 @@ TEST(KernelsTest, AttentionBackwardMatchesNaiveAndFiniteDifference) {
   const std::vector<float> naive = NaiveAttentionBackward(qkv, r, B, T, C, H);
   for (size_t i = 0; i < dqkv.size(); ++i) EXPECT_NEAR(dqkv[i], naive[i], 1e-5) << "dqkv[" << i << "]";
   ExpectGradient("dqkv", qkv, dqkv, loss, 1e-3, 1e-2);
+}
+
+// Sequences longer than one query block (64 rows) of the blocked kernels, causal and bidirectional with padded
+// keys, against the naive rules; the same bits for 1 and 3 threads.
+TEST(KernelsTest, AttentionBackwardAcrossQueryBlocksMatchesNaive) {
+  const int64_t B = 2, T = 150, C = 16, H = 2;
+  std::vector<float> qkv = Random(B * T * 3 * C, 21, 1.0f), r = Random(B * T * C, 22);
+  const std::vector<int32_t> keys = {150, 97};
+  for (bool causal : {true, false}) {
+    const int32_t* lengths = causal ? nullptr : keys.data();
+    std::vector<float> out(B * T * C), lse(B * H * T), dqkv(qkv.size()), out3(out.size()), dqkv3(qkv.size());
+    AttentionForward(out.data(), lse.data(), qkv.data(), B, T, C, H, 1, 0.0f, 0, causal, lengths);
+    AttentionBackward(dqkv.data(), r.data(), out.data(), lse.data(), qkv.data(), B, T, C, H, 1, 0.0f, 0, causal,
+                      lengths);
+    const std::vector<float> naive =
+        NaiveAttentionBackward(qkv, r, B, T, C, H, causal, causal ? std::vector<int32_t>{} : keys);
+    for (size_t i = 0; i < dqkv.size(); ++i) {
+      ASSERT_NEAR(dqkv[i], naive[i], 2e-5) << "causal " << causal << " dqkv[" << i << "]";
+    }
+    AttentionForward(out3.data(), lse.data(), qkv.data(), B, T, C, H, 3, 0.0f, 0, causal, lengths);
+    AttentionBackward(dqkv3.data(), r.data(), out3.data(), lse.data(), qkv.data(), B, T, C, H, 3, 0.0f, 0, causal,
+                      lengths);
+    EXPECT_EQ(out3, out);
+    EXPECT_EQ(dqkv3, dqkv);
+  }
 }
 
 TEST(KernelsTest, AttentionIsCausal) {

@@ -7,6 +7,8 @@
 #include <limits>
 #include <vector>
 
+#include "training/vector_math.h"
+
 namespace tokvec::training {
 namespace {
 
@@ -18,6 +20,11 @@ constexpr int64_t kColBlock = 64;
 constexpr int64_t kHeadRows = 256;
 
 int64_t Blocks(int64_t n, int64_t block) { return (n + block - 1) / block; }
+
+constexpr float kSqrt2OverPi = static_cast<float>(M_2_SQRTPI * M_SQRT1_2);  // √(2/π)
+
+// GPT-2's tanh GELU argument u = √(2/π)(x + 0.044715x³).
+inline float GeluTanhU(float x) { return kSqrt2OverPi * (x + 0.044715f * x * x * x); }
 
 }  // namespace
 
@@ -167,6 +174,14 @@ void LinearBackward(float* dinp, float* dweight, float* dbias, const float* dout
 // ---- activations --------------------------------------------------------------------------------------------------
 
 void ActivationForward(Activation activation, float* out, const float* inp, int64_t n, int threads) {
+  if (activation == Activation::kGeluTanh) {  // x·σ(2u) (see ActivationBackward), vectorized
+    constexpr int64_t kChunk = 4096;
+    ParallelFor(Blocks(n, kChunk), threads, [&](int64_t block) {
+      const int64_t end = std::min(n, (block + 1) * kChunk);
+      for (int64_t i = block * kChunk; i < end; ++i) out[i] = inp[i] / (1.0f + VectorExp(-2.0f * GeluTanhU(inp[i])));
+    });
+    return;
+  }
   std::copy(inp, inp + n, out);
   ApplyActivation(activation, std::span<float>(out, static_cast<size_t>(n)), threads);
 }
@@ -176,6 +191,17 @@ void ActivationBackward(Activation activation, float* dinp, const float* inp, co
   constexpr int64_t kChunk = 4096;
   ParallelFor(Blocks(n, kChunk), threads, [&](int64_t block) {
     const int64_t end = std::min(n, (block + 1) * kChunk);
+    if (activation == Activation::kGeluTanh) {
+      // gelu(x) = 0.5x(1 + tanh u) = x·σ(2u), u = √(2/π)(x + 0.044715x³), so with s = σ(2u):
+      // d/dx = s + 2x·s(1 - s)·u',  u' = √(2/π)(1 + 3·0.044715x²).
+      for (int64_t i = block * kChunk; i < end; ++i) {
+        const float x = inp[i];
+        const float s = 1.0f / (1.0f + VectorExp(-2.0f * GeluTanhU(x)));
+        const float du = kSqrt2OverPi * (1.0f + 3.0f * 0.044715f * x * x);
+        dinp[i] = (s + 2.0f * x * s * (1.0f - s) * du) * dout[i];
+      }
+      return;
+    }
     for (int64_t i = block * kChunk; i < end; ++i) {
       const float x = inp[i];
       float grad = 0.0f;
@@ -190,15 +216,8 @@ void ActivationBackward(Activation activation, float* dinp, const float* inp, co
           grad = cdf + x * pdf;
           break;
         }
-        case Activation::kGeluTanh: {
-          // u = √(2/π)(x + 0.044715x³); d/dx 0.5x(1 + tanh u) = 0.5(1 + tanh u) + 0.5x(1 - tanh²u)·u'
-          const float k = static_cast<float>(M_2_SQRTPI * M_SQRT1_2);  // √(2/π)
-          const float u = k * (x + 0.044715f * x * x * x);
-          const float th = std::tanh(u);
-          const float du = k * (1.0f + 3.0f * 0.044715f * x * x);
-          grad = 0.5f * (1.0f + th) + 0.5f * x * (1.0f - th * th) * du;
-          break;
-        }
+        case Activation::kGeluTanh:
+          break;  // below, vectorized
       }
       dinp[i] = grad * dout[i];
     }
@@ -306,13 +325,9 @@ void AttentionForward(float* out, float* lse, const float* qkv, int64_t B, int64
       for (int64_t r = 0; r < rows; ++r) {
         const int64_t i = i0 + r, end = head.VisibleKeys(i);
         float* row = p.data() + r * cols;  // [cols]
-        float max = -std::numeric_limits<float>::infinity();
-        for (int64_t j = 0; j < end; ++j) max = std::max(max, row[j]);
-        float sum = 0.0f;
-        for (int64_t j = 0; j < end; ++j) {
-          row[j] = std::exp(row[j] - max);
-          sum += row[j];
-        }
+        const float max = MaxOf(row, end);
+        ExpShiftedInPlace(row, end, max);
+        const float sum = static_cast<float>(SumAsDouble(row, end));
         const float inv = 1.0f / sum;
         for (int64_t j = 0; j < end; ++j) row[j] *= inv;
         std::fill(row + end, row + cols, 0.0f);
@@ -370,11 +385,15 @@ void AttentionBackward(float* dqkv, const float* dout, const float* out, const f
         float* p_row = p.data() + r * cols;
         float* ds_row = ds.data() + r * cols;
         const float row_lse = lse[bh * T + i];
-        for (int64_t j = 0; j < end; ++j) {
-          const float pij = std::exp(p_row[j] - row_lse);
-          const float m = dropout > 0.0f ? DropoutMultiplier(dropout, keep_scale, dropout_seed, bh, T, i, j) : 1.0f;
-          ds_row[j] = pij * (m * ds_row[j] - delta) * scale;
-          p_row[j] = pij * m;
+        ExpShiftedInPlace(p_row, end, row_lse);  // p_ij
+        if (dropout > 0.0f) {
+          for (int64_t j = 0; j < end; ++j) {
+            const float m = DropoutMultiplier(dropout, keep_scale, dropout_seed, bh, T, i, j);
+            ds_row[j] = p_row[j] * (m * ds_row[j] - delta) * scale;
+            p_row[j] *= m;
+          }
+        } else {
+          for (int64_t j = 0; j < end; ++j) ds_row[j] = p_row[j] * (ds_row[j] - delta) * scale;
         }
         std::fill(p_row + end, p_row + cols, 0.0f);
         std::fill(ds_row + end, ds_row + cols, 0.0f);
@@ -426,18 +445,16 @@ double CrossEntropyForwardBackward(const float* x, const float* wte, const int32
           std::fill(lr, lr + V, 0.0f);  // no gradient from this row
           continue;
         }
-        float max = lr[0];
-        for (int64_t v = 1; v < V; ++v) max = std::max(max, lr[v]);
-        double sum = 0.0;
-        for (int64_t v = 0; v < V; ++v) sum += std::exp(static_cast<double>(lr[v] - max));
-        const double log_sum = std::log(sum);
-        row_loss[static_cast<size_t>(row0 + r)] = log_sum - static_cast<double>(lr[target] - max);
+        const float logit_target = lr[target];
+        const float max = MaxOf(lr, V);
+        ExpShiftedInPlace(lr, V, max);  // lr = e^(l - max)
+        const double sum = SumAsDouble(lr, V);
+        row_loss[static_cast<size_t>(row0 + r)] = std::log(sum) - static_cast<double>(logit_target - max);
         if (dx == nullptr) continue;
         // dlogits = (softmax - onehot(target)) · grad_scale
-        for (int64_t v = 0; v < V; ++v) {
-          const float p = static_cast<float>(std::exp(static_cast<double>(lr[v] - max) - log_sum));
-          lr[v] = (p - (v == target ? 1.0f : 0.0f)) * grad_scale;
-        }
+        const float p_scale = static_cast<float>(1.0 / sum) * grad_scale;
+        for (int64_t v = 0; v < V; ++v) lr[v] *= p_scale;
+        lr[target] -= grad_scale;
       }
     });
     if (dx == nullptr) continue;

@@ -12,12 +12,21 @@
 namespace tokvec::training {
 namespace {
 
-// Rows per block of the row-parallel kernels and columns per block of the weight-gradient GEMMs. Fixed, so the
-// split (and therefore every rounding) is the same for any thread count.
+// Every split below is fixed, so the split (and therefore every rounding) is the same for any thread count.
+// Rows per block of the row-parallel element-wise kernels.
 constexpr int64_t kRowBlock = 64;
-constexpr int64_t kColBlock = 64;
-// Rows of logits made at once by the LM head ([kHeadRows, V] floats: 51 MB for GPT-2's V = 50257).
-constexpr int64_t kHeadRows = 256;
+// Rows per sgemm of a linear layer (and of its input gradient), and output columns per sgemm of its weight
+// gradient. Each call re-packs the other operand, so a block amortizes one packing of the weight over 256 rows:
+// 64 left OpenBLAS's packing copies at 12% of a `fit` step (6-layer d384 GPT-2, perf).
+constexpr int64_t kGemmRows = 256;
+constexpr int64_t kGemmCols = 256;
+// Rows of logits made at once by the LM head ([kHeadRows, V] floats: 103 MB for GPT-2's V = 50257); within them,
+// vocabulary columns per sgemm of the logits, rows per sgemm of dx and vocabulary rows per sgemm of dwte. The
+// logits are split by vocabulary so the tied table (77 MB for GPT-2) is packed once per kHeadRows rows.
+constexpr int64_t kHeadRows = 512;
+constexpr int64_t kHeadVocabBlock = 2048;
+constexpr int64_t kHeadDxRows = 256;
+constexpr int64_t kHeadGradVocab = 1024;
 
 int64_t Blocks(int64_t n, int64_t block) { return (n + block - 1) / block; }
 
@@ -126,8 +135,8 @@ void LayerNormBackward(float* dinp, float* dweight, float* dbias, const float* d
 void LinearForward(float* out, const float* inp, const float* weight, const float* bias, int64_t N, int64_t IC,
                    int64_t OC, int threads) {
   UseSingleThreadedBlas();
-  ParallelFor(Blocks(N, kRowBlock), threads, [&](int64_t block) {
-    const int64_t row0 = block * kRowBlock, rows = std::min(kRowBlock, N - row0);
+  ParallelFor(Blocks(N, kGemmRows), threads, [&](int64_t block) {
+    const int64_t row0 = block * kGemmRows, rows = std::min(kGemmRows, N - row0);
     float* y = out + row0 * OC;  // [rows, OC]
     // y = x_block [rows, IC] · W [IC, OC]
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows), static_cast<blasint>(OC),
@@ -144,19 +153,19 @@ void LinearForward(float* out, const float* inp, const float* weight, const floa
 void LinearBackward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                     const float* weight, int64_t N, int64_t IC, int64_t OC, int threads) {
   UseSingleThreadedBlas();
-  const int64_t row_blocks = dinp != nullptr ? Blocks(N, kRowBlock) : 0;
-  const int64_t col_blocks = Blocks(OC, kColBlock);
+  const int64_t row_blocks = dinp != nullptr ? Blocks(N, kGemmRows) : 0;
+  const int64_t col_blocks = Blocks(OC, kGemmCols);
   // Tasks [0, row_blocks): dinp rows; then [row_blocks, row_blocks + col_blocks): columns of dweight and dbias.
   ParallelFor(row_blocks + col_blocks, threads, [&](int64_t task) {
     if (task < row_blocks) {
-      const int64_t row0 = task * kRowBlock, rows = std::min(kRowBlock, N - row0);
+      const int64_t row0 = task * kGemmRows, rows = std::min(kGemmRows, N - row0);
       // dx_block [rows, IC] = dy_block [rows, OC] · Wᵀ [OC, IC]
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(rows), static_cast<blasint>(IC),
                   static_cast<blasint>(OC), 1.0f, dout + row0 * OC, static_cast<blasint>(OC), weight,
                   static_cast<blasint>(OC), 0.0f, dinp + row0 * IC, static_cast<blasint>(IC));
       return;
     }
-    const int64_t col0 = (task - row_blocks) * kColBlock, cols = std::min(kColBlock, OC - col0);
+    const int64_t col0 = (task - row_blocks) * kGemmCols, cols = std::min(kGemmCols, OC - col0);
     // dW[:, cols] [IC, cols] += xᵀ [IC, N] · dy[:, cols] [N, cols]
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<blasint>(IC), static_cast<blasint>(cols),
                 static_cast<blasint>(N), 1.0f, inp, static_cast<blasint>(IC), dout + col0,
@@ -427,14 +436,16 @@ double CrossEntropyForwardBackward(const float* x, const float* wte, const int32
   std::vector<float> logits(static_cast<size_t>(chunk_rows * V));  // [rows, V], then dlogits in place
   for (int64_t row0 = 0; row0 < N; row0 += kHeadRows) {
     const int64_t rows = std::min(kHeadRows, N - row0);
-    // 1. logits, softmax, loss and dlogits, kRowBlock rows per task.
+    // 1. logits [rows, V] = x_chunk [rows, C] · wteᵀ [C, V], one task per block of vocabulary columns.
+    ParallelFor(Blocks(V, kHeadVocabBlock), threads, [&](int64_t block) {
+      const int64_t v0 = block * kHeadVocabBlock, vn = std::min(kHeadVocabBlock, V - v0);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(rows), static_cast<blasint>(vn),
+                  static_cast<blasint>(C), 1.0f, x + row0 * C, static_cast<blasint>(C), wte + v0 * C,
+                  static_cast<blasint>(C), 0.0f, logits.data() + v0, static_cast<blasint>(V));
+    });
+    // 2. softmax, loss and dlogits (in place), kRowBlock rows per task.
     ParallelFor(Blocks(rows, kRowBlock), threads, [&](int64_t block) {
       const int64_t r0 = block * kRowBlock, r1 = std::min(rows, r0 + kRowBlock);
-      float* l = logits.data() + r0 * V;  // [r1 - r0, V]
-      // l = x_block [r, C] · wteᵀ [C, V]
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(r1 - r0), static_cast<blasint>(V),
-                  static_cast<blasint>(C), 1.0f, x + (row0 + r0) * C, static_cast<blasint>(C), wte,
-                  static_cast<blasint>(C), 0.0f, l, static_cast<blasint>(V));
       for (int64_t r = r0; r < r1; ++r) {
         float* lr = logits.data() + r * V;  // [V]
         const int32_t target = targets[row0 + r];
@@ -458,18 +469,18 @@ double CrossEntropyForwardBackward(const float* x, const float* wte, const int32
       }
     });
     if (dx == nullptr) continue;
-    // 2. dx rows = dlogits · wte, and dwte += dlogitsᵀ · x over column blocks of dwte's rows.
-    const int64_t row_blocks = Blocks(rows, kRowBlock), vocab_blocks = Blocks(V, 256);
+    // 3. dx rows = dlogits · wte, and dwte += dlogitsᵀ · x over blocks of dwte's rows.
+    const int64_t row_blocks = Blocks(rows, kHeadDxRows), vocab_blocks = Blocks(V, kHeadGradVocab);
     ParallelFor(row_blocks + vocab_blocks, threads, [&](int64_t task) {
       if (task < row_blocks) {
-        const int64_t r0 = task * kRowBlock, r = std::min(kRowBlock, rows - r0);
+        const int64_t r0 = task * kHeadDxRows, r = std::min(kHeadDxRows, rows - r0);
         // dx_block [r, C] = dlogits_block [r, V] · wte [V, C]
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(r), static_cast<blasint>(C),
                     static_cast<blasint>(V), 1.0f, logits.data() + r0 * V, static_cast<blasint>(V), wte,
                     static_cast<blasint>(C), 0.0f, dx + (row0 + r0) * C, static_cast<blasint>(C));
         return;
       }
-      const int64_t v0 = (task - row_blocks) * 256, vn = std::min<int64_t>(256, V - v0);
+      const int64_t v0 = (task - row_blocks) * kHeadGradVocab, vn = std::min(kHeadGradVocab, V - v0);
       // dwte[v0 .. v0 + vn) [vn, C] += dlogits[:, v0..]ᵀ [vn, rows] · x_chunk [rows, C]
       cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<blasint>(vn), static_cast<blasint>(C),
                   static_cast<blasint>(rows), 1.0f, logits.data() + v0, static_cast<blasint>(V), x + row0 * C,

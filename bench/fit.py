@@ -8,7 +8,9 @@ T 256, batch 8, vocabulary 50257 (GPT-2's, /work/shared/vocab/gpt2.tiktoken), ti
 clip 1.0, float32 on the CPU. tokvec trains on tinyshakespeare (`--no-shuffle`); torch on random ids of the same
 shapes (the ids do not change the work). tokens/s is B·T over the median step time, the first step left out
 (tokvec's from metrics.jsonl, measured around each step; torch's around zero_grad..step). Peak RSS of each
-process from /usr/bin/time. Both sides run one after the other at each thread count.
+process from /usr/bin/time. Both sides run one after the other at each thread count; torch gets
+OPENBLAS_NUM_THREADS and OMP_NUM_THREADS equal to the thread count (torch.set_num_threads alone leaves OpenBLAS's
+pool at every core).
 
 Prints human-readable lines and, for bench/run_all.sh, tab-separated lines:
   ROW <metric> <tokvec> <peer> <ratio> <target> <met>
@@ -96,6 +98,8 @@ def main():
         return 0
     L, C, H, T, B = args.layers, args.d_model, args.heads, args.seq_len, args.batch
     shape = "%dL d%d %dh T%d B%d" % (L, C, H, T, B)
+    # Both sides run the same OpenBLAS; the environment can force its kernels (this workplace sets Haswell's).
+    print("OpenBLAS kernels: OPENBLAS_CORETYPE=%s" % os.environ.get("OPENBLAS_CORETYPE", "(unset: chosen by CPU)"))
     with tempfile.TemporaryDirectory() as work:
         model = os.path.join(work, "m")
         subprocess.run([args.tokvec, "init", "--tokenizer", vocab, "--arch", "gpt2", "--d-model", str(C), "--heads",
@@ -111,8 +115,11 @@ def main():
             with open(os.path.join(out, "metrics.jsonl")) as f:
                 rates = [json.loads(line)["tokens_per_s"] for line in f][1:]
             tok_rate = statistics.median(rates)
+            # torch.set_num_threads does not reach OpenBLAS's own pool (Debian's torch does its matmuls there):
+            # without OPENBLAS_NUM_THREADS its "1 thread" ran its GEMMs on both cores.
+            torch_env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
             stdout, torch_rss = run_timed(["/usr/bin/python3", "-c", TORCH_LOOP, str(L), str(C), str(H), str(T), str(B),
-                                           str(V), str(args.steps), str(threads)])
+                                           str(V), str(args.steps), str(threads)], env=torch_env)
             seconds = json.loads(stdout.strip().splitlines()[-1])["step_seconds"][1:]
             torch_rate = B * T / statistics.median(seconds)
             ratio = tok_rate / torch_rate

@@ -8,6 +8,7 @@
 #include "attention/flash_attention.h"
 #include "attention/layer_norm_rows.h"
 #include "attention/tiled_linear.h"
+#include "embeddings/positional.h"
 #include "fmt/format.h"
 
 namespace tokvec {
@@ -33,13 +34,13 @@ void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockCo
   float* qkv = qkv_buffer;  // [N, 3D] = [q | k | v]
   const int64_t stride = 3 * d_model;
   if (w.fused()) {
-    TiledLinearInto(x, w.qkv, qkv, pool, {});
+    TiledLinearInto(x, w.qkv, qkv, pool, {.segment_rows = seq_len});
   } else {
     // Separate projections written side by side: three column slices of the same [N, 3D] buffer.
     Matrix part(rows, d_model);  // [N, D]
     const LinearWeights* projections[3] = {&w.q, &w.k, &w.v};
     for (int64_t p = 0; p < 3; ++p) {
-      TiledLinearInto(x, *projections[p], part.data(), pool, {});
+      TiledLinearInto(x, *projections[p], part.data(), pool, {.segment_rows = seq_len});
       for (int64_t r = 0; r < rows; ++r) std::copy_n(part.row(r), d_model, qkv + r * stride + p * d_model);
     }
   }
@@ -50,6 +51,11 @@ void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockCo
     // One scratch per (kept) thread: a fresh one per task zero-filled its 256 KB score block 96 times a layer.
     // It lives as long as the thread (the pool's workers, or the caller: 256 KB plus 2·T·head_dim floats).
     thread_local FlashScratch scratch;
+    if (config.rotary) {  // this task's head only: positions 0.. of each sequence
+      float* head = qkv + b * seq_len * stride + h * head_dim;
+      ApplyRotaryToHead(*config.rotary, seq_len, head_dim, 0, head, stride);            // q
+      ApplyRotaryToHead(*config.rotary, seq_len, head_dim, 0, head + d_model, stride);  // k
+    }
     FlashAttendHead({base, seq_len, head_dim, stride}, {base + d_model, seq_len, head_dim, stride},
                     {base + 2 * d_model, seq_len, head_dim, stride}, config.causal, scale, &scratch,
                     concat + b * seq_len * d_model + h * head_dim, d_model);
@@ -68,11 +74,7 @@ absl::Status RunTransformerBlockBatchedInto(const TransformerBlockWeights& w, co
         "sequences",
         x.rows, batch));
   }
-  if (config.rotary) {
-    return absl::InvalidArgumentError(
-        "the batched block does not apply rotary positions; run RunTransformerBlock per sequence instead");
-  }
-  const int64_t rows = x.rows, d_model = x.cols;
+  const int64_t rows = x.rows, d_model = x.cols, seq_len = rows / batch;
   const int64_t ff = w.feed_forward.up.out_features();
   BatchedBlockWorkspace local;
   BatchedBlockWorkspace& ws = workspace != nullptr ? *workspace : local;
@@ -90,20 +92,23 @@ absl::Status RunTransformerBlockBatchedInto(const TransformerBlockWeights& w, co
     // h = LN1(x + MHA(x)); y = LN2(h + FFN(h))
     AttendBatch(x, w.attention, config, batch, pool, qkv, concat);
     TiledLinearInto({concat, rows, d_model}, w.attention.out, h, pool,
-                    {.residual = x.data, .norm = &w.attention_norm});
-    TiledLinearInto({h, rows, d_model}, w.feed_forward.up, hidden, pool, {.activation = config.activation});
+                    {.residual = x.data, .norm = &w.attention_norm, .segment_rows = seq_len});
+    TiledLinearInto({h, rows, d_model}, w.feed_forward.up, hidden, pool,
+                    {.activation = config.activation, .segment_rows = seq_len});
     TiledLinearInto({hidden, rows, ff}, w.feed_forward.down, y, pool,
-                    {.residual = h, .norm = &w.feed_forward_norm});
+                    {.residual = h, .norm = &w.feed_forward_norm, .segment_rows = seq_len});
     return absl::OkStatus();
   }
   // pre-LN: y = x + MHA(LN1(x)); y = y + FFN(LN2(y))
   float* normed = h;  // [N, D]
   LayerNormRows(x.data, rows, d_model, w.attention_norm, normed, pool);
   AttendBatch({normed, rows, d_model}, w.attention, config, batch, pool, qkv, concat);
-  TiledLinearInto({concat, rows, d_model}, w.attention.out, y, pool, {.residual = x.data});
+  TiledLinearInto({concat, rows, d_model}, w.attention.out, y, pool,
+                  {.residual = x.data, .segment_rows = seq_len});
   LayerNormRows(y, rows, d_model, w.feed_forward_norm, normed, pool);
-  TiledLinearInto({normed, rows, d_model}, w.feed_forward.up, hidden, pool, {.activation = config.activation});
-  TiledLinearInto({hidden, rows, ff}, w.feed_forward.down, y, pool, {.residual = y});
+  TiledLinearInto({normed, rows, d_model}, w.feed_forward.up, hidden, pool,
+                  {.activation = config.activation, .segment_rows = seq_len});
+  TiledLinearInto({hidden, rows, ff}, w.feed_forward.down, y, pool, {.residual = y, .segment_rows = seq_len});
   return absl::OkStatus();
 }
 

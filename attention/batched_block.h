@@ -8,8 +8,8 @@
 //   TOKVEC_ASSIGN_OR_RETURN(Matrix y, RunTransformerBlockBatched(weights, config, x.view(), /*batch=*/8,
 //                                                                 /*threads=*/2));   // [B·T, D]
 //
-// Supported: both norm placements, every activation, causal or not. Rotary positions and extra masks are not
-// (use RunTransformerBlock per sequence): asking for them is InvalidArgument.
+// Supported: both norm placements, every activation, causal or not, rotary positions (each sequence from position
+// 0, as RunTransformerBlock with first_position 0). Extra masks are not (use RunTransformerBlock per sequence).
 #ifndef TOKVEC_ATTENTION_BATCHED_BLOCK_H_
 #define TOKVEC_ATTENTION_BATCHED_BLOCK_H_
 
@@ -39,7 +39,7 @@ struct BatchedBlockWorkspace {
 };
 
 // x: [B·T, D] with x.rows divisible by `batch`. Errors: shapes (as ValidateTransformerBlock), a row count not
-// divisible by batch, rotary positions. `workspace` may be null (buffers are then allocated for this call).
+// divisible by batch. `workspace` may be null (buffers are then allocated for this call).
 absl::StatusOr<Matrix> RunTransformerBlockBatched(const TransformerBlockWeights& w, const BlockConfig& config,
                                                   MatrixView x, int64_t batch, int threads,
                                                   BatchedBlockWorkspace* workspace = nullptr);

@@ -35,6 +35,15 @@ int64_t MinGemmRows(int64_t cols, int64_t in) {
   return std::max<int64_t>(2, CeilDiv(kLargeGemmWork, std::max<int64_t>(1, cols * in)));
 }
 
+// Every sgemm call of a tile has a multiple of this many rows (padded with zero rows when the tile is shorter),
+// and a tile starts at a multiple of it from its segment's first row. OpenBLAS's kernels compute rows in groups
+// of their unroll width, the last partial group with other code, and (Haswell's kernels) a row's sum in an order
+// that depends on its place in the group: with OPENBLAS_CORETYPE=Haswell on a Zen 5 EPYC, 32 -> 96 outputs, a
+// 40-row call gave its rows 36..39 other bits than a 48-row call, and a call starting one row later gave every
+// sixth row other bits; rows at the same offset modulo 12 in calls of whole groups always agreed. 48 is a
+// multiple of the unroll widths of OpenBLAS's x86 sgemm kernels (4, 6, 8, 12, 16, 24).
+constexpr int64_t kGemmRowMultiple = 48;
+
 void Sgemm(bool out_in, int64_t rows, int64_t cols, int64_t in, const float* x, int64_t ldx, const float* w,
            int64_t ldw, float* y, int64_t ldy) {
   cblas_sgemm(CblasRowMajor, CblasNoTrans, out_in ? CblasTrans : CblasNoTrans, static_cast<blasint>(rows),
@@ -50,12 +59,20 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
   const int64_t in = w.in_features(), out = w.out_features(), n = x.rows;
   if (n == 0 || out == 0) return;
   // 1. Fixed tiles (a function of the shapes only). A LayerNorm needs whole rows, so its tiles span all columns.
+  //    Rows are tiled within each segment (a sequence of a batch; the whole input without segment_rows).
   const int64_t tile_cols = epilogue.norm != nullptr ? out : BlockSize(out, kTiledLinearColumns, 16);
-  int64_t tile_rows = BlockSize(n, kTiledLinearRows, 16);
-  if (CeilDiv(n, tile_rows) * CeilDiv(out, tile_cols) == 1 && n >= 2) tile_rows = BlockSize(n, CeilDiv(n, 2), 16);
-  const int64_t col_blocks = CeilDiv(out, tile_cols), row_blocks = CeilDiv(n, tile_rows);
+  const int64_t segment = epilogue.segment_rows > 0 && n % epilogue.segment_rows == 0 ? epilogue.segment_rows : n;
+  int64_t tile_rows = BlockSize(segment, kTiledLinearRows, kGemmRowMultiple);
+  if (CeilDiv(n, tile_rows) * CeilDiv(out, tile_cols) == 1 && n >= 2) {
+    tile_rows = BlockSize(segment, CeilDiv(segment, 2), kGemmRowMultiple);
+  }
+  const int64_t tiles_per_segment = CeilDiv(segment, tile_rows);
+  const int64_t col_blocks = CeilDiv(out, tile_cols), row_blocks = (n / segment) * tiles_per_segment;
   parallel_for(row_blocks * col_blocks, [&](int64_t block) {
-    const int64_t row0 = (block / col_blocks) * tile_rows, rows = std::min(tile_rows, n - row0);
+    const int64_t row_block = block / col_blocks;
+    const int64_t segment0 = (row_block / tiles_per_segment) * segment;
+    const int64_t row0 = segment0 + (row_block % tiles_per_segment) * tile_rows;
+    const int64_t rows = std::min(tile_rows, segment0 + segment - row0);
     const int64_t col0 = (block % col_blocks) * tile_cols, cols = std::min(tile_cols, out - col0);
     const float* x_block = x.data + row0 * x.cols;  // [rows, in]
     float* y_block = y + row0 * out + col0;         // [rows, cols], row stride out
@@ -81,11 +98,13 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
       // kOutIn: weight rows [col0, col0 + cols) are the tile's outputs, y += x · W_tileᵀ;
       // kInOut: weight columns [col0, col0 + cols), y += x · W_tile.
       const float* w_tile = out_in ? w.weight.data + col0 * w.ld() : w.weight.data + col0;
-      const int64_t min_rows = MinGemmRows(cols, in);
-      if (rows >= min_rows) {
+      const int64_t min_rows =
+          CeilDiv(std::max(rows, MinGemmRows(cols, in)), kGemmRowMultiple) * kGemmRowMultiple;
+      if (rows == min_rows) {
         Sgemm(out_in, rows, cols, in, x_block, x.cols, w_tile, w.ld(), y_block, out);
       } else {
-        // Too few rows: run the same sgemm on the tile padded with zero rows (see MinGemmRows).
+        // Too few rows, or not a whole number of row groups: run the sgemm on the tile padded with zero rows
+        // (see MinGemmRows and kGemmRowMultiple).
         thread_local std::vector<float> x_pad, y_pad;
         x_pad.assign(static_cast<size_t>(min_rows * in), 0.0f);  // [min_rows, in]
         y_pad.assign(static_cast<size_t>(min_rows * cols), 0.0f);  // [min_rows, cols]

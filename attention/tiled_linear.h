@@ -42,6 +42,11 @@ struct LinearEpilogue {
   std::optional<Activation> activation;    // y = act(x·W + b); not combined with `residual` or `norm`
   const float* residual = nullptr;          // [rows, out] (row stride out): y = residual + x·W + b; may equal y
   const LayerNormWeights* norm = nullptr;   // then y = LayerNorm(y) over each row
+  // Rows per sequence when x is a batch of equal-length sequences ([B·T, in]: T), or 0. Tiles then never span two
+  // sequences and start at a sequence's first row plus a multiple of 48, so a sequence's rows get the same bits
+  // whatever batch they are in (OpenBLAS's kernels round a row differently by its offset in the call: see
+  // kGemmRowMultiple in tiled_linear.cc). Must divide x.rows.
+  int64_t segment_rows = 0;
 };
 
 // Unchecked: y ([x.rows, out], ld = out) = epilogue(x·W(ᵀ) + b). See ValidateLinear for the shape checks.

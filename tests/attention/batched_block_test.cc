@@ -1,6 +1,6 @@
 // RunTransformerBlockBatched must equal RunTransformerBlock (the reference) applied to each sequence, within
 // 1e-5: nn.TransformerEncoderLayer's default (post-LN, ReLU, fused in_proj) and GPT-2's (pre-LN, GELU, causal,
-// Conv1D layout), separate projections, and the same result for any thread count.
+// Conv1D layout), separate projections, rotary positions, and the same result for any thread count.
 #include "attention/batched_block.h"
 
 #include <gtest/gtest.h>
@@ -66,6 +66,7 @@ struct Case {
   Activation activation;
   bool causal, fused;
   WeightLayout layout;
+  bool rotary = false;  // RoPE, GPT-NeoX pairing
 };
 
 class BatchedBlockEqualsReference : public ::testing::TestWithParam<Case> {};
@@ -73,7 +74,8 @@ class BatchedBlockEqualsReference : public ::testing::TestWithParam<Case> {};
 TEST_P(BatchedBlockEqualsReference, WithinOneEMinus5) {
   const Case c = GetParam();
   RandomBlock block(c.d_model, c.ff, c.layout, c.fused, 11);
-  const BlockConfig config{.n_heads = c.n_heads, .norm = c.norm, .activation = c.activation, .causal = c.causal};
+  BlockConfig config{.n_heads = c.n_heads, .norm = c.norm, .activation = c.activation, .causal = c.causal};
+  if (c.rotary) config.rotary = RotaryOptions{.base = 10000.0f, .pairing = RotaryPairing::kHalves};
   NormalSampler sampler(3);
   const Matrix x = sampler.Matrix(c.batch * c.seq_len, c.d_model, 1.0f);  // [B·T, D]
   absl::StatusOr<Matrix> batched = RunTransformerBlockBatched(block.weights, config, x.view(), c.batch, 2);
@@ -105,7 +107,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"Gpt2Style", 2, 65, 48, 3, 192, NormPlacement::kPreLN, Activation::kGeluTanh, true,
                            true, WeightLayout::kInOut},
                       Case{"SeparateProjections", 2, 20, 32, 2, 100, NormPlacement::kPostLN,
-                           Activation::kGeluExact, true, false, WeightLayout::kOutIn}),
+                           Activation::kGeluExact, true, false, WeightLayout::kOutIn},
+                      Case{"RotaryGpt2Style", 3, 40, 48, 3, 192, NormPlacement::kPreLN, Activation::kGeluTanh, true,
+                           true, WeightLayout::kInOut, true},
+                      Case{"RotaryBidirectional", 2, 33, 32, 2, 64, NormPlacement::kPostLN, Activation::kRelu, false,
+                           false, WeightLayout::kOutIn, true}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 // A reused workspace (left holding a bigger batch's values) changes nothing.

@@ -168,13 +168,18 @@ absl::Status Model::Bind(const std::string& weights_path) {
     TensorReader r(weights_.get(), prefix);
     r.set_arch_name(c.model_type);
     TOKVEC_ASSIGN_OR_RETURN(token_table_, r.Matrix2("wte.weight", c.vocab_size, d, "[vocab_size, n_embd]"));
+    stack_.config.rotary = c.rotary;  // RoPE in every layer instead of wpe / the sinusoid
     if (c.arch == Architecture::kGpt2) {
-      TOKVEC_ASSIGN_OR_RETURN(position_table_, r.Matrix2("wpe.weight", c.max_len, d, "[n_positions, n_embd]"));
+      if (!c.rotary) {
+        TOKVEC_ASSIGN_OR_RETURN(position_table_, r.Matrix2("wpe.weight", c.max_len, d, "[n_positions, n_embd]"));
+      }
       stack_.config.norm = NormPlacement::kPreLN;
     } else {
       // Rows for the first kSinusoidRows positions; longer inputs get their table computed per call, so a huge
       // n_positions in config.json cannot make loading allocate without bound.
-      TOKVEC_ASSIGN_OR_RETURN(sinusoid_, SinusoidalTable(std::min<int64_t>(c.max_len, kSinusoidRows), d));
+      if (!c.rotary) {
+        TOKVEC_ASSIGN_OR_RETURN(sinusoid_, SinusoidalTable(std::min<int64_t>(c.max_len, kSinusoidRows), d));
+      }
       stack_.config.norm = NormPlacement::kPostLN;
     }
     for (int64_t i = 0; i < c.n_layers; ++i) {
@@ -207,12 +212,13 @@ absl::StatusOr<Matrix> Model::Embed(std::span<const uint32_t> ids) const {
   TOKVEC_ASSIGN_OR_RETURN(Matrix x, EmbedTokens(token_table_, ids));
   switch (config_.arch) {
     case Architecture::kGpt2:
-      TOKVEC_RETURN_IF_ERROR(AddPositions(position_table_, 0, &x));
+      if (!config_.rotary) TOKVEC_RETURN_IF_ERROR(AddPositions(position_table_, 0, &x));
       break;
     case Architecture::kEncoder: {
       // Vaswani et al. 2017, §3.4: "we multiply those weights by sqrt(d_model)".
       const float scale = static_cast<float>(std::sqrt(static_cast<double>(d)));
       for (float& v : x.storage()) v *= scale;
+      if (config_.rotary) break;
       if (seq_len <= sinusoid_.rows()) {
         TOKVEC_RETURN_IF_ERROR(AddPositions(sinusoid_.view(), 0, &x));
       } else {

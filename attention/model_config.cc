@@ -78,6 +78,27 @@ absl::StatusOr<ModelConfig> ParseGpt2Keys(const json& j, ModelConfig config, std
     TOKVEC_ASSIGN_OR_RETURN(config.activation, ParseActivationKey(*act, "activation_function", path));
   }
   TOKVEC_RETURN_IF_ERROR(CheckHeads(config, path));
+  if (auto pos = j.find("position_embedding_type"); pos != j.end() && *pos != "absolute") {
+    if (*pos != "rotary") {
+      return KeyError("position_embedding_type", path,
+                      fmt::format("is {}; supported: \"absolute\" (the architecture's own) and \"rotary\"",
+                                  pos->dump()));
+    }
+    RotaryOptions rotary{.base = 10000.0f, .pairing = RotaryPairing::kHalves};
+    if (j.contains("rope_theta")) {
+      TOKVEC_ASSIGN_OR_RETURN(double theta, GetFloat(j, "rope_theta", path));
+      if (!(theta > 1.0 && theta < 1e30)) {
+        return KeyError("rope_theta", path, fmt::format("must be in (1, 1e30), not {}", theta));
+      }
+      rotary.base = static_cast<float>(theta);
+    }
+    if (config.head_dim() % 2 != 0) {
+      return KeyError("position_embedding_type", path,
+                      fmt::format("is \"rotary\", which needs an even head_dim; n_embd {} / n_head {} is {}",
+                                  config.d_model, config.n_heads, config.head_dim()));
+    }
+    config.rotary = rotary;
+  }
   return config;
 }
 
@@ -184,6 +205,10 @@ std::string ModelConfigToJson(const ModelConfig& config) {
     case Activation::kRelu:
       j["activation_function"] = "relu";
       break;
+  }
+  if (config.rotary) {
+    j["position_embedding_type"] = "rotary";
+    j["rope_theta"] = config.rotary->base;
   }
   return j.dump(2) + "\n";
 }

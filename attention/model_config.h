@@ -4,6 +4,11 @@
 //   - tokvec's own and Hugging Face GPT-2 (`"model_type": "gpt2"`, or tokvec's `"encoder"`): GPT-2's key names
 //     n_embd, n_head, n_layer, n_positions, vocab_size, layer_norm_epsilon (all required); n_inner (null or absent:
 //     4 * n_embd) and activation_function (default gelu_new for gpt2, relu for encoder) are optional.
+//     "position_embedding_type": "rotary" (tokvec's own models; the key and value as in Hugging Face's ESM) replaces
+//     the learned wpe table (gpt2) or the sinusoid (encoder) by RoPE on every layer's queries and keys, pairing
+//     (i, i + head_dim/2) as GPT-NeoX and LLaMA do, with base "rope_theta" (default 10000); head_dim must be
+//     even. "absolute" or no key: the architecture's own positions. Hugging Face's GPT-2 has no rotary
+//     positions: transformers loads such a directory only as a different model.
 //   - Hugging Face RoBERTa (`"model_type": "roberta"`, also sentence-transformers models built on it): hidden_size,
 //     num_attention_heads, num_hidden_layers, intermediate_size, max_position_embeddings, vocab_size,
 //     type_vocab_size, pad_token_id, bos_token_id, eos_token_id, layer_norm_eps, hidden_act (all required).
@@ -16,11 +21,13 @@
 #define TOKVEC_ATTENTION_MODEL_CONFIG_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
 #include "attention/ops.h"
+#include "embeddings/positional.h"
 
 namespace tokvec {
 
@@ -41,6 +48,8 @@ struct ModelConfig {
   int64_t max_len = 0;     // tokens per sequence (n_positions; for RoBERTa max_position_embeddings - pad - 1)
   double layer_norm_eps = 1e-5;
   Activation activation = Activation::kGeluTanh;  // config "gelu" exact, "gelu_new" tanh, "relu"
+  // gpt2 / encoder: RoPE on each layer's q and k instead of additive positions (position_embedding_type rotary).
+  std::optional<RotaryOptions> rotary;
   // RoBERTa only.
   int64_t type_vocab_size = 0;      // rows of token_type_embeddings
   int64_t max_position_rows = 0;    // rows of position_embeddings (max_position_embeddings)

@@ -11,6 +11,9 @@
 // biases 0, LayerNorm gamma 1 and beta 0. Tensors are drawn in a fixed order (wte, wpe, then per layer c_attn,
 // attn.c_proj, c_fc, mlp.c_proj) from one NormalSampler(seed), so a seed always gives the same model.
 //
+// --positions rotary: no wpe table (and no sinusoid for the encoder); config.json gets
+// "position_embedding_type": "rotary" and "rope_theta", and every layer rotates its queries and keys (RoPE).
+//
 // --token-embeddings VECTORS (a word2vec text or binary file, e.g. from `tokvec word2vec train --tokenizer`):
 // each token whose spelling (Tokenizer::TokenSpelling, e.g. `Ġcat`) is a word of the file gets that vector as
 // its wte row instead of the random one; the other rows keep the seeded init, which is drawn as without the
@@ -53,6 +56,8 @@ struct InitOptions {
   uint64_t seed = 0;
   std::string output;
   std::string token_embeddings;  // word2vec vector file for the token table, or empty
+  std::string positions = "absolute";  // or "rotary"
+  double rope_theta = 10000.0;
 };
 
 // wte rows to replace: (token id, vector of d_model floats).
@@ -117,7 +122,8 @@ absl::Status WriteRandomWeights(const ModelConfig& config, uint64_t seed, const 
                                 const std::string& path) {
   // 1. Refuse sizes that cannot be held in memory before allocating anything.
   const double d = static_cast<double>(config.d_model), f = static_cast<double>(config.d_ff);
-  const double positions = config.arch == Architecture::kGpt2 ? static_cast<double>(config.max_len) : 0.0;
+  const double positions =
+      config.arch == Architecture::kGpt2 && !config.rotary ? static_cast<double>(config.max_len) : 0.0;
   const double floats = (static_cast<double>(config.vocab_size) + positions) * d +
                         static_cast<double>(config.n_layers) * (4 * d * d + 2 * d * f + 9 * d + f);
   constexpr double kMaxFloats = 4.0e9;  // 16 GB of float32
@@ -154,7 +160,7 @@ absl::Status WriteRandomWeightsUnchecked(const ModelConfig& config, uint64_t see
   for (const auto& [id, vector] : token_rows) {  // [V, D] rows from --token-embeddings
     std::copy(vector, vector + d, storage.back()->data() + id * d);
   }
-  if (config.arch == Architecture::kGpt2) add("wpe.weight", {config.max_len, d}, 0, stddev);
+  if (config.arch == Architecture::kGpt2 && !config.rotary) add("wpe.weight", {config.max_len, d}, 0, stddev);
   for (int64_t i = 0; i < config.n_layers; ++i) {
     const std::string p = fmt::format("h.{}.", i);
     add(p + "ln_1.weight", {d}, 1, 0);
@@ -199,6 +205,17 @@ absl::Status RunInit(const InitOptions& options) {
   config.max_len = options.max_len;
   config.layer_norm_eps = 1e-5;
   config.activation = config.arch == Architecture::kEncoder ? Activation::kRelu : Activation::kGeluTanh;
+  if (options.positions == "rotary") {
+    if (config.head_dim() % 2 != 0) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--positions rotary needs an even head_dim; --d-model {} / --heads {} is {}", options.d_model,
+          options.heads, config.head_dim()));
+    }
+    if (!(options.rope_theta > 1.0 && options.rope_theta < 1e30)) {
+      return absl::InvalidArgumentError(fmt::format("--rope-theta must be in (1, 1e30), not {}", options.rope_theta));
+    }
+    config.rotary = RotaryOptions{.base = static_cast<float>(options.rope_theta), .pairing = RotaryPairing::kHalves};
+  }
 
   // Token vectors from a word2vec file, matched by the tokenizer's spelling of each token.
   word2vec::Vectors vectors;
@@ -284,6 +301,12 @@ void RegisterInitCommand(CLI::App& app, CommandAction* action) {
   sub->add_option("--ff", options->d_ff, "Feed-forward width (default 4 * d_model)")->check(CLI::PositiveNumber);
   sub->add_option("--seed", options->seed, "Random seed")->required();
   sub->add_option("-o,--output", options->output, "Model directory to create")->required();
+  sub->add_option("--positions", options->positions,
+                  "absolute (gpt2: a learned wpe table; encoder: the sinusoid) or rotary (RoPE on every layer's "
+                  "queries and keys, GPT-NeoX pairing)")
+      ->check(CLI::IsMember({"absolute", "rotary"}))
+      ->capture_default_str();
+  sub->add_option("--rope-theta", options->rope_theta, "RoPE base θ (with --positions rotary)")->capture_default_str();
   sub->add_option("--token-embeddings", options->token_embeddings,
                   "word2vec vector file whose vectors start the token table (matched by token spelling)");
   sub->callback([options, action] { *action = [options] { return RunInit(*options); }; });

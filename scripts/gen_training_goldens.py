@@ -18,9 +18,13 @@ What is written (everything float32, safetensors files written by this script, n
                                 gelu_new), the layout `tokvec init --arch gpt2` writes
   tiny_gpt2/model.safetensors   the starting weights (seeded, see init_weights), Hugging Face names
   tiny_encoder/                 the same for tokvec's encoder (n_inner 32, relu, post-LN, bidirectional)
+  tiny_{gpt2,encoder}_rotary/   both with rotary positions ("position_embedding_type": "rotary", RoPE with the
+                                GPT-NeoX pairing on every layer's q and k; no wpe / sinusoid)
   golden.safetensors
     encoder.inputs, .targets, .lengths, .loss, .grad.<name>   the encoder's batch with key padding (lengths
                                 [8, 5]), loss and autograd gradients
+    rotary_{gpt2,encoder}.inputs, .targets, .lengths, .loss, .grad.<name>, .hidden   the rotary models on a batch
+                                with key padding: loss, gradients and the last hidden states [B, T, C]
     batch.inputs, batch.targets [STEPS, ACCUM, B, T] token ids as floats; targets of -1 are ignored
     loss                        [1] mean cross-entropy of micro-batch (0, 0)
     grad.<name>                 d loss / d <name> for micro-batch (0, 0), from autograd
@@ -69,6 +73,11 @@ B, T, ACCUM, STEPS = 2, 8, 2, 5
 ENCODER = {"model_type": "encoder", "n_embd": 16, "n_head": 2, "n_layer": 2, "n_inner": 32, "n_positions": 8,
            "vocab_size": 50, "layer_norm_epsilon": 1e-5, "activation_function": "relu"}
 ENCODER_LENGTHS = [8, 5]
+# Rotary positions (tokvec's `init --positions rotary`): no wpe / sinusoid, RoPE on every layer's q and k.
+GPT2_ROTARY = dict(CONFIG, position_embedding_type="rotary", rope_theta=10000.0)
+ENCODER_ROTARY = dict(ENCODER, position_embedding_type="rotary", rope_theta=10000.0)
+ROTARY_MODELS = (("rotary_gpt2", "tiny_gpt2_rotary", GPT2_ROTARY, 2345),
+                 ("rotary_encoder", "tiny_encoder_rotary", ENCODER_ROTARY, 5432))
 # A tiny RoBERTa in Hugging Face's layout (RobertaForMaskedLM: "roberta." + body, lm_head.*), trained through its
 # MLM head on rows with key padding.
 ROBERTA = {"model_type": "roberta", "architectures": ["RobertaForMaskedLM"], "vocab_size": 50, "hidden_size": 16,
@@ -151,8 +160,9 @@ HYPER = {"lr": 1e-2, "beta1": 0.9, "beta2": 0.95, "eps": 1e-8, "weight_decay": 0
 def parameter_shapes(config=None):
     config = config or CONFIG
     gpt2 = config["model_type"] == "gpt2"
+    wpe = gpt2 and config.get("position_embedding_type") != "rotary"
     c, f, v, n = config["n_embd"], config["n_inner"], config["vocab_size"], config["n_positions"]
-    shapes = [("wte.weight", [v, c])] + ([("wpe.weight", [n, c])] if gpt2 else [])
+    shapes = [("wte.weight", [v, c])] + ([("wpe.weight", [n, c])] if wpe else [])
     for i in range(config["n_layer"]):
         p = "h.%d." % i
         shapes += [(p + "ln_1.weight", [c]), (p + "ln_1.bias", [c]),
@@ -246,11 +256,25 @@ def apply_mlm_masking(inputs, first_row, mask_id, vocab, seed):
     return out_inputs, out_targets
 
 
-def attention(x_qkv, bsz, t, c, h, allowed, drop, layer):
+def rope(x, base):
+    """RoPE (Su et al. 2021) on [B, H, T, Dh], GPT-NeoX / LLaMA pairing (i, i + Dh/2): x·cos + rotate_half(x)·sin
+    with angle t·base^(-2i/Dh), computed in float64 and rounded once, as tokvec does."""
+    t, dh = x.shape[2], x.shape[3]
+    theta = torch.pow(torch.tensor(float(base), dtype=torch.float64), -2.0 * torch.arange(dh // 2, dtype=torch.float64) / dh)
+    angle = torch.arange(t, dtype=torch.float64)[:, None] * theta[None, :]          # [T, Dh/2]
+    cos, sin = torch.cat([angle.cos()] * 2, dim=1), torch.cat([angle.sin()] * 2, dim=1)
+    x64 = x.double()
+    rotated = torch.cat([-x64[..., dh // 2:], x64[..., :dh // 2]], dim=-1)          # rotate_half
+    return (x64 * cos + rotated * sin).float()
+
+
+def attention(x_qkv, bsz, t, c, h, allowed, drop, layer, rope_base=None):
     """Multi-head attention of [B, T, 3C] q | k | v; allowed [B, 1, T, T] (True = may attend); dropout on the
-    weights after the softmax."""
+    weights after the softmax; RoPE on q and k when rope_base is given."""
     q, k, v = x_qkv.split(c, dim=2)
     q, k, v = (z.view(bsz, t, h, c // h).transpose(1, 2) for z in (q, k, v))  # [B, H, T, Dh]
+    if rope_base is not None:
+        q, k = rope(q, rope_base), rope(k, rope_base)
     att = (q @ k.transpose(-2, -1)) / math.sqrt(c // h)                       # [B, H, T, T]
     att = att.masked_fill(~allowed, float("-inf")).softmax(dim=-1)
     if drop is not None:
@@ -263,8 +287,9 @@ def gpt2_hidden(p, ids, lengths=None, drop=None, config=None):
     lengths masks keys t >= lengths[b]; drop reproduces tokvec's dropout masks."""
     config = config or CONFIG
     c, h, eps = config["n_embd"], config["n_head"], config["layer_norm_epsilon"]
+    rope_base = config.get("rope_theta") if config.get("position_embedding_type") == "rotary" else None
     bsz, t = ids.shape
-    x = p["wte.weight"][ids] + p["wpe.weight"][:t]                     # [B, T, C]
+    x = p["wte.weight"][ids] + (p["wpe.weight"][:t] if rope_base is None else 0.0)  # [B, T, C]
     if drop is not None:
         x = x * drop.mask((bsz, t, c), 0, "embedding")
     allowed = torch.tril(torch.ones(t, t, dtype=torch.bool))[None, None]
@@ -273,7 +298,8 @@ def gpt2_hidden(p, ids, lengths=None, drop=None, config=None):
     for i in range(config["n_layer"]):
         w = lambda n: p["h.%d.%s" % (i, n)]
         a = F.layer_norm(x, (c,), w("ln_1.weight"), w("ln_1.bias"), eps)
-        y = attention(a @ w("attn.c_attn.weight") + w("attn.c_attn.bias"), bsz, t, c, h, allowed, drop, i)
+        y = attention(a @ w("attn.c_attn.weight") + w("attn.c_attn.bias"), bsz, t, c, h, allowed, drop, i,
+                      rope_base)
         y = y @ w("attn.c_proj.weight") + w("attn.c_proj.bias")
         x = x + (y if drop is None else y * drop.mask((bsz, t, c), i, "attn_residual"))
         m = F.layer_norm(x, (c,), w("ln_2.weight"), w("ln_2.bias"), eps)
@@ -283,22 +309,27 @@ def gpt2_hidden(p, ids, lengths=None, drop=None, config=None):
     return F.layer_norm(x, (c,), p["ln_f.weight"], p["ln_f.bias"], eps)
 
 
-def encoder_hidden(p, ids, lengths, drop=None):
+def encoder_hidden(p, ids, lengths, drop=None, config=None):
     """The encoder's last hidden state of a [B, T] batch with key padding (keys t >= lengths[b] masked)."""
-    c, h, eps = ENCODER["n_embd"], ENCODER["n_head"], ENCODER["layer_norm_epsilon"]
+    config = config or ENCODER
+    c, h, eps = config["n_embd"], config["n_head"], config["layer_norm_epsilon"]
+    rope_base = config.get("rope_theta") if config.get("position_embedding_type") == "rotary" else None
     bsz, t = ids.shape
     pos = torch.arange(t, dtype=torch.float64)[:, None]
     pair = torch.arange(0, c, 2, dtype=torch.float64)[None, :]
     angle = pos / torch.pow(torch.tensor(10000.0, dtype=torch.float64), pair / c)
     pe = torch.zeros(t, c, dtype=torch.float64)
     pe[:, 0::2], pe[:, 1::2] = torch.sin(angle), torch.cos(angle)
-    x = p["wte.weight"][ids] * float(math.sqrt(c)) + pe.float()                # [B, T, C]
+    x = p["wte.weight"][ids] * float(math.sqrt(c))                              # [B, T, C]
+    if rope_base is None:
+        x = x + pe.float()
     if drop is not None:
         x = x * drop.mask((bsz, t, c), 0, "embedding")
     allowed = (torch.arange(t)[None, :] < lengths[:, None])[:, None, None, :]  # [B, 1, 1, T]
-    for i in range(ENCODER["n_layer"]):
+    for i in range(config["n_layer"]):
         w = lambda n: p["h.%d.%s" % (i, n)]
-        y = attention(x @ w("attn.c_attn.weight") + w("attn.c_attn.bias"), bsz, t, c, h, allowed, drop, i)
+        y = attention(x @ w("attn.c_attn.weight") + w("attn.c_attn.bias"), bsz, t, c, h, allowed, drop, i,
+                      rope_base)
         y = y @ w("attn.c_proj.weight") + w("attn.c_proj.bias")
         if drop is not None:
             y = y * drop.mask((bsz, t, c), i, "attn_residual")
@@ -411,6 +442,29 @@ def read_safetensors(path):
     return out
 
 
+def write_model_dir(out_dir, folder, config, seed):
+    """out_dir/folder: config.json and the seeded starting weights (init_weights); returns the weights."""
+    os.makedirs(os.path.join(out_dir, folder), exist_ok=True)
+    with open(os.path.join(out_dir, folder, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+        f.write("\n")
+    p = init_weights(config, seed=seed)
+    write_safetensors(os.path.join(out_dir, folder, "model.safetensors"),
+                      {n: t.detach().numpy() for n, t in p.items()}, {"format": "pt"})
+    return p
+
+
+def padded_batch(vocab, seed):
+    """A [B, T] batch of rows with ENCODER_LENGTHS real tokens: ids, targets (-1 on padding and on ~40% of the
+    real positions) and the lengths."""
+    g = torch.Generator().manual_seed(seed)
+    lengths = torch.tensor(ENCODER_LENGTHS)
+    ids = torch.randint(0, vocab, (B, T), generator=g)
+    targets = torch.randint(0, vocab, (B, T), generator=g)
+    targets[(torch.rand((B, T), generator=g) < 0.4) | (torch.arange(T)[None, :] >= lengths[:, None])] = -1
+    return ids, targets, lengths
+
+
 def generate(out_dir):
     torch.set_num_threads(1)
     os.makedirs(os.path.join(out_dir, "tiny_gpt2"), exist_ok=True)
@@ -436,23 +490,28 @@ def generate(out_dir):
         golden[kind + ".lr"] = np.array(lrs, dtype=np.float32)
     # The encoder: gradients with a key-padding mask; padded positions and ~40% of the rest have no target.
     os.makedirs(os.path.join(out_dir, "tiny_encoder"), exist_ok=True)
-    with open(os.path.join(out_dir, "tiny_encoder", "config.json"), "w") as f:
-        json.dump(ENCODER, f, indent=2)
-        f.write("\n")
-    enc = init_weights(ENCODER, seed=4321)
-    write_safetensors(os.path.join(out_dir, "tiny_encoder", "model.safetensors"),
-                      {n: t.detach().numpy() for n, t in enc.items()}, {"format": "pt"})
-    g = torch.Generator().manual_seed(7)
-    lengths = torch.tensor(ENCODER_LENGTHS)
-    ids = torch.randint(0, ENCODER["vocab_size"], (B, T), generator=g)
-    targets = torch.randint(0, ENCODER["vocab_size"], (B, T), generator=g)
-    targets[(torch.rand((B, T), generator=g) < 0.4) | (torch.arange(T)[None, :] >= lengths[:, None])] = -1
+    enc = write_model_dir(out_dir, "tiny_encoder", ENCODER, 4321)
+    ids, targets, lengths = padded_batch(ENCODER["vocab_size"], 7)
     loss = forward_encoder(enc, ids, targets, lengths)
     loss.backward()
     golden.update({"encoder.inputs": ids.float().numpy(), "encoder.targets": targets.float().numpy(),
                    "encoder.lengths": lengths.float().numpy(), "encoder.loss": np.array([loss.item()], np.float32)})
     for n, t in enc.items():
         golden["encoder.grad." + n] = t.grad.numpy()
+    # Rotary positions, both architectures, with key padding: loss, gradients and the hidden states (which
+    # tokvec's inference must also give: row 0 has no padding, row 1 has ENCODER_LENGTHS[1] real tokens).
+    for kind, folder, config, seed in ROTARY_MODELS:
+        p = write_model_dir(out_dir, folder, config, seed)
+        ids, targets, lengths = padded_batch(config["vocab_size"], 8)
+        hidden_fn = gpt2_hidden if config["model_type"] == "gpt2" else encoder_hidden
+        hidden = hidden_fn(p, ids, lengths, config=config)
+        loss = lm_loss(p, hidden, targets)
+        loss.backward()
+        golden.update({kind + ".inputs": ids.float().numpy(), kind + ".targets": targets.float().numpy(),
+                       kind + ".lengths": lengths.float().numpy(), kind + ".loss": np.array([loss.item()], np.float32),
+                       kind + ".hidden": hidden.detach().numpy()})
+        for n, t in p.items():
+            golden[kind + ".grad." + n] = t.grad.numpy()
     write_objective_goldens(out_dir)
     metadata = {k: repr(v) for k, v in HYPER.items()}
     metadata.update({"B": str(B), "T": str(T), "accum": str(ACCUM), "steps": str(STEPS), "schedule": "cosine",
@@ -533,7 +592,8 @@ def write_objective_goldens(out_dir):
 def compare(old_dir, new_dir, tolerance):
     problems = []
     for name in ("tiny_gpt2/model.safetensors", "tiny_encoder/model.safetensors", "golden.safetensors",
-                 "objectives.safetensors", "tiny_roberta/model.safetensors"):
+                 "objectives.safetensors", "tiny_roberta/model.safetensors", "tiny_gpt2_rotary/model.safetensors",
+                 "tiny_encoder_rotary/model.safetensors"):
         old_path = os.path.join(old_dir, name)
         if not os.path.exists(old_path):
             problems.append("%s: missing from %s" % (name, old_dir))
@@ -555,7 +615,8 @@ def compare(old_dir, new_dir, tolerance):
             diff = float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(a)))) if a.size else 0.0
             if not diff <= tolerance:
                 problems.append("%s: %s max diff %.3g > %.3g" % (name, key, diff, tolerance))
-    for folder, config in (("tiny_gpt2", CONFIG), ("tiny_encoder", ENCODER), ("tiny_roberta", ROBERTA)):
+    for folder, config in (("tiny_gpt2", CONFIG), ("tiny_encoder", ENCODER), ("tiny_roberta", ROBERTA),
+                           ("tiny_gpt2_rotary", GPT2_ROTARY), ("tiny_encoder_rotary", ENCODER_ROTARY)):
         with open(os.path.join(old_dir, folder, "config.json")) as f:
             if json.load(f) != config:
                 problems.append("%s/config.json differs from the script's config" % folder)

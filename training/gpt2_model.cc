@@ -45,7 +45,7 @@ std::vector<ParameterInfo> Gpt2Parameters(const ModelConfig& config) {
   };
   const bool gpt2 = config.arch == Architecture::kGpt2;
   add("wte.weight", {V, C});
-  if (gpt2) add("wpe.weight", {config.max_len, C});
+  if (gpt2 && !config.rotary) add("wpe.weight", {config.max_len, C});
   for (int64_t l = 0; l < config.n_layers; ++l) {
     const std::string p = fmt::format("h.{}.", l);
     add(p + "ln_1.weight", {C});
@@ -90,8 +90,8 @@ absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::FromWeights(const ModelCon
                             LoadRobertaWeights(model->infos_, config, weights, head_seed, model->params_));
     return model;
   }
-  if (config.arch == Architecture::kEncoder) {
-    model->first_layer_ = 1;  // no wpe
+  if (config.arch == Architecture::kEncoder || config.rotary) model->first_layer_ = 1;  // no wpe
+  if (config.arch == Architecture::kEncoder && !config.rotary) {
     TOKVEC_ASSIGN_OR_RETURN(Matrix table, SinusoidalTable(config.max_len, config.d_model));
     model->sinusoid_ = std::move(table.storage());
   }
@@ -211,7 +211,8 @@ const float* Gpt2Model::Forward(const std::vector<int32_t>& inputs, int64_t B, i
       for (auto* v : {&a.emb_mean, &a.emb_rstd, &a.head_mean, &a.head_rstd}) v->assign(Sz(N), 0.0f);
     }
   }
-  // 1. Embeddings: gpt2 wte[ids] + wpe; encoder wte[ids]·√C + sinusoid (Vaswani et al. 2017, §3.4, §3.5);
+  // 1. Embeddings: gpt2 wte[ids] + wpe; encoder wte[ids]·√C + sinusoid (Vaswani et al. 2017, §3.4, §3.5); with
+  //    rotary positions (either architecture) no table is added: RoPE rotates q and k in every layer;
   //    RoBERTa LN(word[ids] + position[pad + 1 + t] + token_type[0]).
   if (roberta()) {
     const int64_t first_position = config_.pad_token_id + 1;
@@ -227,8 +228,16 @@ const float* Gpt2Model::Forward(const std::vector<int32_t>& inputs, int64_t B, i
     const float scale = static_cast<float>(std::sqrt(static_cast<double>(C)));
     for (int64_t n = 0; n < N; ++n) {
       const float* tok = P(kWte) + int64_t{inputs[Sz(n)]} * C;  // [C]
+      float* e = a.encoded.data() + n * C;                      // [C]
+      for (int64_t c = 0; c < C; ++c) e[c] = tok[c] * scale;
+      if (config_.rotary) continue;                              // positions come from RoPE in every layer
       const float* pos = sinusoid_.data() + (n % T) * C;        // [C]
-      for (int64_t c = 0; c < C; ++c) a.encoded[Sz(n * C + c)] = tok[c] * scale + pos[c];
+      for (int64_t c = 0; c < C; ++c) e[c] += pos[c];
+    }
+  } else if (config_.rotary) {  // wte[ids] alone: positions come from RoPE in every layer
+    for (int64_t n = 0; n < N; ++n) {
+      const float* tok = P(kWte) + int64_t{inputs[Sz(n)]} * C;  // [C]
+      std::copy(tok, tok + C, a.encoded.data() + n * C);
     }
   } else {
     EmbeddingForward(a.encoded.data(), inputs.data(), P(kWte), P(kWpe), B, T, C);
@@ -281,6 +290,7 @@ void Gpt2Model::AttentionSublayerForward(int64_t l, const float* x, float p, uin
   float* qkv = a.qkv.data() + l * N * 3 * C;  // [N, 3C]
   float* atty = a.atty.data() + l * N * C;    // [N, C]
   LinearForward(qkv, x, P(w + kAttnW), P(w + kAttnB), N, C, 3 * C, threads);
+  if (config_.rotary) RotaryQK(qkv, a.B, a.T, C, H, *config_.rotary, /*inverse=*/false, threads);  // kept rotated
   AttentionForward(atty, a.lse.data() + l * N * H, qkv, a.B, a.T, C, H, threads, p,
                    DropoutSeed(dropout_seed, l, kAttentionSite), /*causal=*/!encoder(), key_lengths_);
   LinearForward(a.scratch.data(), atty, P(w + kAttnProjW), P(w + kAttnProjB), N, C, C, threads);
@@ -318,6 +328,7 @@ void Gpt2Model::AttentionSublayerBackward(int64_t l, const float* x, const float
                  threads);
   AttentionBackward(s.dqkv.data(), s.datty.data(), atty, a.lse.data() + l * N * H, qkv, a.B, a.T, C, H, threads, p,
                     DropoutSeed(dropout_seed, l, kAttentionSite), /*causal=*/!encoder(), key_lengths_);
+  if (config_.rotary) RotaryQK(s.dqkv.data(), a.B, a.T, C, H, *config_.rotary, /*inverse=*/true, threads);
   LinearBackward(dx, G(w + kAttnW), G(w + kAttnB), s.dqkv.data(), x, P(w + kAttnW), N, C, 3 * C, threads);
 }
 
@@ -514,6 +525,12 @@ void Gpt2Model::Backward(const std::vector<int32_t>& inputs, std::vector<float>&
     for (int64_t n = 0; n < N; ++n) {
       float* row = dwte + int64_t{inputs[Sz(n)]} * C;  // [C]
       for (int64_t c = 0; c < C; ++c) row[c] += dres[Sz(n * C + c)] * scale;
+    }
+  } else if (config_.rotary) {
+    float* dwte = G(kWte);
+    for (int64_t n = 0; n < N; ++n) {  // rows in order: the same sums for any thread count
+      float* row = dwte + int64_t{inputs[Sz(n)]} * C;  // [C]
+      for (int64_t c = 0; c < C; ++c) row[c] += dres[Sz(n * C + c)];
     }
   } else {
     EmbeddingBackward(G(kWte), G(kWpe), dres.data(), inputs.data(), B, T, C);

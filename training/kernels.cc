@@ -407,7 +407,8 @@ void AttentionBackward(float* dqkv, const float* dout, const float* out, const f
         std::fill(p_row + end, p_row + cols, 0.0f);
         std::fill(ds_row + end, ds_row + cols, 0.0f);
       }
-      // dq_block [rows, Dh] = dS · K[0, cols);  dk[0, cols) += dSᵀ · Q_block;  dv[0, cols) += (P∘M)ᵀ · dO_block
+      // dq_block [rows, Dh] = dS · K[0, cols);  dk[0, cols) += dSᵀ · Q_block;
+      // dv[0, cols) += (P∘M)ᵀ · dO_block
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows), static_cast<blasint>(Dh),
                   static_cast<blasint>(cols), 1.0f, ds.data(), static_cast<blasint>(cols), head.k,
                   static_cast<blasint>(C3), 0.0f, dq + i0 * C3, static_cast<blasint>(C3));
@@ -417,6 +418,41 @@ void AttentionBackward(float* dqkv, const float* dout, const float* out, const f
       cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<blasint>(cols), static_cast<blasint>(Dh),
                   static_cast<blasint>(rows), 1.0f, p.data(), static_cast<blasint>(cols), dout_block,
                   static_cast<blasint>(C), 1.0f, dv, static_cast<blasint>(C3));
+    }
+  });
+}
+
+void RotaryQK(float* qkv, int64_t B, int64_t T, int64_t C, int64_t H, const RotaryOptions& options, bool inverse,
+              int threads) {
+  const int64_t Dh = C / H, half = Dh / 2, C3 = 3 * C;
+  // cos and sin of pos·θ_i, θ_i = base^(-2i/Dh), per position and pair: [T, half] each.
+  std::vector<double> cosines(static_cast<size_t>(T * half)), sines(static_cast<size_t>(T * half));
+  for (int64_t t = 0; t < T; ++t) {
+    for (int64_t i = 0; i < half; ++i) {
+      const double theta = std::pow(static_cast<double>(options.base), -2.0 * i / Dh);
+      cosines[static_cast<size_t>(t * half + i)] = std::cos(static_cast<double>(t) * theta);
+      sines[static_cast<size_t>(t * half + i)] = std::sin(static_cast<double>(t) * theta);
+    }
+  }
+  const bool interleaved = options.pairing == RotaryPairing::kInterleaved;
+  const double sign = inverse ? -1.0 : 1.0;
+  ParallelFor(Blocks(B * T, kRowBlock), threads, [&](int64_t block) {
+    const int64_t end = std::min(B * T, (block + 1) * kRowBlock);
+    for (int64_t n = block * kRowBlock; n < end; ++n) {
+      const double* c = cosines.data() + (n % T) * half;  // [half]
+      const double* s = sines.data() + (n % T) * half;    // [half]
+      for (int64_t part = 0; part < 2; ++part) {          // q, then k
+        for (int64_t h = 0; h < H; ++h) {
+          float* x = qkv + n * C3 + part * C + h * Dh;  // [Dh]
+          for (int64_t i = 0; i < half; ++i) {
+            const int64_t ia = interleaved ? 2 * i : i, ib = interleaved ? 2 * i + 1 : i + half;
+            const double a = x[ia], b = x[ib], sn = sign * s[i];
+            // (a, b) -> (a cos - b sin, a sin + b cos), with sin negated for the inverse
+            x[ia] = static_cast<float>(a * c[i] - b * sn);
+            x[ib] = static_cast<float>(a * sn + b * c[i]);
+          }
+        }
+      }
     }
   });
 }

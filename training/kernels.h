@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "attention/ops.h"
+#include "embeddings/positional.h"
 
 namespace tokvec::training {
 
@@ -85,6 +86,13 @@ void AttentionForward(float* out, float* lse, const float* qkv, int64_t B, int64
 void AttentionBackward(float* dqkv, const float* dout, const float* out, const float* lse, const float* qkv,
                        int64_t B, int64_t T, int64_t C, int64_t H, int threads, float dropout = 0.0f,
                        uint64_t dropout_seed = 0, bool causal = true, const int32_t* key_lengths = nullptr);
+
+// RoPE (Su et al. 2021) on the q and k thirds of a fused qkv [B·T, 3C], every head, row n at position n % T, with
+// the same angles and arithmetic as inference (embeddings/positional.h ApplyRotaryToHead: cos and sin in double).
+// inverse = true rotates by the opposite angles: the backward pass, since a rotation's transpose is its inverse
+// (dq_before = R(-θ)·dq_after). v is not touched.
+void RotaryQK(float* qkv, int64_t B, int64_t T, int64_t C, int64_t H, const RotaryOptions& options, bool inverse,
+              int threads);
 
 // out [n] = a + b.
 void ResidualForward(float* out, const float* a, const float* b, int64_t n);

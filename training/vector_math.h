@@ -1,6 +1,6 @@
-// e^x and row reductions for the training kernels' element-wise loops (softmax of the LM head and of attention, GELU), written as
-// plain arithmetic on one float so the compiler vectorizes the loops that call it; glibc's exp is a call per
-// element (perf: exp and expm1 took 12% of a `tokvec fit` step of a 6-layer d384 GPT-2 before).
+// e^x and row reductions for the training kernels' element-wise loops (softmax of the LM head and of attention,
+// GELU), written as plain arithmetic on one float so the compiler vectorizes the loops that call it; glibc's exp
+// is a call per element (perf: exp and expm1 took 12% of a `tokvec fit` step of a 6-layer d384 GPT-2 before).
 //
 // Range reduction x = n·ln2 + r with |r| <= ln2/2 (ln2 split in two parts as Cephes' expf does), then Cephes'
 // degree-6 minimax polynomial for e^r (Moshier, Cephes Math Library, expf.c; relative error about 1 ulp), scaled

@@ -1,6 +1,7 @@
 #include "attention/model_config.h"
 
 #include <string>
+#include <tuple>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -49,15 +50,21 @@ TEST(ModelConfigTest, RobertaBaseLeaves512Positions) {
   EXPECT_EQ(c->eos_token_id, 2);
 }
 
-TEST(ModelConfigTest, TokvecConfigRoundTrips) {
+// A small tokvec config of `arch`.
+ModelConfig SmallConfig(Architecture arch) {
   ModelConfig c;
-  c.arch = Architecture::kEncoder;
+  c.arch = arch;
   c.vocab_size = 300;
   c.d_model = 64;
   c.n_heads = 4;
   c.n_layers = 2;
   c.d_ff = 128;
   c.max_len = 77;
+  return c;
+}
+
+TEST(ModelConfigTest, TokvecConfigRoundTrips) {
+  ModelConfig c = SmallConfig(Architecture::kEncoder);
   c.activation = Activation::kRelu;
   absl::StatusOr<ModelConfig> back = ParseModelConfig(ModelConfigToJson(c), "x");
   ASSERT_TRUE(back.ok()) << back.status();
@@ -65,6 +72,40 @@ TEST(ModelConfigTest, TokvecConfigRoundTrips) {
   EXPECT_EQ(back->d_ff, 128);
   EXPECT_EQ(back->max_len, 77);
   EXPECT_EQ(back->activation, Activation::kRelu);
+}
+
+TEST(ModelConfigTest, RotaryPositionsRoundTripAndAreChecked) {
+  ModelConfig c = SmallConfig(Architecture::kGpt2);
+  c.rotary = RotaryOptions{.base = 500000.0f, .pairing = RotaryPairing::kHalves};
+  absl::StatusOr<ModelConfig> back = ParseModelConfig(ModelConfigToJson(c), "x");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_TRUE(back->rotary.has_value());
+  EXPECT_EQ(back->rotary->base, 500000.0f);
+  EXPECT_EQ(back->rotary->pairing, RotaryPairing::kHalves);
+  // Without the key, "absolute", and the default base.
+  auto j = nlohmann::json::parse(kGpt2Small);
+  EXPECT_FALSE(ParseModelConfig(j.dump(), "x")->rotary.has_value());
+  j["position_embedding_type"] = "absolute";
+  EXPECT_FALSE(ParseModelConfig(j.dump(), "x")->rotary.has_value());
+  j["position_embedding_type"] = "rotary";
+  EXPECT_EQ(ParseModelConfig(j.dump(), "x")->rotary->base, 10000.0f);
+  for (auto [key, value, message] : {std::tuple<const char*, nlohmann::json, const char*>{
+                                         "position_embedding_type", "alibi", "supported: \"absolute\""},
+                                     {"position_embedding_type", 3, "supported"},
+                                     {"rope_theta", 0.5, "must be in (1, 1e30)"},
+                                     {"rope_theta", "big", "positive number"},
+                                     {"n_head", 7, "not divisible"}}) {
+    auto bad = j;
+    bad[key] = value;
+    absl::StatusOr<ModelConfig> parsed = ParseModelConfig(bad.dump(), "x");
+    EXPECT_FALSE(parsed.ok()) << key << " = " << value.dump();
+    EXPECT_THAT(std::string(parsed.status().message()), HasSubstr(message)) << key;
+  }
+  // An odd head_dim cannot be rotated in pairs.
+  auto odd = j;
+  odd["n_embd"] = 30;
+  odd["n_head"] = 6;  // head_dim 5
+  EXPECT_THAT(std::string(ParseModelConfig(odd.dump(), "x").status().message()), HasSubstr("even head_dim"));
 }
 
 TEST(ModelConfigTest, EveryMissingKeyIsNamed) {

@@ -126,6 +126,19 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
                    std::string(name) == "model.safetensors" ? bytes.substr(0, bytes.size() / 2) : bytes);
       WriteFixture(d / "bad_config_model" / name, std::string(name) == "config.json" ? "{\"model_type\": " : bytes);
     }
+    // Position settings config.json cannot hold: an unknown kind, a RoPE base of 1 or less.
+    const std::string config = ReadFixture(d / "model" / "config.json");
+    const size_t close = config.rfind('}');
+    const std::pair<const char*, const char*> position_fixtures[] = {
+        {"alibi_model", "\"position_embedding_type\": \"alibi\""},
+        {"rope_theta_model", "\"position_embedding_type\": \"rotary\", \"rope_theta\": 0.5"}};
+    for (const auto& [folder, extra] : position_fixtures) {
+      fs::create_directories(d / folder);
+      for (const char* name : {"model.safetensors", "tokenizer.tokvec"}) {
+        WriteFixture(d / folder / name, ReadFixture(d / "model" / name));
+      }
+      WriteFixture(d / folder / "config.json", config.substr(0, close) + ", " + extra + "}\n");
+    }
   }
   static void TearDownTestSuite() {
     fs::remove_all(*dir_);
@@ -344,6 +357,19 @@ const BadInput kDataRows[] = {
     BadInput("InitOutputUnderAFile", {"init", "--tokenizer", "{dir}/byte.tokvec", "--arch", "gpt2", "--d-model",
                                       "16", "--heads", "2", "--layers", "1", "--max-len", "32", "--seed", "1", "-o",
                                       "{dir}/corpus.txt/model"}, 1, "corpus.txt"),
+    BadInput("InitRotaryOddHeadDim", {"init", "--tokenizer", "{dir}/byte.tokvec", "--d-model", "15", "--heads", "3",
+                                      "--layers", "1", "--max-len", "32", "--seed", "1", "--positions", "rotary", "-o",
+                                      "{dir}/new_model"}, 1, "even head_dim"),
+    BadInput("InitUnknownPositions", {"init", "--tokenizer", "{dir}/byte.tokvec", "--d-model", "16", "--heads", "2",
+                                      "--layers", "1", "--max-len", "32", "--seed", "1", "--positions", "alibi", "-o",
+                                      "{dir}/new_model"}, 2, "--positions"),
+    BadInput("InitRopeThetaTooSmall", {"init", "--tokenizer", "{dir}/byte.tokvec", "--d-model", "16", "--heads", "2",
+                                       "--layers", "1", "--max-len", "32", "--seed", "1", "--positions", "rotary",
+                                       "--rope-theta", "1", "-o", "{dir}/new_model"}, 1, "--rope-theta"),
+    BadInput("EmbedUnknownPositionType", {"embed", "-m", "{dir}/alibi_model", "{dir}/corpus.txt"}, 1,
+             "position_embedding_type"),
+    BadInput("FitRopeThetaTooSmall", {"fit", "-m", "{dir}/rope_theta_model", "--data", "{dir}/corpus.txt", "--seq-len",
+                                      "8", "--batch", "2", "--steps", "1", "-o", "{dir}/fit_out"}, 1, "rope_theta"),
     // fit, eval
     BadInput("FitMissingData",
              {"fit", "-m", "{dir}/model", "--data", "{dir}/missing.txt", "--seq-len", "8", "--batch", "2",

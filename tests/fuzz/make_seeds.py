@@ -47,14 +47,14 @@ def safetensors(tensors, dtype="F32"):
     return struct.pack("<Q", len(text)) + text + data
 
 
-def gpt2_tensors(V=8, D=4, F=8, N=8, L=1, seed=0):
+def gpt2_tensors(V=8, D=4, F=8, N=8, L=1, seed=0, wpe=True):
     rng = random.Random(seed)
     def t(name, *shape):
         n = 1
         for s in shape:
             n *= s
         return (name, list(shape), [round(rng.uniform(-0.5, 0.5), 3) for _ in range(n)])
-    out = [t("wte.weight", V, D), t("wpe.weight", N, D)]
+    out = [t("wte.weight", V, D)] + ([t("wpe.weight", N, D)] if wpe else [])
     for i in range(L):
         p = "h.%d." % i
         out += [t(p + "ln_1.weight", D), t(p + "ln_1.bias", D), t(p + "attn.c_attn.weight", D, 3 * D),
@@ -68,6 +68,7 @@ def gpt2_tensors(V=8, D=4, F=8, N=8, L=1, seed=0):
 GPT2_CONFIG = {"model_type": "gpt2", "n_embd": 4, "n_head": 2, "n_layer": 1, "n_positions": 8, "vocab_size": 8,
                "layer_norm_epsilon": 1e-5}
 ENCODER_CONFIG = dict(GPT2_CONFIG, model_type="encoder", n_inner=8, activation_function="relu")
+ROTARY_CONFIG = dict(GPT2_CONFIG, position_embedding_type="rotary", rope_theta=10000.0)  # init --positions rotary
 ROBERTA_CONFIG = {"model_type": "roberta", "hidden_size": 4, "num_attention_heads": 2, "num_hidden_layers": 1,
                   "intermediate_size": 8, "max_position_embeddings": 10, "vocab_size": 8, "type_vocab_size": 1,
                   "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2, "layer_norm_eps": 1e-5,
@@ -149,12 +150,15 @@ def main():
     write("model_safetensors", "empty_header", struct.pack("<Q", 8) + b"{}      ")
 
     # model_config: the three dialects.
-    for name, config in [("gpt2", GPT2_CONFIG), ("encoder", ENCODER_CONFIG), ("roberta", ROBERTA_CONFIG)]:
+    for name, config in [("gpt2", GPT2_CONFIG), ("encoder", ENCODER_CONFIG), ("roberta", ROBERTA_CONFIG),
+                         ("gpt2_rotary", ROTARY_CONFIG)]:
         write("model_config", name, json.dumps(config, indent=1))
 
     # model_load: [config][safetensors][ids...][n_ids] (integers from the end).
     weights = safetensors(gpt2_tensors())
     write("model_load", "gpt2", fdp_string(json.dumps(GPT2_CONFIG)) + weights + bytes([1, 5, 2, 3]))
+    write("model_load", "gpt2_rotary", fdp_string(json.dumps(ROTARY_CONFIG)) + safetensors(gpt2_tensors(wpe=False)) +
+          bytes([1, 5, 2, 3]))
     # tiktoken: base64(token) rank, ranks 0..n-1.
     tokens, merges = byte_vocab()
     sample = "\n#\nhello world lower \u00e9\xff".encode("utf-8", "surrogatepass")

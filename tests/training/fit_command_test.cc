@@ -28,15 +28,16 @@ using testing::Tokvec;
 const std::string kCorpus = std::string(TOKVEC_SOURCE_DIR) + "/data/corpus.txt";
 
 // A byte-level tokenizer with <|endoftext|> trained on the corpus, and a gpt2 model around it.
-void MakeModel(const ScratchDir& scratch, const std::string& name, int d_model, int layers) {
+void MakeModel(const ScratchDir& scratch, const std::string& name, int d_model, int layers,
+               const std::string& init_options = "") {
   if (!std::filesystem::exists(scratch / "tok.tokvec")) {
     ShellResult r = RunShell(fmt::format("{} train --type byte --pattern gpt2 --merges 200 --special '<|endoftext|>' "
                                          "-o {} {}", Tokvec(), scratch / "tok.tokvec", kCorpus));
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   ShellResult r = RunShell(fmt::format("{} init --tokenizer {} --arch gpt2 --d-model {} --heads 2 --layers {} "
-                                       "--max-len 32 --seed 1 -o {}", Tokvec(), scratch / "tok.tokvec", d_model,
-                                       layers, scratch / name));
+                                       "--max-len 32 --seed 1 {} -o {}", Tokvec(), scratch / "tok.tokvec", d_model,
+                                       layers, init_options, scratch / name));
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 
@@ -116,6 +117,30 @@ TEST(FitCommandTest, ResumeGivesTheSameBytesAsAnUninterruptedRun) {
   ExpectResumeGivesTheSameBytes(scratch, "--dropout 0.1");                       // windows of the stream
   ExpectResumeGivesTheSameBytes(scratch, "--dropout 0.1 --lines");               // one padded line per row
   ExpectResumeGivesTheSameBytes(scratch, "--objective simcse --temperature 0.1");  // line pairs, dropout 0.1
+}
+
+// A model with rotary positions (init --positions rotary: no wpe, RoPE in every layer) trains, embeds, attends
+// and resumes to the same bytes; its output directory keeps the setting and holds no position table.
+TEST(FitCommandTest, RotaryPositionsTrainEmbedAndResume) {
+  ScratchDir scratch;
+  MakeModel(scratch, "m", 32, 2, "--positions rotary");
+  const double before = EvalLoss(scratch / "m");
+  ShellResult r = RunShell(fmt::format("{} fit -m {} --data {} --seq-len 32 --batch 8 --steps 60 --lr 3e-3 "
+                                       "--warmup 5 --threads 2 -o {}", Tokvec(), scratch / "m", kCorpus,
+                                       scratch / "out"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double after = EvalLoss(scratch / "out");
+  EXPECT_LT(after, before - 0.5) << "eval loss before " << before << ", after " << after;
+  auto config = nlohmann::json::parse(ReadWhole(scratch / "out/config.json"));
+  EXPECT_EQ(config["position_embedding_type"], "rotary");
+  EXPECT_EQ(config["rope_theta"], 10000.0);
+  EXPECT_EQ(ReadWhole(scratch / "out/model.safetensors").find("wpe.weight"), std::string::npos);
+  testing::WriteWhole(scratch / "in.txt", "The cat sat on the mat.");
+  r = RunShell(fmt::format("{} embed -m {} --lines --pooling mean {}", Tokvec(), scratch / "out", scratch / "in.txt"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = RunShell(fmt::format("{} attend -m {} --format json {}", Tokvec(), scratch / "out", scratch / "in.txt"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ExpectResumeGivesTheSameBytes(scratch, "--dropout 0.1");
 }
 
 // Unsupervised SimCSE learns its task: a line's two dropout-noised encodings become each other's nearest

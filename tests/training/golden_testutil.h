@@ -15,7 +15,7 @@ namespace tokvec::training {
 inline const std::string kGoldenDir = std::string(TOKVEC_SOURCE_DIR) + "/tests/data/training";
 
 class GoldenTest : public ::testing::Test {
- protected:
+ public:  // also for helpers outside the fixture
   // Opens kGoldenDir/name; call with ASSERT_NO_FATAL_FAILURE from SetUp.
   void OpenGolden(const std::string& name) {
     auto golden = SafetensorsFile::Open(kGoldenDir + "/" + name);
@@ -30,6 +30,7 @@ class GoldenTest : public ::testing::Test {
     return std::vector<float>(t->data, t->data + t->num_elements());
   }
 
+ protected:
   std::unique_ptr<SafetensorsFile> golden_;
 };
 

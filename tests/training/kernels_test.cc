@@ -199,6 +199,32 @@ TEST(KernelsTest, AttentionBackwardAcrossQueryBlocksMatchesNaive) {
   }
 }
 
+// RoPE's backward is the inverse rotation (its transpose): finite differences of r · RotaryQK(qkv), the forward
+// equal to inference's ApplyRotaryToHead bit for bit, and v untouched.
+TEST(KernelsTest, RotaryBackwardMatchesFiniteDifference) {
+  const int64_t B = 2, T = 5, C = 8, H = 2;
+  const RotaryOptions options{.base = 10000.0f, .pairing = RotaryPairing::kHalves};
+  std::vector<float> qkv = Random(B * T * 3 * C, 23), r = Random(B * T * 3 * C, 24);
+  auto loss = [&] {
+    std::vector<float> rotated = qkv;
+    RotaryQK(rotated.data(), B, T, C, H, options, /*inverse=*/false, 2);
+    return Dot(rotated, r);
+  };
+  std::vector<float> grad = r;
+  RotaryQK(grad.data(), B, T, C, H, options, /*inverse=*/true, 3);
+  ExpectGradient("rotary", qkv, grad, loss, 1e-2, 1e-3);
+  std::vector<float> rotated = qkv, expected = qkv;
+  RotaryQK(rotated.data(), B, T, C, H, options, /*inverse=*/false, 1);
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t part = 0; part < 2; ++part) {
+      for (int64_t h = 0; h < H; ++h) {
+        ApplyRotaryToHead(options, T, C / H, 0, expected.data() + b * T * 3 * C + part * C + h * (C / H), 3 * C);
+      }
+    }
+  }
+  EXPECT_EQ(rotated, expected);
+}
+
 TEST(KernelsTest, AttentionIsCausal) {
   const int64_t B = 1, T = 6, C = 4, H = 1;
   std::vector<float> qkv = Random(T * 3 * C, 16), out(T * C), lse(T), out2(T * C);

@@ -10,6 +10,7 @@
 #include "embeddings/safetensors.h"
 #include "gtest/gtest.h"
 #include "tests/training/golden_testutil.h"
+#include "attention/model.h"
 #include "training/gpt2_model.h"
 #include "training/optimizer.h"
 #include "training/train_step.h"
@@ -96,12 +97,16 @@ TEST_F(ParityTest, LossAndEveryGradientMatchAutograd) {
   RecordProperty("max_grad_diff", std::to_string(worst));
 }
 
-TEST_F(ParityTest, EncoderWithKeyPaddingMatchesAutograd) {
-  auto encoder = Gpt2Model::Load(kGoldenDir + "/tiny_encoder");
-  ASSERT_TRUE(encoder.ok()) << encoder.status();
-  Gpt2Model& model = **encoder;
-  const std::vector<float> inputs = Tensor("encoder.inputs"), targets = Tensor("encoder.targets"),
-                           lengths = Tensor("encoder.lengths");
+// Loads kGoldenDir/folder and checks the loss and every gradient on the golden batch "<prefix>.inputs" with key
+// padding ("<prefix>.lengths") against autograd's; returns the model.
+std::unique_ptr<Gpt2Model> ExpectKeyPaddedBatchMatchesAutograd(GoldenTest& golden, const std::string& folder,
+                                                                const std::string& prefix) {
+  auto loaded = Gpt2Model::Load(kGoldenDir + "/" + folder);
+  EXPECT_TRUE(loaded.ok()) << loaded.status();
+  if (!loaded.ok()) return nullptr;
+  Gpt2Model& model = **loaded;
+  const std::vector<float> inputs = golden.Tensor(prefix + ".inputs"), targets = golden.Tensor(prefix + ".targets"),
+                           lengths = golden.Tensor(prefix + ".lengths");
   const int64_t B = static_cast<int64_t>(lengths.size()), T = static_cast<int64_t>(inputs.size()) / B;
   MicroBatch batch{.B = B, .T = T};
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -111,22 +116,62 @@ TEST_F(ParityTest, EncoderWithKeyPaddingMatchesAutograd) {
   std::vector<int32_t> key_lengths(lengths.begin(), lengths.end());
   model.ZeroGrad();
   auto loss = model.ForwardBackward(batch.inputs, batch.targets, B, T, 1.0f, 2, 0, key_lengths);
-  ASSERT_TRUE(loss.ok()) << loss.status();
-  EXPECT_NEAR(loss->mean(), Tensor("encoder.loss")[0], 1e-5);
+  EXPECT_TRUE(loss.ok()) << loss.status();
+  if (!loss.ok()) return nullptr;
+  EXPECT_NEAR(loss->mean(), golden.Tensor(prefix + ".loss")[0], 1e-5);
   double worst = 0.0;
   for (const ParameterInfo& info : model.parameters()) {
-    const std::vector<float> expected = Tensor("encoder.grad." + info.name);
-    ASSERT_EQ(static_cast<int64_t>(expected.size()), info.size) << info.name;
+    const std::vector<float> expected = golden.Tensor(prefix + ".grad." + info.name);
+    EXPECT_EQ(static_cast<int64_t>(expected.size()), info.size) << info.name;
+    if (static_cast<int64_t>(expected.size()) != info.size) continue;
     double tensor_worst = 0.0;
     for (int64_t i = 0; i < info.size; ++i) {
       const double ours = model.grads()[info.offset + i];
       tensor_worst = std::max(tensor_worst, std::abs(ours - expected[i]));
     }
-    EXPECT_LE(tensor_worst, 1e-5) << info.name;
+    EXPECT_LE(tensor_worst, 1e-5) << prefix << " " << info.name;
     worst = std::max(worst, tensor_worst);
   }
-  std::printf("encoder with key padding: max |tokvec - torch| over every gradient: %.3g\n", worst);
-  RecordProperty("max_encoder_grad_diff", std::to_string(worst));
+  std::printf("%s with key padding: max |tokvec - torch| over every gradient: %.3g\n", prefix.c_str(), worst);
+  golden.RecordProperty("max_" + prefix + "_grad_diff", std::to_string(worst));
+  return std::move(*loaded);
+}
+
+TEST_F(ParityTest, EncoderWithKeyPaddingMatchesAutograd) {
+  ExpectKeyPaddedBatchMatchesAutograd(*this, "tiny_encoder", "encoder");
+}
+
+// Rotary positions (RoPE on q and k in every layer, no position table): training's gradients match autograd, and
+// tokvec's inference (Model, what embed and attend run) gives torch's hidden states for the unpadded tokens.
+TEST_F(ParityTest, RotaryModelsMatchAutogradAndInference) {
+  for (const char* kind : {"gpt2", "encoder"}) {
+    const std::string prefix = std::string("rotary_") + kind, folder = std::string("tiny_") + kind + "_rotary";
+    std::unique_ptr<Gpt2Model> model = ExpectKeyPaddedBatchMatchesAutograd(*this, folder, prefix);
+    ASSERT_NE(model, nullptr);
+    EXPECT_EQ(model->Find("wpe.weight"), nullptr) << "a rotary model has no position table";
+    auto inference = Model::Load(kGoldenDir + "/" + folder);
+    ASSERT_TRUE(inference.ok()) << inference.status();
+    const std::vector<float> inputs = Tensor(prefix + ".inputs"), lengths = Tensor(prefix + ".lengths"),
+                             hidden = Tensor(prefix + ".hidden");
+    const int64_t B = static_cast<int64_t>(lengths.size()), T = static_cast<int64_t>(inputs.size()) / B;
+    const int64_t C = static_cast<int64_t>(hidden.size()) / (B * T);
+    double worst = 0.0;
+    for (int64_t b = 0; b < B; ++b) {
+      std::vector<uint32_t> ids;
+      for (int64_t t = 0; t < static_cast<int64_t>(lengths[b]); ++t) {
+        ids.push_back(static_cast<uint32_t>(inputs[b * T + t]));
+      }
+      auto out = (*inference)->Forward(ids, {.threads = 2});
+      ASSERT_TRUE(out.ok()) << out.status();
+      for (int64_t t = 0; t < static_cast<int64_t>(ids.size()); ++t) {
+        for (int64_t c = 0; c < C; ++c) {
+          worst = std::max(worst, std::abs(static_cast<double>(out->hidden.at(t, c)) - hidden[(b * T + t) * C + c]));
+        }
+      }
+    }
+    EXPECT_LE(worst, 1e-5) << prefix;
+    std::printf("%s inference: max |tokvec - torch| over the hidden states: %.3g\n", prefix.c_str(), worst);
+  }
 }
 
 TEST_F(ParityTest, KeyBiasGradientIsRoundingNoise) {

@@ -9,8 +9,9 @@
 # Data: data/corpus.txt and, when ../shared is present, tinyshakespeare, gutenberg-big and wikitext2-test (5.2 MB;
 # "bank" in both senses), the last 10% of the lines held out for validation. Sizes via the environment: LAYERS (4),
 # D_MODEL (128), HEADS (4), SEQ_LEN (128), BATCH (16), STEPS (300), VOCAB (4000), THREADS (2). The defaults take
-# about 8 minutes on 2 cores (training ~4.5, the perplexity evaluations of 1.5 MB of held-out text most of the rest). CHECK=1 exits 1 unless the trained model's same-sense cosine exceeds its
-# cross-sense cosine and its margin exceeds the untrained model's (the slow test fit_demo_senses_slow).
+# about 2 minutes on 2 idle cores (training ~1.7, the perplexity evaluations of 1.5 MB of held-out text most of
+# the rest). CHECK=1 exits 1 unless the trained model's same-sense cosine exceeds its cross-sense cosine and its
+# margin exceeds the untrained model's (the slow test fit_demo_senses_slow).
 set -euo pipefail
 TOKVEC=$(realpath "${1:-build/tokvec}")
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

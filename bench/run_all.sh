@@ -52,6 +52,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo
   echo "- CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores ($(lscpu | sed -n 's/^Thread(s) per core: *//p') thread per core)"
   echo "- Flags used: AVX-512F at run time (\`__builtin_cpu_supports\`); the build has no -march flag"
+  echo "- OpenBLAS kernels (tokvec and torch alike): OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset (chosen by the CPU)}"
   echo "- Load average (1, 5, 15 min) before: $load_before; after: $load_after"
   echo "- OS: $(. /etc/os-release && echo "$PRETTY_NAME"), $(uname -r)"
   echo

@@ -28,6 +28,7 @@ using CommandAction = std::function<absl::Status()>;
 inline constexpr char kUsagePrefix[] = "usage: ";
 
 void RegisterTrainCommand(CLI::App& app, CommandAction* action);
+void RegisterCountCommand(CLI::App& app, CommandAction* action);
 void RegisterInspectCommand(CLI::App& app, CommandAction* action);
 void RegisterEncodeCommand(CLI::App& app, CommandAction* action);
 void RegisterDecodeCommand(CLI::App& app, CommandAction* action);

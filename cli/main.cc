@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
   tokvec::cli::CommandAction action;
   tokvec::cli::RegisterTrainCommand(app, &action);
+  tokvec::cli::RegisterCountCommand(app, &action);
   tokvec::cli::RegisterInspectCommand(app, &action);
   tokvec::cli::RegisterEncodeCommand(app, &action);
   tokvec::cli::RegisterDecodeCommand(app, &action);

@@ -2,6 +2,7 @@
 //
 //   tokvec train --type word --merges 4 -o seed.tokvec corpus.txt
 //   tokvec train --type byte --pattern gpt2 --vocab-size 30000 --special '<|endoftext|>' --threads 2 -o m.tokvec *.txt
+//   tokvec train --from-counts --type byte --vocab-size 30000 -o m.tokvec counts.tsv   # counts from `tokvec count`
 //
 // Word models cut words at Unicode White_Space; byte models cut pieces with a split pattern (default gpt2). The
 // training rules and the id layout are in tokenizer/bpe_trainer.h; the file format in tokenizer/model_file.cc.
@@ -22,6 +23,7 @@
 #include "base/status_macros.h"
 #include "cli/command.h"
 #include "fmt/format.h"
+#include "tokenizer/count_file.h"
 #include "tokenizer/formats.h"
 #include "tokenizer/tokenizer_trainer.h"
 
@@ -40,6 +42,7 @@ struct TrainCommandOptions {
   uint64_t min_frequency = 0;
   std::vector<std::string> special_tokens;
   size_t threads = 0;  // 0: one per core.
+  bool from_counts = false;  // files are count files (tokenizer/count_file.h)
   std::vector<std::string> files;
 };
 
@@ -107,10 +110,22 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
   // Open the output first, so an unwritable path fails before the work.
   TOKVEC_ASSIGN_OR_RETURN(AtomicFile out, AtomicFile::Create(options.output));
 
-  // 2. Count the unique pieces in one streaming pass.
+  // 2. Count the unique pieces in one streaming pass, or read counts made before (tokvec count, Spark, ...).
   std::vector<std::string> files = options.files;
   if (files.empty()) files.push_back("-");
-  TOKVEC_RETURN_IF_ERROR(trainer.CountFiles(files));
+  if (options.from_counts) {
+    TOKVEC_ASSIGN_OR_RETURN(PieceCounts counts, ReadCountFiles(files, word));
+    const CountFileHeader expected = trainer.CountHeader();
+    if (counts.header && !(*counts.header == expected)) {
+      return absl::InvalidArgumentError(fmt::format(
+          "the count files were counted with {}, but this training cuts pieces with {}; give the same --type, "
+          "--pattern and --normalize as `tokvec count` had",
+          counts.header->ToString(), expected.ToString()));
+    }
+    trainer.AddCounts(std::move(counts.pieces));
+  } else {
+    TOKVEC_RETURN_IF_ERROR(trainer.CountFiles(files));
+  }
 
   // 3. Learn the merges (tokenizer/tokenizer_trainer.h).
   progress.StartMerges();
@@ -170,6 +185,8 @@ void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
       ->allow_extra_args(false);  // One token per --special, so FILE... after it stay files.
   sub->add_option("--threads", options->threads, "Threads for counting and for big merge steps (default: one per core)")
       ->check(whole_number(false));
+  sub->add_flag("--from-counts", options->from_counts,
+                "FILE... are count files (tokvec count, or Spark / Dask; format in README.md): train from them");
   sub->add_option("files", options->files, "Text files to learn from; none or '-' reads standard input");
   sub->callback([options, merges, vocab_size, action] {
     options->has_merges = merges->count() > 0;

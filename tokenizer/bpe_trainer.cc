@@ -141,6 +141,7 @@ TokenId Trainer::AddToken(std::string bytes) {
 absl::Status Trainer::LoadWords(std::vector<WordCount> words) {
   size_t total = 0;
   for (const WordCount& word : words) total += word.word.size() + 1;
+  unsigned __int128 pair_total = 0;
   symbols_.reserve(total);
   word_begin_.reserve(words.size());
   for (WordCount& word : words) {
@@ -165,6 +166,13 @@ absl::Status Trainer::LoadWords(std::vector<WordCount> words) {
     }
     word_size_.push_back(static_cast<uint32_t>(symbols_.size() - word_begin_.back()));
     word_count_.push_back(static_cast<int64_t>(word.count));
+    // Every pair count is at most the sum of count · (symbols - 1) over the words: keep that within int64_t, so
+    // no pair count can overflow (counts from count files reach 2^64 - 1).
+    pair_total += static_cast<unsigned __int128>(word.count) * (word_size_.back() - 1);
+    if (pair_total > static_cast<unsigned __int128>(std::numeric_limits<int64_t>::max())) {
+      return absl::OutOfRangeError(
+          "the words' counts add up to more than 2^63 - 1 adjacent pairs; tokvec's pair counts are 63-bit");
+    }
     std::string().swap(word.word);  // Free as we go: memory follows the symbols, not two copies.
   }
   return absl::OkStatus();

@@ -43,6 +43,7 @@
 #include "tokenizer/formats.h"
 #include "tokenizer/icu_normalizer.h"
 #include "tokenizer/split_pattern.h"
+#include "tokenizer/text_escape.h"
 #include "tokenizer/utf8.h"
 #include "tokenizer/whitespace_pre_tokenizer.h"
 
@@ -51,39 +52,9 @@ namespace {
 
 constexpr int kVersion = 1;
 
-// Escapes `text` for one space-separated field (see the file comment).
-std::string Escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    size_t len = Utf8SequenceLength(text, i);
-    unsigned char byte = static_cast<unsigned char>(text[i]);
-    if (len > 1) {
-      out.append(text.substr(i, len));
-      i += len;
-      continue;
-    }
-    switch (byte) {
-      case '\\': out += "\\\\"; break;
-      case ' ': out += "\\s"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (len == 0 || byte < 0x20 || byte == 0x7F) {
-          out += fmt::format("\\x{:02X}", byte);
-        } else {
-          out += static_cast<char>(byte);
-        }
-    }
-    ++i;
-  }
-  return out;
-}
-
 std::string EscapeWordToken(const std::string& bytes) {
   const bool end_of_word = !bytes.empty() && bytes.back() == kEndOfWordByte;
-  std::string text = Escape(std::string_view(bytes).substr(0, bytes.size() - (end_of_word ? 1 : 0)));
+  std::string text = EscapeText(std::string_view(bytes).substr(0, bytes.size() - (end_of_word ? 1 : 0)));
   std::string out;
   for (size_t at = 0;;) {
     size_t found = text.find(kEndOfWordSpelling, at);
@@ -96,51 +67,6 @@ std::string EscapeWordToken(const std::string& bytes) {
     at = found + kEndOfWordSpelling.size();
   }
   if (end_of_word) out += kEndOfWordSpelling;
-  return out;
-}
-
-// The inverse of Escape; `word_token` turns a trailing unescaped `</w>` into the end-of-word byte.
-std::optional<std::string> Unescape(std::string_view field, bool word_token, std::string* error) {
-  std::string out;
-  for (size_t i = 0; i < field.size(); ++i) {
-    if (word_token && field.substr(i, kEndOfWordSpelling.size()) == kEndOfWordSpelling) {
-      if (i + kEndOfWordSpelling.size() != field.size()) {
-        *error = "`</w>` may only end a token (write a literal `</w>` as `<\\/w>`)";
-        return std::nullopt;
-      }
-      out += kEndOfWordByte;
-      return out;
-    }
-    if (field[i] != '\\') {
-      out += field[i];
-      continue;
-    }
-    if (++i == field.size()) {
-      *error = "a backslash ends the field";
-      return std::nullopt;
-    }
-    switch (field[i]) {
-      case '\\': out += '\\'; break;
-      case 's': out += ' '; break;
-      case 't': out += '\t'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case '/': out += '/'; break;
-      case 'x': {
-        int value = 0;
-        if (i + 2 >= field.size() || !absl::SimpleHexAtoi(absl::string_view(field.data() + i + 1, 2), &value)) {
-          *error = "`\\x` needs two hex digits";
-          return std::nullopt;
-        }
-        out += static_cast<char>(value);
-        i += 2;
-        break;
-      }
-      default:
-        *error = fmt::format("unknown escape `\\{}`", field[i]);
-        return std::nullopt;
-    }
-  }
   return out;
 }
 
@@ -234,7 +160,7 @@ absl::StatusOr<std::string> ModelReader::ParseToken(std::string_view field) cons
     return *bytes;
   }
   std::string error;
-  std::optional<std::string> bytes = Unescape(field, /*word_token=*/true, &error);
+  std::optional<std::string> bytes = UnescapeText(field, /*word_token=*/true, &error);
   if (!bytes) return Error(fmt::format("token '{}': {}", field, error));
   if (bytes->empty()) return Error("empty token");
   return *bytes;
@@ -266,7 +192,7 @@ absl::StatusOr<TokenizerSpec> ModelReader::Read() {
   TOKVEC_ASSIGN_OR_RETURN(fields, Next("'pre_tokenizer NAME'"));
   if (fields.size() != 2 || fields[0] != "pre_tokenizer") return Error("expected 'pre_tokenizer NAME'");
   std::string error;
-  std::optional<std::string> pattern = Unescape(fields[1], false, &error);
+  std::optional<std::string> pattern = UnescapeText(fields[1], false, &error);
   if (!pattern) return Error(fmt::format("pre_tokenizer: {}", error));
   std::unique_ptr<PreTokenizer> pre_tokenizer;
   if (*pattern == kWhitespacePreTokenizerName) {
@@ -287,7 +213,7 @@ absl::StatusOr<TokenizerSpec> ModelReader::Read() {
     TOKVEC_ASSIGN_OR_RETURN(fields, Next("'alphabet COUNT'"));
     if (fields[0] == "special" && fields.size() == 3) {
       TOKVEC_ASSIGN_OR_RETURN(TokenId id, ParseId(fields[1]));
-      std::optional<std::string> text = Unescape(fields[2], false, &error);
+      std::optional<std::string> text = UnescapeText(fields[2], false, &error);
       if (!text || text->empty()) return Error(fmt::format("special token '{}': {}", fields[2], text ? "empty" : error));
       TOKVEC_RETURN_IF_ERROR(AddId(id, "", fmt::format("special token '{}'", *text)));
       specials.push_back({*text, id});
@@ -417,10 +343,10 @@ std::string WriteTokvecModel(const Tokenizer& tokenizer) {
   auto spell = [&](TokenId id) { return word ? EscapeWordToken(bpe.token(id)) : BytesToUnicode(bpe.token(id)); };
   std::string out = fmt::format("{} {}\n", kTokvecModelMagic, kVersion);
   out += fmt::format("type {}\n", word ? "word" : "byte");
-  out += fmt::format("pre_tokenizer {}\n", Escape(spec.pre_tokenizer->name()));
-  out += fmt::format("normalizer {}\n", spec.normalizer ? Escape(spec.normalizer->name()) : "none");
+  out += fmt::format("pre_tokenizer {}\n", EscapeText(spec.pre_tokenizer->name()));
+  out += fmt::format("normalizer {}\n", spec.normalizer ? EscapeText(spec.normalizer->name()) : "none");
   for (const SpecialToken& special : spec.special_tokens) {
-    out += fmt::format("special {} {}\n", special.id, Escape(special.text));
+    out += fmt::format("special {} {}\n", special.id, EscapeText(special.text));
   }
   if (word) {
     out += fmt::format("unk {}\nend_of_word {}\n", *spec.unk_id, *spec.end_of_word_id);

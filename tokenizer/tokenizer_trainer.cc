@@ -68,13 +68,24 @@ absl::Status TokenizerTrainer::CountText(std::string_view text, const std::strin
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<Tokenizer>> TokenizerTrainer::Train(std::string* note) && {
+CountFileHeader TokenizerTrainer::CountHeader() const {
+  return {.type = options_.type == ModelType::kWord ? "word" : "byte",
+          .pre_tokenizer = pre_tokenizer_->name(),
+          .normalizer = normalizer_ ? normalizer_->name() : "none"};
+}
+
+std::vector<WordCount> TokenizerTrainer::TakeCounts() && {
   if (!totals_.empty()) {
     words_.clear();
     words_.reserve(totals_.size());
     for (auto& [word, count] : totals_) words_.push_back({word, count});
     totals_.clear();
   }
+  return std::move(words_);
+}
+
+absl::StatusOr<std::unique_ptr<Tokenizer>> TokenizerTrainer::Train(std::string* note) && {
+  words_ = std::move(*this).TakeCounts();
   BpeTrainerOptions trainer;
   trainer.type = options_.type;
   trainer.merges = options_.merges;

@@ -25,6 +25,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "tokenizer/bpe_trainer.h"
+#include "tokenizer/count_file.h"
 #include "tokenizer/normalizer.h"
 #include "tokenizer/pre_tokenizer.h"
 #include "tokenizer/tokenizer.h"
@@ -55,6 +56,13 @@ class TokenizerTrainer {
   absl::Status CountFiles(const std::vector<std::string>& paths);
   // Adds the pieces of one text held in memory (each line on its own, as in files), named `name` in messages.
   absl::Status CountText(std::string_view text, const std::string& name);
+
+  // Adds counts made elsewhere (a count file, count_file.h); they add up with the counted ones.
+  void AddCounts(std::vector<WordCount> pieces) { Add(std::move(pieces)); }
+  // How this trainer cuts pieces, as a count file's header names it (its type, pre-tokenizer and normalizer).
+  CountFileHeader CountHeader() const;
+  // Everything counted, each piece once (in no particular order), without training: `tokvec count`.
+  std::vector<WordCount> TakeCounts() &&;
 
   // Learns the merges from everything counted. `note` (may be null) says why training stopped early, if it did.
   absl::StatusOr<std::unique_ptr<Tokenizer>> Train(std::string* note = nullptr) &&;

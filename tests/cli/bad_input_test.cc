@@ -101,6 +101,9 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
                        (d / "corpus.txt").string()});
     RunFixtureCommand({"train", "--type", "byte", "--pattern", "gpt2", "--merges", "10", "--special",
                        "<|endoftext|>", "-o", (d / "byte.tokvec").string(), (d / "corpus.txt").string()});
+    RunFixtureCommand({"count", "--type", "byte", "-o", (d / "byte_counts.tsv").string(), (d / "corpus.txt").string()});
+    WriteFixture(d / "zero_counts.tsv", "ab\t3\ncd\t0\n");
+    WriteFixture(d / "huge_counts.tsv", "ab\t6000000000000000000\ncd\t6000000000000000000\n");
     const std::string word_model = ReadFixture(d / "word.tokvec");
     WriteFixture(d / "truncated.tokvec", word_model.substr(0, word_model.size() / 2));
     WriteFixture(d / "malformed.tokvec", "tokvec-bpe 1\ntype word\nthis line is not a setting\n");
@@ -244,6 +247,26 @@ const BadInput kUsageRows[] = {
 
 // Bad data: exit 1, naming what is wrong.
 const BadInput kDataRows[] = {
+    // count, train --from-counts
+    BadInput("CountNoOutput", {"count", "{dir}/corpus.txt"}, 2, "--output"),
+    BadInput("CountMergeNoFiles", {"count", "--merge", "-o", kOut}, 2, "--merge needs the count files"),
+    BadInput("CountMergeWithType", {"count", "--merge", "--type", "byte", "-o", kOut, "{dir}/byte_counts.tsv"}, 2,
+             "excludes"),
+    BadInput("CountPatternOnWord", {"count", "--pattern", "gpt2", "-o", kOut, "{dir}/corpus.txt"}, 2, "--pattern"),
+    BadInput("CountMissingCorpus", {"count", "-o", kOut, "{dir}/missing.txt"}, 1, "missing.txt"),
+    BadInput("CountMergeZeroCount", {"count", "--merge", "-o", kOut, "{dir}/zero_counts.tsv"}, 1,
+             "line 2: a count of 0"),
+    BadInput("TrainFromCountsOfText", {"train", "--from-counts", "--merges", "5", "-o", kOut, "{dir}/corpus.txt"}, 1,
+             "must be the header"),
+    BadInput("TrainFromCountsOtherPattern", {"train", "--from-counts", "--type", "byte", "--pattern", "cl100k",
+                                             "--merges", "5", "-o", kOut, "{dir}/byte_counts.tsv"},
+             1, "were counted with type=byte pre_tokenizer=gpt2"),
+    BadInput("TrainWordFromByteCounts", {"train", "--from-counts", "--type", "word", "--merges", "5", "-o", kOut,
+                                         "{dir}/byte_counts.tsv"},
+             1, "a word model's piece"),
+    BadInput("TrainFromCountsPastPairRange", {"train", "--from-counts", "--type", "word", "--merges", "5", "-o", kOut,
+                                              "{dir}/huge_counts.tsv"},
+             1, "more than 2^63 - 1 adjacent pairs"),
     // train
     BadInput("TrainMissingCorpus", {"train", "--merges", "5", "-o", kOut, "{dir}/missing.txt"}, 1, "missing.txt"),
     BadInput("TrainCorpusIsDirectory", {"train", "--merges", "5", "-o", kOut, "{dir}/subdir"}, 1, "subdir"),

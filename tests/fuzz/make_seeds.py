@@ -209,6 +209,11 @@ def main():
 
     write("model_load", "encoder", fdp_string(json.dumps(ENCODER_CONFIG)) + weights + bytes([7, 0, 2]))
 
+    # count_file: [word (odd) or byte (even)][the file's text].
+    write("count_file", "byte_header", b"\x00tokvec-counts 1 type=byte pre_tokenizer=gpt2 normalizer=none\n"
+          b"\\sthe\t12\n,\t3\n\\xFF\\x00\t18446744073709551615\n")
+    write("count_file", "word_parts", b"\x01low\t5\nlower\t2\r\n\nnewest\t6\nlow\t1\nwid\\\\er\t3")
+
 
 if __name__ == "__main__":
     main()

@@ -11,6 +11,8 @@ APT_PACKAGES = cmake g++ make pkg-config git \
   python3-dev pybind11-dev python3-pybind11 python3-pytest python3-venv python3-pip python3-setuptools python3-wheel
 # Headless chromium: only for the `tokvec serve` viewer page test (scripts/serve_check.sh).
 APT_PACKAGES += chromium
+# Open MPI: `mpirun -np P tokvec train` (-DTOKVEC_MPI=ON) and its test (scripts/mpi_check.sh).
+APT_PACKAGES += openmpi-bin libopenmpi-dev
 
 .PHONY: deps build test demo sanitize-test tsan-test fuzz conformance serve-check install-check clean
 
@@ -25,7 +27,7 @@ deps:
 	else echo "make deps: all packages present"; fi
 
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DTOKVEC_SHARED_DIR=$(SHARED)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DTOKVEC_SHARED_DIR=$(SHARED) -DTOKVEC_MPI=ON
 	cmake --build $(BUILD) -j$(JOBS)
 
 test: build

@@ -2,6 +2,7 @@
 //
 //   tokvec count --type byte --pattern gpt2 -o part-0.tsv shard-0.txt      # on each machine, its own shard
 //   tokvec count --merge -o all.tsv part-*.tsv                              # add the parts up
+//   tokvec count --shard 2/8 -o part-2.tsv corpus/*.txt                      # share 2 of 8 of the same files
 //   tokvec train --from-counts --type byte --vocab-size 30000 -o m.tokvec all.tsv
 //
 // The pieces are cut exactly as `tokvec train` cuts them (the same --type, --pattern and --normalize), so
@@ -24,9 +25,35 @@ struct CountCommandOptions {
   std::string normalize = "none";
   size_t threads = 0;  // 0: one per core
   bool merge = false;
+  std::string shard;  // "i/P": count only share i of P of the files
   std::string output;
   std::vector<std::string> files;
 };
+
+struct Shard {
+  uint64_t index = 0;
+  uint64_t count = 1;
+};
+
+// "i/P" with 0 <= i < P.
+absl::StatusOr<Shard> ParseShard(const std::string& text) {
+  Shard shard;
+  const size_t slash = text.find('/');
+  const auto digits = [](std::string_view s) {
+    return !s.empty() && s.size() <= 9 && s.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  if (slash == std::string::npos || !digits(std::string_view(text).substr(0, slash)) ||
+      !digits(std::string_view(text).substr(slash + 1))) {
+    return absl::InvalidArgumentError(fmt::format("{}--shard takes i/P (e.g. 0/4), not '{}'", kUsagePrefix, text));
+  }
+  shard.index = std::stoull(text.substr(0, slash));
+  shard.count = std::stoull(text.substr(slash + 1));
+  if (shard.count == 0 || shard.index >= shard.count) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}--shard {}: i must be in 0..P-1 and P at least 1", kUsagePrefix, text));
+  }
+  return shard;
+}
 
 absl::Status RunCount(const CountCommandOptions& options) {
   if (options.merge) {
@@ -55,7 +82,12 @@ absl::Status RunCount(const CountCommandOptions& options) {
   TOKVEC_ASSIGN_OR_RETURN(TokenizerTrainer trainer, TokenizerTrainer::Create(std::move(trainer_options)));
   std::vector<std::string> files = options.files;
   if (files.empty()) files.push_back("-");
-  TOKVEC_RETURN_IF_ERROR(trainer.CountFiles(files));
+  if (!options.shard.empty()) {
+    TOKVEC_ASSIGN_OR_RETURN(Shard shard, ParseShard(options.shard));
+    TOKVEC_RETURN_IF_ERROR(trainer.CountFileShare(files, shard.index, shard.count));
+  } else {
+    TOKVEC_RETURN_IF_ERROR(trainer.CountFiles(files));
+  }
   const CountFileHeader header = trainer.CountHeader();
   return WriteCountFile(options.output, header, std::move(trainer).TakeCounts());
 }
@@ -79,9 +111,13 @@ void RegisterCountCommand(CLI::App& app, CommandAction* action) {
           ->capture_default_str();
   sub->add_option("--threads", options->threads, "Counting threads (default: one per core; same counts for any)")
       ->check(CLI::PositiveNumber);
+  CLI::Option* shard = sub->add_option(
+      "--shard", options->shard,
+      "i/P: count only share i of P of the files (byte ranges cut at line starts; the P count files add up to "
+      "the whole, with count --merge)");
   CLI::Option* merge = sub->add_flag("--merge", options->merge,
                                      "FILE... are count files: add them up (their headers must agree)");
-  merge->excludes(type)->excludes(pattern)->excludes(normalize);
+  merge->excludes(type)->excludes(pattern)->excludes(normalize)->excludes(shard);
   sub->add_option("-o,--output", options->output, "Count file to write (piece<TAB>count, sorted)")->required();
   sub->add_option("files", options->files, "Text files (none or '-': standard input), or count files with --merge");
   sub->callback([options, action] { *action = [options] { return RunCount(*options); }; });

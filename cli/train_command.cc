@@ -9,8 +9,12 @@
 // Invalid UTF-8 in a word corpus is an error naming the file and byte offset (train a byte model for such
 // data). Progress (bytes read, merges done, rate) goes to stderr when stderr is a terminal; a note there says
 // when training stopped before its target.
+//
+// Under `mpirun -np P` (built with -DTOKVEC_MPI=ON), each rank counts share `rank` of P of the files, the counts
+// meet by piece and are summed (distributed/world.h), and rank 0 trains and writes: the same bytes as one process.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -22,6 +26,7 @@
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "cli/command.h"
+#include "distributed/world.h"
 #include "fmt/format.h"
 #include "tokenizer/count_file.h"
 #include "tokenizer/formats.h"
@@ -107,13 +112,41 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
     progress.Merges(done, options.has_merges ? options.merges : 0);
   };
   TOKVEC_ASSIGN_OR_RETURN(TokenizerTrainer trainer, TokenizerTrainer::Create(std::move(trainer_options)));
-  // Open the output first, so an unwritable path fails before the work.
-  TOKVEC_ASSIGN_OR_RETURN(AtomicFile out, AtomicFile::Create(options.output));
-
-  // 2. Count the unique pieces in one streaming pass, or read counts made before (tokvec count, Spark, ...).
   std::vector<std::string> files = options.files;
   if (files.empty()) files.push_back("-");
-  if (options.from_counts) {
+  const distributed::World world = distributed::JoinWorld();  // one process, unless started by mpirun
+  if (world.size > 1 && (options.from_counts || std::find(files.begin(), files.end(), "-") != files.end())) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}under mpirun, train reads text files (each rank counts its share); --from-counts and standard input "
+        "run in one process",
+        kUsagePrefix));
+  }
+  // Open the output first (rank 0 writes it), so an unwritable path fails before the work.
+  absl::StatusOr<AtomicFile> out = world.rank == 0 ? AtomicFile::Create(options.output)
+                                                   : absl::StatusOr<AtomicFile>(absl::CancelledError());
+  if (!distributed::AllOk(world, world.rank != 0 || out.ok())) {
+    return world.rank == 0 ? out.status() : absl::AbortedError("rank 0 cannot write the model");
+  }
+
+  // 2. Count the unique pieces in one streaming pass, or read counts made before (tokvec count, Spark, ...).
+  //    Under mpirun: each rank counts its share of the files, the counts are summed across ranks by piece, and
+  //    rank 0 trains on the sums (distributed/world.h); the model is the one a single process writes.
+  if (world.size > 1) {
+    const absl::Status counted = trainer.CountFileShare(files, static_cast<uint64_t>(world.rank),
+                                                        static_cast<uint64_t>(world.size));
+    if (!distributed::AllOk(world, counted.ok())) {
+      return counted.ok() ? absl::AbortedError("another rank could not count its share (its error is above)")
+                          : counted;
+    }
+    distributed::ExchangeStats stats;
+    TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> all,
+                            distributed::SumCountsOnRoot(std::move(trainer).TakeCounts(), world, &stats));
+    std::fprintf(stderr, "rank %d of %d: summed %llu unique pieces, sent %.1f MB in %d round(s)\n", world.rank,
+                 world.size, static_cast<unsigned long long>(stats.pieces_summed),
+                 static_cast<double>(stats.bytes_sent) / 1e6, stats.rounds);
+    if (world.rank != 0) return absl::OkStatus();  // rank 0 trains and writes
+    trainer.AddCounts(std::move(all));
+  } else if (options.from_counts) {
     TOKVEC_ASSIGN_OR_RETURN(PieceCounts counts, ReadCountFiles(files, word));
     const CountFileHeader expected = trainer.CountHeader();
     if (counts.header && !(*counts.header == expected)) {
@@ -136,8 +169,8 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
   if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
 
   // 4. Write the model file atomically.
-  TOKVEC_RETURN_IF_ERROR(out.Write(WriteTokvecModel(**tokenizer)));
-  TOKVEC_RETURN_IF_ERROR(out.Commit());
+  TOKVEC_RETURN_IF_ERROR(out->Write(WriteTokvecModel(**tokenizer)));
+  TOKVEC_RETURN_IF_ERROR(out->Commit());
   return absl::OkStatus();
 }
 

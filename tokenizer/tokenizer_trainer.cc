@@ -60,6 +60,13 @@ absl::Status TokenizerTrainer::CountFiles(const std::vector<std::string>& paths)
   return absl::OkStatus();
 }
 
+absl::Status TokenizerTrainer::CountFileShare(const std::vector<std::string>& paths, uint64_t share,
+                                              uint64_t shares) {
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> words, CountWordsInShare(paths, share, shares, CounterOptions()));
+  Add(std::move(words));
+  return absl::OkStatus();
+}
+
 absl::Status TokenizerTrainer::CountText(std::string_view text, const std::string& name) {
   WordCounterOptions counter = CounterOptions();
   counter.threads = 1;  // Usually short texts: no workers to start for each.
@@ -81,7 +88,10 @@ std::vector<WordCount> TokenizerTrainer::TakeCounts() && {
     for (auto& [word, count] : totals_) words_.push_back({word, count});
     totals_.clear();
   }
-  return std::move(words_);
+  std::vector<WordCount> out = std::move(words_);
+  words_.clear();
+  counted_ = false;  // empty again: AddCounts may follow (the MPI mode gives rank 0 everyone's sums)
+  return out;
 }
 
 absl::StatusOr<std::unique_ptr<Tokenizer>> TokenizerTrainer::Train(std::string* note) && {

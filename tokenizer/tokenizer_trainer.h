@@ -54,6 +54,8 @@ class TokenizerTrainer {
 
   // Adds the pieces of every file ("-" is standard input); errors name the file and byte offset.
   absl::Status CountFiles(const std::vector<std::string>& paths);
+  // Adds the pieces of share `share` of `shares` of the files (word_counter.h CountWordsInShare).
+  absl::Status CountFileShare(const std::vector<std::string>& paths, uint64_t share, uint64_t shares);
   // Adds the pieces of one text held in memory (each line on its own, as in files), named `name` in messages.
   absl::Status CountText(std::string_view text, const std::string& name);
 
@@ -61,7 +63,8 @@ class TokenizerTrainer {
   void AddCounts(std::vector<WordCount> pieces) { Add(std::move(pieces)); }
   // How this trainer cuts pieces, as a count file's header names it (its type, pre-tokenizer and normalizer).
   CountFileHeader CountHeader() const;
-  // Everything counted, each piece once (in no particular order), without training: `tokvec count`.
+  // Everything counted, each piece once (in no particular order), without training (`tokvec count`); the
+  // trainer is left with nothing counted.
   std::vector<WordCount> TakeCounts() &&;
 
   // Learns the merges from everything counted. `note` (may be null) says why training stopped early, if it did.

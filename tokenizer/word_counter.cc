@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -79,8 +80,11 @@ absl::Status CountChunk(const Chunk& chunk, const WordCounterOptions& options, C
 // Reads one input in chunks of whole lines.
 class ChunkReader {
  public:
-  ChunkReader(std::FILE* stream, const std::string* name, size_t chunk_bytes)
-      : stream_(stream), name_(name), chunk_bytes_(std::max<size_t>(chunk_bytes, 1)) {}
+  // Reads from the stream's position, which is byte `offset` of the input, at most `limit` bytes.
+  ChunkReader(std::FILE* stream, const std::string* name, size_t chunk_bytes, uint64_t offset = 0,
+              uint64_t limit = UINT64_MAX)
+      : stream_(stream), name_(name), chunk_bytes_(std::max<size_t>(chunk_bytes, 1)), offset_(offset),
+        remaining_(limit) {}
 
   // Fills `chunk` with the next run of whole lines (the last one may lack its '\n'); false at the end.
   absl::StatusOr<bool> Next(Chunk* chunk) {
@@ -103,11 +107,12 @@ class ChunkReader {
       }
       if (eof_) return false;
       const size_t old_size = buffer.size();
-      const size_t want = chunk_bytes_;
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(chunk_bytes_, remaining_));
       buffer.resize(old_size + want);
-      size_t got = std::fread(buffer.data() + old_size, 1, want, stream_);
+      size_t got = want == 0 ? 0 : std::fread(buffer.data() + old_size, 1, want, stream_);
       buffer.resize(old_size + got);
-      if (got < want) {
+      remaining_ -= got;
+      if (got < want || remaining_ == 0) {
         if (std::ferror(stream_)) {
           return absl::DataLossError(fmt::format("cannot read '{}': {}", *name_, std::strerror(errno)));
         }
@@ -122,6 +127,7 @@ class ChunkReader {
   size_t chunk_bytes_;
   std::string carry_;  // Bytes after the last newline of the previous chunk.
   uint64_t offset_ = 0;
+  uint64_t remaining_;  // Bytes still to read.
   bool eof_ = false;
 };
 
@@ -297,6 +303,94 @@ absl::StatusOr<std::vector<WordCount>> CountWords(const std::vector<std::string>
       }
       reader.reset();
       close();
+      ++file;
+    }
+    return false;
+  };
+  absl::StatusOr<std::vector<WordCount>> words = CountChunks(next, options);
+  close();
+  return words;
+}
+
+namespace {
+
+// The start of the first line that begins at or after `pos` in the file (its size when none does).
+absl::StatusOr<uint64_t> LineStartAtOrAfter(std::FILE* stream, const std::string& name, uint64_t pos,
+                                            uint64_t size) {
+  if (pos == 0 || pos >= size) return std::min(pos, size);
+  if (std::fseek(stream, static_cast<long>(pos - 1), SEEK_SET) != 0) {
+    return absl::DataLossError(fmt::format("cannot seek in '{}': {}", name, std::strerror(errno)));
+  }
+  // The line starts at pos when byte pos - 1 ends a line; else after the next newline.
+  char buffer[4096];
+  uint64_t at = pos - 1;
+  while (at < size) {
+    const size_t got = std::fread(buffer, 1, sizeof(buffer), stream);
+    if (got == 0) break;
+    const void* newline = std::memchr(buffer, '\n', got);
+    if (newline != nullptr) return at + static_cast<uint64_t>(static_cast<const char*>(newline) - buffer) + 1;
+    at += got;
+  }
+  return size;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<WordCount>> CountWordsInShare(const std::vector<std::string>& paths, uint64_t share,
+                                                         uint64_t shares, const WordCounterOptions& options) {
+  if (shares == 0 || share >= shares) {
+    return absl::InvalidArgumentError(fmt::format("share {} of {} does not exist", share, shares));
+  }
+  // 1. Sizes: the share is [share·S/P, (share+1)·S/P) of the files end to end.
+  std::vector<uint64_t> sizes;
+  uint64_t total = 0;
+  for (const std::string& path : paths) {
+    if (path == "-") return absl::InvalidArgumentError("standard input cannot be split into shares; name files");
+    TOKVEC_ASSIGN_OR_RETURN(std::FILE* stream, OpenInput(path));
+    std::fseek(stream, 0, SEEK_END);
+    const long size = std::ftell(stream);
+    std::fclose(stream);
+    if (size < 0) return absl::DataLossError(fmt::format("cannot read the size of '{}'", path));
+    sizes.push_back(static_cast<uint64_t>(size));
+    total += static_cast<uint64_t>(size);
+  }
+  const auto cut = [&](uint64_t k) {
+    return static_cast<uint64_t>(static_cast<unsigned __int128>(total) * k / shares);
+  };
+  const uint64_t begin = cut(share), end = cut(share + 1);
+  // 2. Each file's part of [begin, end), moved to line starts.
+  std::vector<std::string> names(paths);
+  size_t file = 0;
+  uint64_t file_start = 0;  // offset of paths[file] in the files end to end
+  std::FILE* stream = nullptr;
+  std::optional<ChunkReader> reader;
+  auto close = [&] {
+    if (stream != nullptr) std::fclose(stream);
+    stream = nullptr;
+  };
+  auto next = [&](Chunk* chunk) -> absl::StatusOr<bool> {
+    while (file < paths.size()) {
+      const uint64_t size = sizes[file];
+      if (!reader) {
+        const uint64_t lo = std::max(begin, file_start), hi = std::min(end, file_start + size);
+        if (lo >= hi) {  // not in this share
+          file_start += size;
+          ++file;
+          continue;
+        }
+        TOKVEC_ASSIGN_OR_RETURN(stream, OpenInput(paths[file]));
+        TOKVEC_ASSIGN_OR_RETURN(uint64_t from, LineStartAtOrAfter(stream, names[file], lo - file_start, size));
+        TOKVEC_ASSIGN_OR_RETURN(uint64_t to, LineStartAtOrAfter(stream, names[file], hi - file_start, size));
+        if (std::fseek(stream, static_cast<long>(from), SEEK_SET) != 0) {
+          return absl::DataLossError(fmt::format("cannot seek in '{}': {}", names[file], std::strerror(errno)));
+        }
+        reader.emplace(stream, &names[file], options.chunk_bytes, from, to - from);
+      }
+      TOKVEC_ASSIGN_OR_RETURN(bool more, reader->Next(chunk));
+      if (more) return true;
+      reader.reset();
+      close();
+      file_start += size;
       ++file;
     }
     return false;

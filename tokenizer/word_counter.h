@@ -44,6 +44,13 @@ struct WordCounterOptions {
 // Counts the pieces of every file in `paths` ("-" is standard input). Errors name the file (and byte offset).
 absl::StatusOr<std::vector<WordCount>> CountWords(const std::vector<std::string>& paths,
                                                   const WordCounterOptions& options);
+// The pieces of share `share` of `shares` of the inputs (files only, no "-"): the files' bytes taken end to end
+// are cut into `shares` near-equal byte ranges, each moved to the next line start, so every line belongs to
+// exactly one share and the shares' counts add up to CountWords(paths) for any number of shares (a share may
+// be empty). What `tokvec count --shard i/P` and each rank of `mpirun tokvec train` count.
+absl::StatusOr<std::vector<WordCount>> CountWordsInShare(const std::vector<std::string>& paths, uint64_t share,
+                                                         uint64_t shares, const WordCounterOptions& options);
+
 // The same for a text held in memory (named `name` in messages).
 absl::StatusOr<std::vector<WordCount>> CountWordsInText(std::string_view text, const WordCounterOptions& options,
                                                         const std::string& name = "<text>");

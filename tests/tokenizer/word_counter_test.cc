@@ -88,6 +88,56 @@ TEST(WordCounterTest, SameCountsForAnyThreadsAndChunkSize) {
   std::filesystem::remove(path);
 }
 
+// Shares of the files end to end (the byte ranges of `count --shard` and of MPI ranks) count every line exactly
+// once: for 1..9 shares, with split-pattern pieces (which see the '\r' and '\n'), CRLF, multi-byte characters
+// cut by raw byte ranges, a long line, files without a final newline, an empty file and fewer lines than shares.
+TEST(WordCounterTest, SharesAddUpToTheWhole) {
+  std::mt19937 rng(11);
+  const std::vector<std::string> words = {"a", "bb", "日本語", "é", " low", "lower,", "\t"};
+  std::vector<std::string> paths;
+  for (int f = 0; f < 4; ++f) {
+    std::string text;
+    const int lines = f == 2 ? 0 : (f == 3 ? 2 : 400);  // an empty file, a two-line file
+    for (int line = 0; line < lines; ++line) {
+      const int n = line == 7 ? 2000 : std::uniform_int_distribution<int>(0, 9)(rng);
+      for (int i = 0; i < n; ++i) text += words[std::uniform_int_distribution<size_t>(0, words.size() - 1)(rng)];
+      if (f == 1 && line + 1 == lines) break;  // no final newline
+      text += line % 5 == 0 ? "\r\n" : "\n";
+    }
+    paths.push_back(TempFile("tokvec_share_test_" + std::to_string(f) + ".txt", text));
+  }
+  auto pre_tokenizer = MakeSplitPreTokenizer("gpt2");
+  ASSERT_TRUE(pre_tokenizer.ok());
+  WordCounterOptions options;
+  options.pre_tokenizer = pre_tokenizer->get();
+  options.chunk_bytes = 97;
+  auto whole = CountWords(paths, options);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  for (uint64_t shares = 1; shares <= 9; ++shares) {
+    std::map<std::string, uint64_t> sum;
+    for (uint64_t share = 0; share < shares; ++share) {
+      options.threads = share % 2 + 1;
+      auto part = CountWordsInShare(paths, share, shares, options);
+      ASSERT_TRUE(part.ok()) << part.status();
+      for (const WordCount& w : *part) sum[w.word] += w.count;
+    }
+    EXPECT_EQ(sum, AsMap(*whole)) << shares << " shares";
+  }
+  // Fewer lines than shares: most shares are empty, and the sum still holds.
+  const std::vector<std::string> small = {paths[3]};
+  auto whole_small = CountWords(small, options);
+  std::map<std::string, uint64_t> sum;
+  for (uint64_t share = 0; share < 7; ++share) {
+    auto part = CountWordsInShare(small, share, 7, options);
+    ASSERT_TRUE(part.ok());
+    for (const WordCount& w : *part) sum[w.word] += w.count;
+  }
+  EXPECT_EQ(sum, AsMap(*whole_small));
+  EXPECT_FALSE(CountWordsInShare(paths, 3, 3, options).ok());
+  EXPECT_FALSE(CountWordsInShare({"-"}, 0, 2, options).ok());
+  for (const std::string& path : paths) std::filesystem::remove(path);
+}
+
 // Byte models pre-tokenize each line (with its '\n') on its own, as Hugging Face's trainer feeds lines.
 TEST(WordCounterTest, SplitPatternPiecesPerLine) {
   auto split = MakeSplitPreTokenizer("gpt2");

@@ -1,0 +1,51 @@
+// The processes of one `tokvec` job: MPI_COMM_WORLD when launched by mpirun / mpiexec / srun (and tokvec was
+// built with -DTOKVEC_MPI=ON), else a world of one process. `mpirun -np P tokvec train ...` uses it so that
+// each rank counts its share of the corpus, the counts meet by piece hash (MPI_Alltoallv) and are summed there,
+// and rank 0 gathers the sums (MPI_Gatherv), trains and writes the model: the same bytes as one process.
+//
+//   World world = JoinWorld();                                    // rank 0 of 1 without mpirun
+//   ...count this rank's share...
+//   if (!AllOk(status.ok())) ...                                  // every rank learns that one failed
+//   TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> all, SumCountsOnRoot(std::move(local), world, &stats));
+//
+// Messages are cut into rounds of at most ChunkBytes() per peer, so no MPI count passes INT_MAX whatever the
+// corpus (TOKVEC_MPI_CHUNK_BYTES overrides the size, for tests of the rounds).
+#ifndef TOKVEC_DISTRIBUTED_WORLD_H_
+#define TOKVEC_DISTRIBUTED_WORLD_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tokenizer/word_counter.h"
+
+namespace tokvec::distributed {
+
+struct World {
+  int rank = 0;
+  int size = 1;
+};
+
+// Whether this tokvec can join an MPI job (built with -DTOKVEC_MPI=ON).
+bool BuiltWithMpi();
+// Joins the job when the environment says mpirun (OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK) started this
+// process; once per process (later calls return the same world). Finalized at exit.
+World JoinWorld();
+
+// Collective: true when `ok` is true on every rank.
+bool AllOk(const World& world, bool ok);
+
+struct ExchangeStats {
+  uint64_t bytes_sent = 0;      // by this rank, in both steps
+  uint64_t pieces_summed = 0;   // unique pieces this rank summed
+  int rounds = 0;               // rounds of the all-to-all step
+};
+
+// Collective: every rank's `local` counts, summed by piece; rank 0 gets every piece once (in no particular order),
+// the other ranks an empty vector.
+absl::StatusOr<std::vector<WordCount>> SumCountsOnRoot(std::vector<WordCount> local, const World& world,
+                                                       ExchangeStats* stats);
+
+}  // namespace tokvec::distributed
+
+#endif  // TOKVEC_DISTRIBUTED_WORLD_H_

@@ -1,0 +1,196 @@
+// distributed/world.h over MPI (-DTOKVEC_MPI=ON).
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "base/status_macros.h"
+#include "distributed/count_exchange.h"
+#include "distributed/world.h"
+#include "fmt/format.h"
+
+namespace tokvec::distributed {
+namespace {
+
+bool LaunchedByMpirun() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {
+    if (std::getenv(name) != nullptr) return true;
+  }
+  return false;
+}
+
+void Finalize() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+// Bytes per peer per round: the override, or what keeps every count and displacement below INT_MAX.
+uint64_t ChunkBytes(int size) {
+  uint64_t chunk = std::min<uint64_t>(uint64_t{1} << 30, static_cast<uint64_t>(INT_MAX) / std::max(size, 1));
+  if (const char* env = std::getenv("TOKVEC_MPI_CHUNK_BYTES")) {
+    const long long value = std::atoll(env);
+    if (value > 0) chunk = std::min<uint64_t>(chunk, static_cast<uint64_t>(value));
+  }
+  return std::max<uint64_t>(chunk, 1);
+}
+
+absl::Status MpiError(int code, const char* what) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  return absl::InternalError(fmt::format("{} failed: {}", what, std::string(text, static_cast<size_t>(length))));
+}
+
+#define TOKVEC_MPI_CALL(call)                                       \
+  do {                                                              \
+    const int tokvec_mpi_code = (call);                             \
+    if (tokvec_mpi_code != MPI_SUCCESS) return MpiError(tokvec_mpi_code, #call); \
+  } while (0)
+
+uint64_t MaxOverRanks(uint64_t value) {
+  uint64_t max = 0;
+  MPI_Allreduce(&value, &max, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  return max;
+}
+
+// All-to-all of one buffer per peer, in rounds of at most `chunk` bytes per peer; received[r] gets rank r's
+// buffer for this rank.
+absl::Status AllToAll(const std::vector<std::string>& send, uint64_t chunk, std::vector<std::string>* received,
+                      ExchangeStats* stats) {
+  const int size = static_cast<int>(send.size());
+  uint64_t longest = 0;
+  for (const std::string& s : send) longest = std::max<uint64_t>(longest, s.size());
+  const uint64_t rounds = (MaxOverRanks(longest) + chunk - 1) / chunk;
+  received->assign(static_cast<size_t>(size), std::string());
+  std::vector<int> send_counts(size), send_displs(size), recv_counts(size), recv_displs(size);
+  std::string send_buffer, recv_buffer;
+  for (uint64_t round = 0; round < rounds; ++round) {
+    send_buffer.clear();
+    for (int r = 0; r < size; ++r) {
+      const uint64_t begin = std::min<uint64_t>(send[r].size(), round * chunk);
+      const uint64_t end = std::min<uint64_t>(send[r].size(), begin + chunk);
+      send_displs[r] = static_cast<int>(send_buffer.size());
+      send_counts[r] = static_cast<int>(end - begin);
+      send_buffer.append(send[r], begin, end - begin);
+    }
+    TOKVEC_MPI_CALL(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, MPI_COMM_WORLD));
+    int total = 0;
+    for (int r = 0; r < size; ++r) {
+      recv_displs[r] = total;
+      total += recv_counts[r];
+    }
+    recv_buffer.resize(static_cast<size_t>(total));
+    TOKVEC_MPI_CALL(MPI_Alltoallv(send_buffer.data(), send_counts.data(), send_displs.data(), MPI_CHAR,
+                                  recv_buffer.data(), recv_counts.data(), recv_displs.data(), MPI_CHAR,
+                                  MPI_COMM_WORLD));
+    for (int r = 0; r < size; ++r) (*received)[r].append(recv_buffer, recv_displs[r], recv_counts[r]);
+    stats->bytes_sent += send_buffer.size();
+    ++stats->rounds;
+  }
+  return absl::OkStatus();
+}
+
+// Gathers every rank's `send` on rank 0 (in rounds of at most `chunk` bytes per rank): (*gathered)[r] is rank
+// r's buffer there.
+absl::Status GatherOnRoot(const std::string& send, uint64_t chunk, const World& world,
+                          std::vector<std::string>* gathered, ExchangeStats* stats) {
+  gathered->assign(world.rank == 0 ? static_cast<size_t>(world.size) : 0, std::string());
+  const uint64_t rounds = (MaxOverRanks(send.size()) + chunk - 1) / chunk;
+  std::vector<int> counts(world.size), displs(world.size);
+  std::string buffer;
+  for (uint64_t round = 0; round < rounds; ++round) {
+    const uint64_t begin = std::min<uint64_t>(send.size(), round * chunk);
+    const int count = static_cast<int>(std::min<uint64_t>(send.size(), begin + chunk) - begin);
+    TOKVEC_MPI_CALL(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
+    int total = 0;
+    if (world.rank == 0) {
+      for (int r = 0; r < world.size; ++r) {
+        displs[r] = total;
+        total += counts[r];
+      }
+      buffer.resize(static_cast<size_t>(total));
+    }
+    TOKVEC_MPI_CALL(MPI_Gatherv(send.data() + begin, count, MPI_CHAR, buffer.data(), counts.data(), displs.data(),
+                                MPI_CHAR, 0, MPI_COMM_WORLD));
+    if (world.rank == 0) {  // records may straddle rounds: parsed once complete
+      for (int r = 0; r < world.size; ++r) (*gathered)[r].append(buffer, displs[r], counts[r]);
+    }
+    stats->bytes_sent += static_cast<uint64_t>(count);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool BuiltWithMpi() { return true; }
+
+World JoinWorld() {
+  static const World world = [] {
+    World w;
+    if (!LaunchedByMpirun()) return w;
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) {
+      MPI_Init(nullptr, nullptr);
+      std::atexit(Finalize);
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &w.size);
+    return w;
+  }();
+  return world;
+}
+
+bool AllOk(const World& world, bool ok) {
+  if (world.size <= 1) return ok;
+  int mine = ok ? 1 : 0, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all == 1;
+}
+
+absl::StatusOr<std::vector<WordCount>> SumCountsOnRoot(std::vector<WordCount> local, const World& world,
+                                                       ExchangeStats* stats) {
+  ExchangeStats ignored;
+  if (stats == nullptr) stats = &ignored;
+  if (world.size <= 1) {
+    stats->pieces_summed = local.size();
+    return local;
+  }
+  const uint64_t chunk = ChunkBytes(world.size);
+  // 1. Each piece to its owner (by hash), where its counts from every rank are summed.
+  std::vector<std::string> send = PartitionByPiece(local, static_cast<uint32_t>(world.size));
+  std::vector<WordCount>().swap(local);
+  std::vector<std::string> received;
+  TOKVEC_RETURN_IF_ERROR(AllToAll(send, chunk, &received, stats));
+  std::vector<std::string>().swap(send);
+  absl::flat_hash_map<std::string, uint64_t> sums;
+  absl::Status parsed = absl::OkStatus();
+  for (const std::string& part : received) {
+    if (parsed.ok()) parsed = ParseCountRecords(part, &sums);
+  }
+  std::vector<std::string>().swap(received);
+  if (!AllOk(world, parsed.ok())) {
+    return parsed.ok() ? absl::AbortedError("another rank could not read the exchanged counts") : parsed;
+  }
+  stats->pieces_summed = sums.size();
+  // 2. Every rank's sums (disjoint pieces) to rank 0.
+  std::string mine;
+  for (const auto& [piece, count] : sums) AppendCountRecord(piece, count, &mine);
+  absl::flat_hash_map<std::string, uint64_t>().swap(sums);
+  std::vector<std::string> gathered;
+  TOKVEC_RETURN_IF_ERROR(GatherOnRoot(mine, chunk, world, &gathered, stats));
+  std::vector<WordCount> all;
+  if (world.rank == 0) {
+    absl::flat_hash_map<std::string, uint64_t> totals;
+    for (const std::string& part : gathered) TOKVEC_RETURN_IF_ERROR(ParseCountRecords(part, &totals));
+    all.reserve(totals.size());
+    for (auto& [piece, count] : totals) all.push_back({piece, count});
+  }
+  return all;
+}
+
+}  // namespace tokvec::distributed

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# `mpirun -np P tokvec train` gives the bytes of `tokvec train` (issue 15): word and byte models, P = 1, 2, 3, 4
+# and 7 ranks (oversubscribed on this machine), over files of mixed sizes: the shared corpora (English, Japanese),
+# data/corpus.txt, a CRLF file, a file without a final newline, an empty file and a two-line file (fewer lines
+# than ranks); share boundaries fall mid-line and mid-character and move to line starts. One run exchanges its
+# counts in rounds of 1000 bytes (TOKVEC_MPI_CHUNK_BYTES). A missing file and invalid UTF-8 in one rank's share
+# stop every rank with an error and no model file, without hanging.
+#
+#   bash scripts/mpi_check.sh build/tokvec        (TOKVEC_SHARED_DIR: ../shared by default)
+#
+# Exit 0 when all agree, 1 otherwise, 77 (ctest's skip) without mpirun.
+set -uo pipefail
+tokvec=$(realpath "${1:-build/tokvec}")
+cd "$(dirname "$0")/.."
+shared=${TOKVEC_SHARED_DIR:-../shared}
+command -v mpirun > /dev/null || { echo "SKIP: mpirun not found (make deps installs openmpi-bin)"; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+work=$(mktemp -d "${TMPDIR:-/tmp}/tokvec-mpi.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+
+files=(data/corpus.txt)
+for name in tinyshakespeare.txt wagahaiwa_nekodearu.txt wikitext2-test.txt; do
+  [[ -f "$shared/corpora/$name" ]] && files+=("$shared/corpora/$name")
+done
+[[ ${#files[@]} -gt 1 ]] || echo "note: $shared/corpora is absent; data/ and generated files only"
+head -c 200000 data/corpus.txt | sed 's/$/\r/' > "$work/crlf.txt"
+printf 'the last line has no newline\nbut this one does not end' > "$work/no_newline.txt"
+: > "$work/empty.txt"
+printf 'two lines\nonly here\n' > "$work/two_lines.txt"
+files+=("$work/crlf.txt" "$work/empty.txt" "$work/no_newline.txt" "$work/two_lines.txt")
+
+run_mpi() {  # run_mpi NP ARGS...: mpirun with a time limit; prints stderr on failure
+  local np=$1; shift
+  timeout 300 mpirun -np "$np" "$tokvec" "$@" > "$work/mpi.out" 2> "$work/mpi.err"
+}
+
+for type in word byte; do
+  "$tokvec" train --type "$type" --vocab-size 6000 --special '<|endoftext|>' --threads 2 -o "$work/single.tokvec" \
+    "${files[@]}" 2> "$work/single.err" || fail "$type: single-process training failed: $(cat "$work/single.err")"
+  for np in 1 2 3 4 7; do
+    rm -f "$work/mpi.tokvec"
+    run_mpi "$np" train --type "$type" --vocab-size 6000 --special '<|endoftext|>' --threads 1 \
+      -o "$work/mpi.tokvec" "${files[@]}"
+    status=$?
+    if [[ $status -ne 0 ]]; then
+      fail "$type, $np ranks: exit $status: $(grep -m2 'error' "$work/mpi.err")"
+    elif cmp -s "$work/single.tokvec" "$work/mpi.tokvec"; then
+      echo "ok: $type model, $np ranks: the same bytes as one process ($(grep -c '^rank' "$work/mpi.err") ranks reported)"
+    else
+      fail "$type, $np ranks: the model differs from one process's"
+    fi
+  done
+done
+
+# Rounds of 1000 bytes: hundreds of rounds, the same model.
+rm -f "$work/mpi.tokvec"
+if TOKVEC_MPI_CHUNK_BYTES=1000 run_mpi 3 train --type byte --vocab-size 6000 --special '<|endoftext|>' \
+    -o "$work/mpi.tokvec" "${files[@]}" && cmp -s "$work/single.tokvec" "$work/mpi.tokvec"; then
+  echo "ok: byte model, 3 ranks, 1000-byte rounds ($(grep -o 'in [0-9]* round' "$work/mpi.err" | head -1)): the same bytes"
+else
+  fail "1000-byte rounds: $(tail -3 "$work/mpi.err")"
+fi
+
+# Errors: every rank stops, exit status non-zero, no model file, no hang.
+expect_error() {  # expect_error WHAT PATTERN NP ARGS...
+  local what=$1 pattern=$2; shift 2
+  rm -f "$work/bad.tokvec"
+  if run_mpi "$@"; then
+    fail "$what: mpirun exited 0"
+  elif [[ -e "$work/bad.tokvec" ]] || ! grep -q "$pattern" "$work/mpi.err"; then
+    fail "$what: $(head -5 "$work/mpi.err")"
+  else
+    echo "ok: $what stops every rank with: $(grep -m1 'error:' "$work/mpi.err")"
+  fi
+}
+expect_error "a missing file" "error: .*missing.txt" 3 train --type word --merges 10 -o "$work/bad.tokvec" \
+  data/corpus.txt "$work/missing.txt"
+{ head -c 100000 data/corpus.txt; printf 'bad \xff byte\n'; head -c 100000 data/corpus.txt; } > "$work/bad_utf8.txt"
+expect_error "invalid UTF-8 in one rank's share" "invalid UTF-8" 4 train --type word --merges 10 \
+  -o "$work/bad.tokvec" data/corpus.txt "$work/bad_utf8.txt"
+exit $failed

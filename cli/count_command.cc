@@ -12,6 +12,7 @@
 
 #include "base/status_macros.h"
 #include "cli/command.h"
+#include "cli/shard_option.h"
 #include "fmt/format.h"
 #include "tokenizer/count_file.h"
 #include "tokenizer/tokenizer_trainer.h"
@@ -29,31 +30,6 @@ struct CountCommandOptions {
   std::string output;
   std::vector<std::string> files;
 };
-
-struct Shard {
-  uint64_t index = 0;
-  uint64_t count = 1;
-};
-
-// "i/P" with 0 <= i < P.
-absl::StatusOr<Shard> ParseShard(const std::string& text) {
-  Shard shard;
-  const size_t slash = text.find('/');
-  const auto digits = [](std::string_view s) {
-    return !s.empty() && s.size() <= 9 && s.find_first_not_of("0123456789") == std::string_view::npos;
-  };
-  if (slash == std::string::npos || !digits(std::string_view(text).substr(0, slash)) ||
-      !digits(std::string_view(text).substr(slash + 1))) {
-    return absl::InvalidArgumentError(fmt::format("{}--shard takes i/P (e.g. 0/4), not '{}'", kUsagePrefix, text));
-  }
-  shard.index = std::stoull(text.substr(0, slash));
-  shard.count = std::stoull(text.substr(slash + 1));
-  if (shard.count == 0 || shard.index >= shard.count) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}--shard {}: i must be in 0..P-1 and P at least 1", kUsagePrefix, text));
-  }
-  return shard;
-}
 
 absl::Status RunCount(const CountCommandOptions& options) {
   if (options.merge) {
@@ -84,7 +60,8 @@ absl::Status RunCount(const CountCommandOptions& options) {
   if (files.empty()) files.push_back("-");
   if (!options.shard.empty()) {
     TOKVEC_ASSIGN_OR_RETURN(Shard shard, ParseShard(options.shard));
-    TOKVEC_RETURN_IF_ERROR(trainer.CountFileShare(files, shard.index, shard.count));
+    TOKVEC_RETURN_IF_ERROR(trainer.CountFileShare(files, static_cast<uint64_t>(shard.index),
+                                                  static_cast<uint64_t>(shard.count)));
   } else {
     TOKVEC_RETURN_IF_ERROR(trainer.CountFiles(files));
   }

@@ -3,6 +3,12 @@
 //   tokvec embed -m models/tiny input.txt                               # json {"tokens", "ids", "vectors" [T, D]}
 //   tokvec embed -m all-distilroberta-v1 --lines --format npy -o v.npy  # sentence-transformers pooling: [N, D]
 //   tokvec embed -m gpt2 --window 1024 --stride 512 book.txt            # longer than n_positions
+//   tokvec embed -m M --lines --pooling mean --format npy --shard 3/8 -o parts/ a.txt b.txt   # part 3 of 8
+//   tokvec embed --gather parts/ -o all.npy                              # rows back in input order
+//
+// Sharded runs (--shard i/P, or each rank under mpirun) embed the lines n with n mod P = i of the inputs into
+// DIR/part-iiiii.npy with a record (distributed/line_parts.h); a re-run skips parts whose record matches the
+// inputs, model and options; --gather joins the parts into the bytes one process writes.
 //
 // Pooling: none (default; auto for a sentence-transformers directory) keeps [T, D]; mean, cls, last, max give one
 // vector per text. --normalize scales each output vector to unit length. The text's final newline is not part
@@ -12,6 +18,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <tuple>
+#include <utility>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -25,6 +34,9 @@
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "cli/command.h"
+#include "cli/shard_option.h"
+#include "distributed/line_parts.h"
+#include "distributed/world.h"
 #include "embeddings/npy.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
@@ -42,8 +54,21 @@ struct EmbedCommandOptions {
   int64_t window = 0;
   int64_t stride = 0;
   std::string output = "-";
-  std::string input = "-";
+  std::vector<std::string> inputs;  // none: standard input
+  std::string shard;                // "i/P": only lines n with n mod P = i, as OUT/part-iiiii.npy
+  std::string gather;               // a folder of parts to join into -o
 };
+
+// The lines of a file's text: split at '\n', a '\r' before it dropped, no line after a final newline.
+void AppendLines(std::string_view text, std::vector<std::string_view>* lines) {
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines->push_back(line);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+  }
+}
 
 std::string_view StripFinalNewline(std::string_view text) {
   if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
@@ -71,6 +96,13 @@ std::string ToJson(const TextVectors& v) {
   return out + "]}\n";
 }
 
+// After a part: manifest.json (by rank 0 once every rank is done under mpirun; by each --shard process otherwise).
+absl::Status FinishParts(const std::string& dir, const std::string& key, const distributed::World& world) {
+  if (world.size > 1 && !distributed::AllOk(world, true)) return absl::AbortedError("another rank failed");
+  if (world.rank != 0 && world.size > 1) return absl::OkStatus();
+  return distributed::WriteManifest(dir, key);
+}
+
 std::string ToTsv(const Matrix& vectors) {
   std::string out;
   for (int64_t r = 0; r < vectors.rows(); ++r) {
@@ -81,6 +113,15 @@ std::string ToTsv(const Matrix& vectors) {
 }
 
 absl::Status RunEmbed(const EmbedCommandOptions& options) {
+  if (!options.gather.empty()) {  // join the parts of a sharded run, rows in input order
+    if (!options.inputs.empty() || !options.shard.empty()) {
+      return absl::InvalidArgumentError(fmt::format("{}--gather DIR takes no input files and no --shard",
+                                                    kUsagePrefix));
+    }
+    TOKVEC_ASSIGN_OR_RETURN(std::string all, distributed::GatherNpyParts(options.gather));
+    return WriteFileAtomically(options.output, all);
+  }
+  if (options.model.empty()) return absl::InvalidArgumentError(fmt::format("{}--model is required", kUsagePrefix));
   if (options.threads < 1) {
     return absl::InvalidArgumentError(fmt::format("{}--threads must be at least 1, not {}", kUsagePrefix, options.threads));
   }
@@ -99,7 +140,50 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
   }
   const int64_t stride =
       options.window > 0 && options.stride == 0 ? std::max<int64_t>(1, options.window / 2) : options.stride;
-  TOKVEC_ASSIGN_OR_RETURN(std::string input, ReadFile(options.input));
+  // Sharded: --shard i/P, or the MPI rank and size under mpirun. Part i holds the lines n with n mod P = i.
+  int64_t part = 0, parts = 1;
+  const distributed::World world = distributed::JoinWorld();
+  if (!options.shard.empty()) {
+    TOKVEC_ASSIGN_OR_RETURN(Shard shard, ParseShard(options.shard));
+    part = shard.index;
+    parts = shard.count;
+  } else if (world.size > 1) {
+    part = world.rank;
+    parts = world.size;
+  }
+  const bool sharded = !options.shard.empty() || world.size > 1;
+  if (sharded && (!options.lines || pooling == Pooling::kNone || options.format != "npy" || options.inputs.empty() ||
+                  options.output == "-")) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}a sharded run (--shard or mpirun) needs --lines, a --pooling, --format npy, input files and -o DIR "
+        "(the folder of part files)",
+        kUsagePrefix));
+  }
+  if (!options.lines && options.inputs.size() > 1) {
+    return absl::InvalidArgumentError(fmt::format("{}several input files need --lines", kUsagePrefix));
+  }
+  std::string key;
+  if (sharded) {
+    std::error_code error;
+    std::filesystem::create_directories(options.output, error);
+    if (error || !std::filesystem::is_directory(options.output)) {
+      return absl::InvalidArgumentError(fmt::format("cannot make the folder '{}' for the parts", options.output));
+    }
+    const nlohmann::json job_options = {{"pooling", PoolingName(pooling)}, {"normalize", normalize},
+                                        {"window", options.window}, {"stride", stride}};
+    TOKVEC_ASSIGN_OR_RETURN(key, distributed::JobKey(options.inputs, options.model, job_options.dump()));
+    if (distributed::PartIsComplete(options.output, part, parts, key)) {
+      std::fprintf(stderr, "part %lld of %lld in %s is complete: skipped\n", static_cast<long long>(part),
+                   static_cast<long long>(parts), options.output.c_str());
+      return FinishParts(options.output, key, world);
+    }
+  }
+  std::vector<std::string> contents;
+  for (const std::string& path : options.inputs.empty() ? std::vector<std::string>{"-"} : options.inputs) {
+    TOKVEC_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+    contents.push_back(std::move(text));
+  }
+  const std::string& input = contents[0];
 
   // 2. Embed: one text with all threads, or lines spread over the threads.
   std::vector<TextVectors> results;
@@ -109,14 +193,10 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
     TOKVEC_ASSIGN_OR_RETURN(TextVectors one, PoolEmbedded(std::move(embedded), pooling, normalize));
     results.push_back(std::move(one));
   } else {
-    std::vector<std::string_view> texts;
-    std::string_view rest = input;
-    while (!rest.empty()) {
-      const size_t end = rest.find('\n');
-      std::string_view line = rest.substr(0, end);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      texts.push_back(line);
-      rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    std::vector<std::string_view> all_lines, texts;
+    for (const std::string& text : contents) AppendLines(text, &all_lines);
+    for (size_t n = static_cast<size_t>(part); n < all_lines.size(); n += static_cast<size_t>(parts)) {
+      texts.push_back(all_lines[n]);
     }
     EmbedTextsOptions embed_options{.pooling = pooling, .normalize = normalize, .threads = options.threads,
                                     .window = options.window, .stride = stride};
@@ -151,6 +231,11 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
       out = NpyFloat32(all.data(), {static_cast<int64_t>(results.size()), d});
     }
   }
+  if (sharded) {
+    TOKVEC_RETURN_IF_ERROR(distributed::WritePart(options.output, part, parts, key, out,
+                                                  static_cast<int64_t>(results.size())));
+    return FinishParts(options.output, key, world);
+  }
   return WriteFileAtomically(options.output, out);
 }
 
@@ -159,8 +244,8 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
 void RegisterEmbedCommand(CLI::App& app, CommandAction* action) {
   auto options = std::make_shared<EmbedCommandOptions>();
   CLI::App* sub = app.add_subcommand("embed", "Contextual vectors for text from a model directory");
-  sub->add_option("-m,--model", options->model, "Model directory (config.json, model.safetensors, tokenizer)")
-      ->required();
+  sub->add_option("-m,--model", options->model,
+                  "Model directory (config.json, model.safetensors, tokenizer); required except with --gather");
   sub->add_option("--pooling", options->pooling,
                   "none | mean | cls | last | max | auto (sentence-transformers modules.json if present, else none)")
       ->check(CLI::IsMember({"auto", "none", "mean", "cls", "last", "max"}))
@@ -177,8 +262,16 @@ void RegisterEmbedCommand(CLI::App& app, CommandAction* action) {
       ->check(CLI::PositiveNumber);
   sub->add_option("--stride", options->stride, "Tokens between window starts (default N/2)")
       ->check(CLI::PositiveNumber);
-  sub->add_option("-o,--output", options->output, "Output file ('-' = standard output)")->capture_default_str();
-  sub->add_option("input", options->input, "Input text file ('-' = standard input)")->capture_default_str();
+  sub->add_option("--shard", options->shard,
+                  "i/P: embed only the lines n with n mod P = i, into -o DIR/part-iiiii.npy (+ a record and "
+                  "manifest.json); a re-run skips complete parts. Under mpirun: the rank and size")
+      ->check([](const std::string& value) { return ParseShard(value).ok() ? "" : "must be i/P with i < P"; });
+  sub->add_option("--gather", options->gather, "Join the parts in DIR (rows in input order) into -o")
+      ->excludes("--shard");
+  sub->add_option("-o,--output", options->output, "Output file ('-' = standard output); with --shard a folder")
+      ->capture_default_str();
+  sub->add_option("inputs", options->inputs,
+                  "Input text files (none or '-': standard input; several need --lines: their lines in order)");
   sub->callback([options, action] { *action = [options] { return RunEmbed(*options); }; });
 }
 

@@ -4,7 +4,8 @@
 # data/corpus.txt, a CRLF file, a file without a final newline, an empty file and a two-line file (fewer lines
 # than ranks); share boundaries fall mid-line and mid-character and move to line starts. One run exchanges its
 # counts in rounds of 1000 bytes (TOKVEC_MPI_CHUNK_BYTES). A missing file and invalid UTF-8 in one rank's share
-# stop every rank with an error and no model file, without hanging.
+# stop every rank with an error and no model file, without hanging. `mpirun tokvec embed` writes one part per
+# rank, and `embed --gather` joins them into the bytes of one process.
 #
 #   bash scripts/mpi_check.sh build/tokvec        (TOKVEC_SHARED_DIR: ../shared by default)
 #
@@ -62,6 +63,24 @@ if TOKVEC_MPI_CHUNK_BYTES=1000 run_mpi 3 train --type byte --vocab-size 6000 --s
 else
   fail "1000-byte rounds: $(tail -3 "$work/mpi.err")"
 fi
+
+# embed under mpirun: each rank writes its part; --gather joins them into the bytes of one process.
+"$tokvec" train --type byte --merges 200 -o "$work/tok.tokvec" data/corpus.txt 2> /dev/null
+"$tokvec" init --tokenizer "$work/tok.tokvec" --d-model 32 --heads 2 --layers 2 --max-len 512 --seed 1 \
+  -o "$work/model" 2> /dev/null
+grep -v '^[[:space:]]*$' data/corpus.txt > "$work/lines.txt"
+"$tokvec" embed -m "$work/model" --lines --pooling mean --format npy -o "$work/single.npy" "$work/lines.txt" \
+  "$work/lines.txt" || fail "single-process embed failed"
+for np in 2 3; do
+  rm -rf "$work/parts"
+  if run_mpi "$np" embed -m "$work/model" --lines --pooling mean --format npy -o "$work/parts" "$work/lines.txt" \
+       "$work/lines.txt" && "$tokvec" embed --gather "$work/parts" -o "$work/gathered.npy" &&
+     cmp -s "$work/single.npy" "$work/gathered.npy"; then
+    echo "ok: embed on $np ranks, parts gathered: the same bytes as one process"
+  else
+    fail "embed on $np ranks: $(grep -m2 'error' "$work/mpi.err")"
+  fi
+done
 
 # Errors: every rank stops, exit status non-zero, no model file, no hang.
 expect_error() {  # expect_error WHAT PATTERN NP ARGS...

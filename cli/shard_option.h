@@ -1,0 +1,22 @@
+// `--shard i/P` of `tokvec count` and `tokvec embed`: share i of P (0 <= i < P) of a job.
+#ifndef TOKVEC_CLI_SHARD_OPTION_H_
+#define TOKVEC_CLI_SHARD_OPTION_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace tokvec::cli {
+
+struct Shard {
+  int64_t index = 0;
+  int64_t count = 1;
+};
+
+// "i/P" with 0 <= i < P and P >= 1 (at most 9 digits each); else a usage error naming the value.
+absl::StatusOr<Shard> ParseShard(const std::string& text);
+
+}  // namespace tokvec::cli
+
+#endif  // TOKVEC_CLI_SHARD_OPTION_H_

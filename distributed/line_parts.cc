@@ -1,0 +1,181 @@
+#include "distributed/line_parts.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+
+#include "base/file_io.h"
+#include "base/status_macros.h"
+#include "embeddings/npy.h"
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+
+namespace tokvec::distributed {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string RecordPath(const std::string& dir, int64_t part) { return PartPath(dir, part, "json"); }
+
+// The records in `dir` (part-*.json), by part number; malformed ones are skipped.
+std::map<int64_t, json> ReadRecords(const std::string& dir) {
+  std::map<int64_t, json> records;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with("part-") || !name.ends_with(".json")) continue;
+    absl::StatusOr<std::string> text = ReadFile(entry.path().string());
+    if (!text.ok()) continue;
+    json record = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (!record.is_object() || !record["part"].is_number_integer()) continue;
+    const int64_t part = record["part"].get<int64_t>();  // before the move: json's operator= takes its argument by value
+    records[part] = std::move(record);
+  }
+  return records;
+}
+
+}  // namespace
+
+uint64_t Fnv1a64(std::string_view bytes, uint64_t hash) {
+  for (unsigned char byte : bytes) {
+    hash ^= byte;
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+absl::StatusOr<uint64_t> Fnv1a64File(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return absl::NotFoundError(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  std::string buffer(1 << 20, '\0');
+  while (true) {
+    const size_t got = std::fread(buffer.data(), 1, buffer.size(), file);
+    if (got == 0) break;
+    hash = Fnv1a64(std::string_view(buffer.data(), got), hash);
+  }
+  const bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) return absl::DataLossError(fmt::format("cannot read '{}'", path));
+  return hash;
+}
+
+absl::StatusOr<std::string> JobKey(const std::vector<std::string>& inputs, const std::string& model_dir,
+                                   const std::string& options_json) {
+  json key;
+  key["inputs"] = json::array();
+  for (const std::string& input : inputs) {
+    std::error_code error;
+    const uintmax_t size = fs::file_size(input, error);
+    if (error) return absl::NotFoundError(fmt::format("cannot read '{}': {}", input, error.message()));
+    TOKVEC_ASSIGN_OR_RETURN(uint64_t hash, Fnv1a64File(input));
+    key["inputs"].push_back({{"path", input}, {"bytes", size}, {"fnv1a64", fmt::format("{:016x}", hash)}});
+  }
+  json model = {{"dir", model_dir}};
+  for (const char* name : {"config.json", "model.safetensors"}) {
+    const std::string path = (fs::path(model_dir) / name).string();
+    if (!fs::exists(path)) continue;
+    TOKVEC_ASSIGN_OR_RETURN(uint64_t hash, Fnv1a64File(path));
+    model[name] = fmt::format("{:016x}", hash);
+  }
+  key["model"] = std::move(model);
+  key["options"] = json::parse(options_json, nullptr, false);
+  return key.dump();
+}
+
+std::string PartPath(const std::string& dir, int64_t part, std::string_view extension) {
+  return (fs::path(dir) / fmt::format("part-{:05d}.{}", part, extension)).string();
+}
+
+bool PartIsComplete(const std::string& dir, int64_t part, int64_t parts, const std::string& key) {
+  absl::StatusOr<std::string> text = ReadFile(RecordPath(dir, part));
+  if (!text.ok()) return false;
+  json record = json::parse(*text, nullptr, false);
+  if (!record.is_object() || record.value("parts", int64_t{-1}) != parts || record.value("key", "") != key) {
+    return false;
+  }
+  const std::string npy = PartPath(dir, part, "npy");
+  std::error_code error;
+  const uintmax_t size = fs::file_size(npy, error);
+  if (error || static_cast<int64_t>(size) != record.value("bytes", int64_t{-1})) return false;
+  absl::StatusOr<uint64_t> hash = Fnv1a64File(npy);
+  return hash.ok() && fmt::format("{:016x}", *hash) == record.value("fnv1a64", "");
+}
+
+absl::Status WritePart(const std::string& dir, int64_t part, int64_t parts, const std::string& key,
+                       std::string_view npy, int64_t lines) {
+  TOKVEC_RETURN_IF_ERROR(WriteFileAtomically(PartPath(dir, part, "npy"), npy));
+  const json record = {{"part", part},
+                       {"parts", parts},
+                       {"lines", lines},
+                       {"file", fs::path(PartPath(dir, part, "npy")).filename().string()},
+                       {"bytes", npy.size()},
+                       {"fnv1a64", fmt::format("{:016x}", Fnv1a64(npy))},
+                       {"key", key}};
+  return WriteFileAtomically(RecordPath(dir, part), record.dump(2) + "\n");
+}
+
+absl::Status WriteManifest(const std::string& dir, const std::string& key) {
+  json manifest;
+  manifest["job"] = json::parse(key, nullptr, false);
+  manifest["parts"] = json::array();
+  int64_t parts = 0, lines = 0;
+  for (auto& [part, record] : ReadRecords(dir)) {
+    if (record.value("key", "") != key) continue;
+    parts = record.value("parts", int64_t{0});
+    lines += record.value("lines", int64_t{0});
+    record.erase("key");
+    manifest["parts"].push_back(std::move(record));
+  }
+  manifest["parts_expected"] = parts;
+  manifest["lines"] = lines;
+  manifest["complete"] = parts > 0 && static_cast<int64_t>(manifest["parts"].size()) == parts;
+  return WriteFileAtomically((fs::path(dir) / "manifest.json").string(), manifest.dump(2) + "\n");
+}
+
+absl::StatusOr<std::string> GatherNpyParts(const std::string& dir) {
+  std::map<int64_t, json> records = ReadRecords(dir);
+  if (records.empty()) return absl::NotFoundError(fmt::format("'{}' holds no part records (part-*.json)", dir));
+  const json& first = records.begin()->second;
+  const int64_t parts = first.value("parts", int64_t{0});
+  const std::string key = first.value("key", "");
+  for (int64_t part = 0; part < parts; ++part) {
+    if (!PartIsComplete(dir, part, parts, key)) {
+      return absl::FailedPreconditionError(fmt::format(
+          "part {} of {} in '{}' is missing, damaged or of another job; re-run that part (the command of the "
+          "others, with --shard {}/{})",
+          part, parts, dir, part, parts));
+    }
+  }
+  // Read every part, then take row n from part n mod P.
+  std::vector<std::string> bytes(static_cast<size_t>(parts));
+  std::vector<NpyMatrixView> views(static_cast<size_t>(parts));
+  int64_t rows = 0, cols = -1;
+  for (int64_t part = 0; part < parts; ++part) {
+    TOKVEC_ASSIGN_OR_RETURN(bytes[part], ReadFile(PartPath(dir, part, "npy")));
+    TOKVEC_ASSIGN_OR_RETURN(views[part], ParseNpyFloat32Matrix(bytes[part]));
+    if (cols >= 0 && views[part].cols != cols) {
+      return absl::InvalidArgumentError(fmt::format("part {} has {} columns, part 0 {}", part, views[part].cols, cols));
+    }
+    cols = views[part].cols;
+    rows += views[part].rows;
+  }
+  for (int64_t part = 0; part < parts; ++part) {  // part p holds ceil((rows - p) / P) rows
+    if (views[part].rows != (rows - part + parts - 1) / parts) {
+      return absl::InvalidArgumentError(fmt::format("part {} has {} rows; {} parts of {} lines give it {}", part,
+                                                    views[part].rows, parts, rows, (rows - part + parts - 1) / parts));
+    }
+  }
+  std::vector<float> all(static_cast<size_t>(rows * cols));
+  for (int64_t n = 0; n < rows; ++n) {
+    const int64_t part = n % parts, row = n / parts;
+    std::memcpy(all.data() + n * cols, bytes[part].data() + views[part].data_offset + row * cols * sizeof(float),
+                static_cast<size_t>(cols) * sizeof(float));
+  }
+  return NpyFloat32(all.data(), {rows, cols});
+}
+
+}  // namespace tokvec::distributed

@@ -209,6 +209,12 @@ def main():
 
     write("model_load", "encoder", fdp_string(json.dumps(ENCODER_CONFIG)) + weights + bytes([7, 0, 2]))
 
+    # model_npy: a 2 x 3 float32 matrix as NpyFloat32 writes it, and one cut short.
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    npy = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + struct.pack("<6f", *range(6))
+    write("model_npy", "matrix_2x3", npy)
+    write("model_npy", "cut_short", npy[:-5])
     # count_file: [word (odd) or byte (even)][the file's text].
     write("count_file", "byte_header", b"\x00tokvec-counts 1 type=byte pre_tokenizer=gpt2 normalizer=none\n"
           b"\\sthe\t12\n,\t3\n\\xFF\\x00\t18446744073709551615\n")

@@ -96,13 +96,6 @@ std::string ToJson(const TextVectors& v) {
   return out + "]}\n";
 }
 
-// After a part: manifest.json (by rank 0 once every rank is done under mpirun; by each --shard process otherwise).
-absl::Status FinishParts(const std::string& dir, const std::string& key, const distributed::World& world) {
-  if (world.size > 1 && !distributed::AllOk(world, true)) return absl::AbortedError("another rank failed");
-  if (world.rank != 0 && world.size > 1) return absl::OkStatus();
-  return distributed::WriteManifest(dir, key);
-}
-
 std::string ToTsv(const Matrix& vectors) {
   std::string out;
   for (int64_t r = 0; r < vectors.rows(); ++r) {
@@ -141,17 +134,10 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
   const int64_t stride =
       options.window > 0 && options.stride == 0 ? std::max<int64_t>(1, options.window / 2) : options.stride;
   // Sharded: --shard i/P, or the MPI rank and size under mpirun. Part i holds the lines n with n mod P = i.
-  int64_t part = 0, parts = 1;
   const distributed::World world = distributed::JoinWorld();
-  if (!options.shard.empty()) {
-    TOKVEC_ASSIGN_OR_RETURN(Shard shard, ParseShard(options.shard));
-    part = shard.index;
-    parts = shard.count;
-  } else if (world.size > 1) {
-    part = world.rank;
-    parts = world.size;
-  }
-  const bool sharded = !options.shard.empty() || world.size > 1;
+  TOKVEC_ASSIGN_OR_RETURN(std::optional<Shard> shard, ShardOfRun(options.shard, world));
+  const bool sharded = shard.has_value();
+  const int64_t part = sharded ? shard->index : 0, parts = sharded ? shard->count : 1;
   if (sharded && (!options.lines || pooling == Pooling::kNone || options.format != "npy" || options.inputs.empty() ||
                   options.output == "-")) {
     return absl::InvalidArgumentError(fmt::format(
@@ -175,7 +161,7 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
     if (distributed::PartIsComplete(options.output, part, parts, key)) {
       std::fprintf(stderr, "part %lld of %lld in %s is complete: skipped\n", static_cast<long long>(part),
                    static_cast<long long>(parts), options.output.c_str());
-      return FinishParts(options.output, key, world);
+      return distributed::FinishPart(options.output, key, world);
     }
   }
   std::vector<std::string> contents;
@@ -232,9 +218,9 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
     }
   }
   if (sharded) {
-    TOKVEC_RETURN_IF_ERROR(distributed::WritePart(options.output, part, parts, key, out,
+    TOKVEC_RETURN_IF_ERROR(distributed::WritePart(options.output, part, parts, key, "npy", out,
                                                   static_cast<int64_t>(results.size())));
-    return FinishParts(options.output, key, world);
+    return distributed::FinishPart(options.output, key, world);
   }
   return WriteFileAtomically(options.output, out);
 }

@@ -22,11 +22,17 @@
 // for byte models, special tokens as their text), json {"ids", "tokens", "offsets": [[begin, end], ...]}
 // (one object per line with --lines). Text that spells a special token is ordinary text unless
 // --allow-special (all) or --allow-special=LIST (comma-separated) is given.
+//
+// Sharded (--shard i/P with --lines, or each rank under mpirun): the lines n with n mod P = i of one or more
+// input files go to -o DIR/part-iiiii.ids (.tokens, .jsonl) with a record (distributed/line_parts.h); a re-run
+// skips a complete part; `tokvec encode --gather DIR [-o FILE]` joins the parts into the lines one process writes.
+//   tokvec encode -m gpt2.tiktoken --lines --shard 1/4 -o parts/ big.txt && tokvec encode --gather parts/ -o all.ids
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,7 +41,11 @@
 #include "base/status_macros.h"
 #include "base/worker_pool.h"
 #include "cli/command.h"
+#include "cli/shard_option.h"
+#include "distributed/line_parts.h"
+#include "distributed/world.h"
 #include "fmt/format.h"
+#include "nlohmann/json.hpp"
 #include "tokenizer/readable_token.h"
 #include "tokenizer/piece_cache.h"
 #include "tokenizer/tokenizer.h"
@@ -65,6 +75,10 @@ struct EncodeCommandOptions {
   std::string allow_special;
   int threads = 1;
   std::string input = "-";
+  std::vector<std::string> inputs;  // as given (several only with --shard / mpirun)
+  std::string shard;                // "i/P": only lines n with n mod P = i, into -o DIR as a part file
+  std::string gather;               // a folder of parts to join (to -o, or standard output)
+  std::string output;               // the parts' folder (sharded), or the gathered file
 };
 
 void AppendNumber(uint64_t value, std::string* out) {
@@ -383,7 +397,66 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
   return options.lines ? absl::OkStatus() : WriteAll(stdout, "\n");
 }
 
+// The part's file extension for each output format.
+const char* PartExtension(Format format) {
+  return format == Format::kIds ? "ids" : format == Format::kJson ? "jsonl" : "tokens";
+}
+
+// A sharded run: lines n with n mod parts = part of the inputs (their lines in order, split as --lines splits
+// them), one output line each, as a part file with its record (distributed/line_parts.h). One thread per part:
+// the parallelism is the parts.
+absl::Status RunSharded(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format,
+                        const EncodeCommandOptions& options, int64_t part, int64_t parts,
+                        const distributed::World& world) {
+  std::error_code error;
+  std::filesystem::create_directories(options.output, error);
+  if (error || !std::filesystem::is_directory(options.output)) {
+    return absl::InvalidArgumentError(fmt::format("cannot make the folder '{}' for the parts", options.output));
+  }
+  const nlohmann::json job = {{"command", "encode"}, {"format", PartExtension(format)},
+                              {"pattern", options.pattern}, {"allow_special", options.allow_special}};
+  TOKVEC_ASSIGN_OR_RETURN(std::string key, distributed::JobKey(options.inputs, options.model, job.dump()));
+  if (distributed::PartIsComplete(options.output, part, parts, key)) {
+    std::fprintf(stderr, "part %lld of %lld in %s is complete: skipped\n", static_cast<long long>(part),
+                 static_cast<long long>(parts), options.output.c_str());
+    return distributed::FinishPart(options.output, key, world);
+  }
+  std::unique_ptr<PieceCache> shared = tokenizer.NewPieceCache(), local = tokenizer.NewPieceCache();
+  std::string out;
+  int64_t lines = 0;
+  uint64_t line_number = 0;  // over all inputs, from 1 as --lines numbers them
+  for (const std::string& path : options.inputs) {
+    TOKVEC_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+    for (size_t at = 0; at < text.size();) {
+      const size_t newline = text.find('\n', at);
+      const size_t end = newline == std::string::npos ? text.size() : newline + 1;
+      ++line_number;
+      if (static_cast<int64_t>((line_number - 1) % static_cast<uint64_t>(parts)) == part) {
+        Chunk chunk{.text = std::string_view(text).substr(at, end - at), .first_line = line_number};
+        EncodeLinesChunk(tokenizer, encode, format, WorkerCaches{shared.get(), local.get()}, &chunk);
+        TOKVEC_RETURN_IF_ERROR(chunk.status);
+        out += chunk.output;
+        ++lines;
+      }
+      at = end;
+    }
+  }
+  TOKVEC_RETURN_IF_ERROR(
+      distributed::WritePart(options.output, part, parts, key, PartExtension(format), out, lines));
+  return distributed::FinishPart(options.output, key, world);
+}
+
 absl::Status RunEncode(const EncodeCommandOptions& options, bool allow_special_given) {
+  if (!options.gather.empty()) {  // join the parts of a sharded run, lines in input order
+    if (!options.inputs.empty() || !options.shard.empty()) {
+      return absl::InvalidArgumentError(fmt::format("{}--gather DIR takes no input files and no --shard",
+                                                    kUsagePrefix));
+    }
+    TOKVEC_ASSIGN_OR_RETURN(std::string all, distributed::GatherLineParts(options.gather));
+    if (options.output.empty() || options.output == "-") return WriteAll(stdout, all);
+    return WriteFileAtomically(options.output, all);
+  }
+  if (options.model.empty()) return absl::InvalidArgumentError(fmt::format("{}--model is required", kUsagePrefix));
   Format format = options.format == "json" ? Format::kJson : options.format == "tokens" ? Format::kTokens : Format::kIds;
   if (options.tokens) {
     if (format == Format::kJson) {
@@ -418,6 +491,22 @@ absl::Status RunEncode(const EncodeCommandOptions& options, bool allow_special_g
       }
     }
   }
+  const distributed::World world = distributed::JoinWorld();
+  TOKVEC_ASSIGN_OR_RETURN(std::optional<Shard> shard, ShardOfRun(options.shard, world));
+  if (shard) {
+    if (!options.lines || options.inputs.empty() || options.output.empty() || options.output == "-") {
+      return absl::InvalidArgumentError(fmt::format(
+          "{}a sharded run (--shard or mpirun) needs --lines, input files and -o DIR (the folder of part files)",
+          kUsagePrefix));
+    }
+    return RunSharded(*tokenizer, encode, format, options, shard->index, shard->count, world);
+  }
+  if (options.inputs.size() > 1 || !options.output.empty()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}several input files and -o are for sharded runs (--shard); otherwise encode reads one file and writes "
+        "standard output",
+        kUsagePrefix));
+  }
   if (options.lines || format != Format::kJson) return RunChunked(*tokenizer, encode, format, options);
   // A whole text as json (ids, spellings and offsets into the whole input) is encoded in one piece.
   TOKVEC_ASSIGN_OR_RETURN(std::string text, ReadFile(options.input));
@@ -433,8 +522,8 @@ void RegisterEncodeCommand(CLI::App& app, CommandAction* action) {
   auto options = std::make_shared<EncodeCommandOptions>();
   CLI::App* sub = app.add_subcommand("encode", "Turn text into token ids");
   sub->add_option("-m,--model", options->model,
-                  "Tokenizer: tokvec model, .tiktoken, vocab.json (+merges.txt), tokenizer.json or a directory")
-      ->required();
+                  "Tokenizer: tokvec model, .tiktoken, vocab.json (+merges.txt), tokenizer.json or a directory "
+                  "(required except with --gather)");
   sub->add_option("--pattern", options->pattern, "Split pattern for a .tiktoken file of unknown name");
   sub->add_option("--format", options->format, "ids, tokens or json")
       ->check(CLI::IsMember({"ids", "tokens", "json"}))
@@ -448,8 +537,17 @@ void RegisterEncodeCommand(CLI::App& app, CommandAction* action) {
                                      "Encode text spelling a special token as that token: all of them, or "
                                      "--allow-special=LIST (comma-separated)");
   sub->add_option("--threads", options->threads, "Threads encoding chunks of the input (same output for any count)")->capture_default_str();
-  sub->add_option("input", options->input, "Text file; none or '-' reads standard input");
+  sub->add_option("--shard", options->shard,
+                  "i/P with --lines: encode only the lines n with n mod P = i into -o DIR/part-iiiii.ids (a record "
+                  "and manifest.json beside it); a re-run skips a complete part. Under mpirun: the rank and size")
+      ->check([](const std::string& value) { return ParseShard(value).ok() ? "" : "must be i/P with i < P"; });
+  sub->add_option("--gather", options->gather, "Join the parts in DIR (lines in input order) to -o or standard output")
+      ->excludes("--shard");
+  sub->add_option("-o,--output", options->output, "The parts' folder (with --shard), or --gather's output file");
+  sub->add_option("inputs", options->inputs,
+                  "Text file; none or '-' reads standard input (several: only with --shard, their lines in order)");
   sub->callback([options, allow, action] {
+    options->input = options->inputs.empty() ? "-" : options->inputs[0];
     const bool given = allow->count() > 0;
     *action = [options, given] { return RunEncode(*options, given); };
   });

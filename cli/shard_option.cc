@@ -24,4 +24,14 @@ absl::StatusOr<Shard> ParseShard(const std::string& text) {
   return shard;
 }
 
+absl::StatusOr<std::optional<Shard>> ShardOfRun(const std::string& shard_option, const distributed::World& world) {
+  if (!shard_option.empty()) {
+    absl::StatusOr<Shard> shard = ParseShard(shard_option);
+    if (!shard.ok()) return shard.status();
+    return std::optional<Shard>(*shard);
+  }
+  if (world.size > 1) return std::optional<Shard>(Shard{.index = world.rank, .count = world.size});
+  return std::optional<Shard>();
+}
+
 }  // namespace tokvec::cli

@@ -5,7 +5,10 @@
 #include <cstdint>
 #include <string>
 
+#include <optional>
+
 #include "absl/status/statusor.h"
+#include "distributed/world.h"
 
 namespace tokvec::cli {
 
@@ -16,6 +19,10 @@ struct Shard {
 
 // "i/P" with 0 <= i < P and P >= 1 (at most 9 digits each); else a usage error naming the value.
 absl::StatusOr<Shard> ParseShard(const std::string& text);
+
+// The share of this run: --shard's (when given), else the MPI rank and size under mpirun, else none (one process
+// does everything).
+absl::StatusOr<std::optional<Shard>> ShardOfRun(const std::string& shard_option, const distributed::World& world);
 
 }  // namespace tokvec::cli
 

@@ -74,10 +74,14 @@ absl::StatusOr<std::string> JobKey(const std::vector<std::string>& inputs, const
     TOKVEC_ASSIGN_OR_RETURN(uint64_t hash, Fnv1a64File(input));
     key["inputs"].push_back({{"path", input}, {"bytes", size}, {"fnv1a64", fmt::format("{:016x}", hash)}});
   }
-  json model = {{"dir", model_dir}};
+  json model = {{"path", model_dir}};
+  if (fs::is_regular_file(model_dir)) {  // a tokenizer file (encode)
+    TOKVEC_ASSIGN_OR_RETURN(uint64_t hash, Fnv1a64File(model_dir));
+    model["file"] = fmt::format("{:016x}", hash);
+  }
   for (const char* name : {"config.json", "model.safetensors"}) {
     const std::string path = (fs::path(model_dir) / name).string();
-    if (!fs::exists(path)) continue;
+    if (!fs::is_regular_file(path)) continue;
     TOKVEC_ASSIGN_OR_RETURN(uint64_t hash, Fnv1a64File(path));
     model[name] = fmt::format("{:016x}", hash);
   }
@@ -97,23 +101,28 @@ bool PartIsComplete(const std::string& dir, int64_t part, int64_t parts, const s
   if (!record.is_object() || record.value("parts", int64_t{-1}) != parts || record.value("key", "") != key) {
     return false;
   }
-  const std::string npy = PartPath(dir, part, "npy");
+  const std::string name = record.value("file", "");
+  if (name.empty() || name.find('/') != std::string::npos || !name.starts_with(fmt::format("part-{:05d}.", part))) {
+    return false;
+  }
+  const std::string file = (fs::path(dir) / name).string();
   std::error_code error;
-  const uintmax_t size = fs::file_size(npy, error);
+  const uintmax_t size = fs::file_size(file, error);
   if (error || static_cast<int64_t>(size) != record.value("bytes", int64_t{-1})) return false;
-  absl::StatusOr<uint64_t> hash = Fnv1a64File(npy);
+  absl::StatusOr<uint64_t> hash = Fnv1a64File(file);
   return hash.ok() && fmt::format("{:016x}", *hash) == record.value("fnv1a64", "");
 }
 
 absl::Status WritePart(const std::string& dir, int64_t part, int64_t parts, const std::string& key,
-                       std::string_view npy, int64_t lines) {
-  TOKVEC_RETURN_IF_ERROR(WriteFileAtomically(PartPath(dir, part, "npy"), npy));
+                       std::string_view extension, std::string_view bytes, int64_t lines) {
+  const std::string path = PartPath(dir, part, extension);
+  TOKVEC_RETURN_IF_ERROR(WriteFileAtomically(path, bytes));
   const json record = {{"part", part},
                        {"parts", parts},
                        {"lines", lines},
-                       {"file", fs::path(PartPath(dir, part, "npy")).filename().string()},
-                       {"bytes", npy.size()},
-                       {"fnv1a64", fmt::format("{:016x}", Fnv1a64(npy))},
+                       {"file", fs::path(path).filename().string()},
+                       {"bytes", bytes.size()},
+                       {"fnv1a64", fmt::format("{:016x}", Fnv1a64(bytes))},
                        {"key", key}};
   return WriteFileAtomically(RecordPath(dir, part), record.dump(2) + "\n");
 }
@@ -136,12 +145,17 @@ absl::Status WriteManifest(const std::string& dir, const std::string& key) {
   return WriteFileAtomically((fs::path(dir) / "manifest.json").string(), manifest.dump(2) + "\n");
 }
 
-absl::StatusOr<std::string> GatherNpyParts(const std::string& dir) {
+namespace {
+
+// Every part of the job in `dir` (the first record's), checked complete; their files' bytes in part order.
+absl::StatusOr<std::vector<std::string>> ReadAllParts(const std::string& dir) {
   std::map<int64_t, json> records = ReadRecords(dir);
   if (records.empty()) return absl::NotFoundError(fmt::format("'{}' holds no part records (part-*.json)", dir));
   const json& first = records.begin()->second;
   const int64_t parts = first.value("parts", int64_t{0});
   const std::string key = first.value("key", "");
+  if (parts <= 0 || parts > 1000000) return absl::InvalidArgumentError(fmt::format("'{}': bad part count", dir));
+  std::vector<std::string> bytes(static_cast<size_t>(parts));
   for (int64_t part = 0; part < parts; ++part) {
     if (!PartIsComplete(dir, part, parts, key)) {
       return absl::FailedPreconditionError(fmt::format(
@@ -149,13 +163,55 @@ absl::StatusOr<std::string> GatherNpyParts(const std::string& dir) {
           "others, with --shard {}/{})",
           part, parts, dir, part, parts));
     }
+    TOKVEC_ASSIGN_OR_RETURN(bytes[part], ReadFile((fs::path(dir) / records[part].value("file", "")).string()));
   }
-  // Read every part, then take row n from part n mod P.
-  std::vector<std::string> bytes(static_cast<size_t>(parts));
+  return bytes;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> GatherLineParts(const std::string& dir) {
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<std::string> bytes, ReadAllParts(dir));
+  const int64_t parts = static_cast<int64_t>(bytes.size());
+  std::vector<std::vector<std::string_view>> lines(bytes.size());
+  int64_t total = 0;
+  for (int64_t part = 0; part < parts; ++part) {
+    std::string_view text = bytes[part];
+    if (!text.empty() && text.back() != '\n') {
+      return absl::InvalidArgumentError(fmt::format("part {} does not end with a line end", part));
+    }
+    for (size_t at = 0; at < text.size();) {
+      const size_t end = text.find('\n', at) + 1;
+      lines[part].push_back(text.substr(at, end - at));
+      at = end;
+    }
+    total += static_cast<int64_t>(lines[part].size());
+  }
+  for (int64_t part = 0; part < parts; ++part) {
+    if (static_cast<int64_t>(lines[part].size()) != (total - part + parts - 1) / parts) {
+      return absl::InvalidArgumentError(fmt::format("part {} has {} lines; {} parts of {} lines give it {}", part,
+                                                    lines[part].size(), parts, total,
+                                                    (total - part + parts - 1) / parts));
+    }
+  }
+  std::string out;
+  for (int64_t n = 0; n < total; ++n) out += lines[n % parts][n / parts];
+  return out;
+}
+
+absl::Status FinishPart(const std::string& dir, const std::string& key, const World& world) {
+  if (world.size > 1 && !AllOk(world, true)) return absl::AbortedError("another rank failed");
+  if (world.size > 1 && world.rank != 0) return absl::OkStatus();
+  return WriteManifest(dir, key);
+}
+
+absl::StatusOr<std::string> GatherNpyParts(const std::string& dir) {
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<std::string> bytes, ReadAllParts(dir));
+  const int64_t parts = static_cast<int64_t>(bytes.size());
+  // Take row n from part n mod P.
   std::vector<NpyMatrixView> views(static_cast<size_t>(parts));
   int64_t rows = 0, cols = -1;
   for (int64_t part = 0; part < parts; ++part) {
-    TOKVEC_ASSIGN_OR_RETURN(bytes[part], ReadFile(PartPath(dir, part, "npy")));
     TOKVEC_ASSIGN_OR_RETURN(views[part], ParseNpyFloat32Matrix(bytes[part]));
     if (cols >= 0 && views[part].cols != cols) {
       return absl::InvalidArgumentError(fmt::format("part {} has {} columns, part 0 {}", part, views[part].cols, cols));

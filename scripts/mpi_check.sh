@@ -5,7 +5,7 @@
 # than ranks); share boundaries fall mid-line and mid-character and move to line starts. One run exchanges its
 # counts in rounds of 1000 bytes (TOKVEC_MPI_CHUNK_BYTES). A missing file and invalid UTF-8 in one rank's share
 # stop every rank with an error and no model file, without hanging. `mpirun tokvec embed` writes one part per
-# rank, and `embed --gather` joins them into the bytes of one process.
+# rank, and `embed --gather` joins them into the bytes of one process; `encode --lines` likewise.
 #
 #   bash scripts/mpi_check.sh build/tokvec        (TOKVEC_SHARED_DIR: ../shared by default)
 #
@@ -81,6 +81,16 @@ for np in 2 3; do
     fail "embed on $np ranks: $(grep -m2 'error' "$work/mpi.err")"
   fi
 done
+
+# encode --lines under mpirun: one .ids part per rank; --gather gives the lines of one process.
+"$tokvec" encode -m "$work/tok.tokvec" --lines "$work/lines.txt" > "$work/single.ids"
+rm -rf "$work/ids"
+if run_mpi 3 encode -m "$work/tok.tokvec" --lines -o "$work/ids" "$work/lines.txt" &&
+   "$tokvec" encode --gather "$work/ids" -o "$work/gathered.ids" && cmp -s "$work/single.ids" "$work/gathered.ids"; then
+  echo "ok: encode on 3 ranks, parts gathered: the same lines as one process"
+else
+  fail "encode on 3 ranks: $(grep -m2 'error' "$work/mpi.err")"
+fi
 
 # Errors: every rank stops, exit status non-zero, no model file, no hang.
 expect_error() {  # expect_error WHAT PATTERN NP ARGS...

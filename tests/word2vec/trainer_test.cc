@@ -3,6 +3,8 @@
 // one thread is reproducible.
 #include "word2vec/trainer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -20,10 +22,15 @@ namespace {
 namespace fs = std::filesystem;
 
 Corpus GroupCorpus(int lines) {
-  const fs::path path = fs::path(::testing::TempDir()) / "w2v_groups.txt";
+  // One file per process: ctest runs these tests in parallel processes, and rewriting a file another process has
+  // mapped ended that one with SIGBUS.
+  const fs::path path = fs::path(::testing::TempDir()) / ("w2v_groups_" + std::to_string(getpid()) + "_" +
+                                                          std::to_string(lines) + ".txt");
   std::ofstream(path) << testing::GroupedCorpus(4, 12, lines, 11);
   auto corpus = ReadWordCorpus({path.string()}, {.min_count = 1});
   EXPECT_TRUE(corpus.ok()) << corpus.status();
+  std::error_code ignored;
+  fs::remove(path, ignored);
   return *std::move(corpus);
 }
 

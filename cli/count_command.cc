@@ -36,10 +36,8 @@ absl::Status RunCount(const CountCommandOptions& options) {
     if (options.files.empty()) {
       return absl::InvalidArgumentError(fmt::format("{}--merge needs the count files to add up", kUsagePrefix));
     }
+    // Word pieces are checked as such when the files' header says type=word.
     TOKVEC_ASSIGN_OR_RETURN(PieceCounts counts, ReadCountFiles(options.files, /*word=*/false));
-    if (counts.header && counts.header->type == "word") {  // the stricter check of word pieces
-      TOKVEC_ASSIGN_OR_RETURN(counts, ReadCountFiles(options.files, /*word=*/true));
-    }
     return WriteCountFile(options.output, counts.header, std::move(counts.pieces));
   }
   const bool word = options.type == "word";

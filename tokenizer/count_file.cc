@@ -129,7 +129,7 @@ absl::Status ParseInto(std::string_view text, const std::string& name, bool word
     std::optional<std::string> piece = UnescapeText(line.substr(0, tab), false, &error);
     if (!piece) return LineError(name, number, error);
     if (piece->empty()) return LineError(name, number, "an empty piece");
-    if (word && !IsWordPiece(*piece)) {
+    if ((word || (totals->header && totals->header->type == "word")) && !IsWordPiece(*piece)) {
       return LineError(name, number, "a word model's piece must be UTF-8 without whitespace (a word cut at "
                                      "whitespace); count with --type byte for other pieces");
     }

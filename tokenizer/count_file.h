@@ -49,8 +49,9 @@ std::string FormatCountFile(const std::optional<CountFileHeader>& header, std::v
 absl::Status WriteCountFile(const std::string& path, const std::optional<CountFileHeader>& header,
                             std::vector<WordCount> pieces);
 
-// Parses count files and adds them up. With `word` (a word model's pieces), every piece must be well-formed UTF-8
-// without spaces, tabs or line breaks, as whitespace words are. Errors name the file and line.
+// Parses count files and adds them up. With `word` (a word model's pieces), or after a header saying type=word,
+// every piece must be well-formed UTF-8 without spaces, tabs or line breaks, as whitespace words are. Errors name
+// the file and line.
 absl::StatusOr<PieceCounts> ReadCountFiles(const std::vector<std::string>& paths, bool word);
 // The same for one file's text, named `name` in messages, added into `into`.
 absl::Status ParseCountText(std::string_view text, const std::string& name, bool word, PieceCounts* into);

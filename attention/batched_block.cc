@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "attention/flash_attention.h"
+#include "attention/kind_attention.h"
 #include "attention/layer_norm_rows.h"
 #include "attention/tiled_linear.h"
 #include "embeddings/positional.h"
@@ -44,7 +46,10 @@ void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockCo
       for (int64_t r = 0; r < rows; ++r) std::copy_n(part.row(r), d_model, qkv + r * stride + p * d_model);
     }
   }
-  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
+  const float scale =
+      config.attention_scale.value_or(static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim))));
+  std::optional<HeadAttention> kind;  // every kind but full (checked by the caller)
+  if (!w.kind.full()) kind.emplace(*HeadAttention::Make(w.kind, seq_len, head_dim, config.causal, scale));
   pool.Run(batch * n_heads, [&](int64_t task) {
     const int64_t b = task / n_heads, h = task % n_heads;
     const float* base = qkv + b * seq_len * stride + h * head_dim;
@@ -55,6 +60,13 @@ void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockCo
       float* head = qkv + b * seq_len * stride + h * head_dim;
       ApplyRotaryToHead(*config.rotary, seq_len, head_dim, 0, head, stride);            // q
       ApplyRotaryToHead(*config.rotary, seq_len, head_dim, 0, head + d_model, stride);  // k
+    }
+    if (kind) {
+      thread_local HeadScratch kind_scratch;
+      kind->Run({base, seq_len, head_dim, stride}, {base + d_model, seq_len, head_dim, stride},
+                {base + 2 * d_model, seq_len, head_dim, stride}, &kind_scratch,
+                concat + b * seq_len * d_model + h * head_dim, d_model);
+      return;
     }
     FlashAttendHead({base, seq_len, head_dim, stride}, {base + d_model, seq_len, head_dim, stride},
                     {base + 2 * d_model, seq_len, head_dim, stride}, config.causal, scale, &scratch,
@@ -76,6 +88,15 @@ absl::Status RunTransformerBlockBatchedInto(const TransformerBlockWeights& w, co
   }
   const int64_t rows = x.rows, d_model = x.cols, seq_len = rows / batch;
   const int64_t ff = w.feed_forward.up.out_features();
+  if (!w.attention.kind.full()) {  // the kind's tensors and limits, checked once (AttendBatch relies on it)
+    const int64_t head_dim = d_model / config.n_heads;
+    const float scale =
+        config.attention_scale.value_or(static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim))));
+    if (absl::Status s = HeadAttention::Make(w.attention.kind, seq_len, head_dim, config.causal, scale).status();
+        !s.ok()) {
+      return s;
+    }
+  }
   BatchedBlockWorkspace local;
   BatchedBlockWorkspace& ws = workspace != nullptr ? *workspace : local;
   // Every element of each buffer is written before it is read, so they are reused without refilling.

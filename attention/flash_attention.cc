@@ -93,87 +93,115 @@ float OnlineSoftmaxRowAvx512(float* s, int64_t valid, int64_t width, float* row_
 
 }  // namespace
 
-void FlashAttendHead(StridedView q, StridedView k, StridedView v, bool causal, float scale,
-                     FlashScratch* scratch, float* out, int64_t out_stride, bool portable) {
+float OnlineSoftmaxRow(float* s, int64_t valid, int64_t width, float* row_max, float* row_sum, bool avx512) {
+  return avx512 ? OnlineSoftmaxRowAvx512(s, valid, width, row_max, row_sum)
+                : OnlineSoftmaxRowScalar(s, valid, width, row_max, row_sum);
+}
+
+FlashHeadTiles::FlashHeadTiles(StridedView q, StridedView k, StridedView v, FlashScratch* scratch, bool portable)
+    : q_(q), k_(k), v_(v), scratch_(scratch) {
   UseSingleThreadedBlas();
-  const int64_t q_len = q.rows, k_len = k.rows, head_dim = q.cols, v_dim = v.cols;
-  const int64_t offset = k_len - q_len;  // causal: query i sees keys j <= i + offset
-  const bool avx512 = !portable && Avx512Available();
-  const bool kernels = avx512 && TileContextSupports(v_dim);  // else cblas_sgemm per product
-  auto* row_update = avx512 ? OnlineSoftmaxRowAvx512 : OnlineSoftmaxRowScalar;
+  const int64_t k_len = k.rows, v_dim = v.cols;
+  avx512_ = !portable && Avx512Available();
+  kernels_ = avx512_ && TileContextSupports(v_dim);  // else cblas_sgemm per product
   scratch->scores.resize(static_cast<size_t>(kFlashQueryBlock * kFlashKeyBlock));
   scratch->row_max.resize(static_cast<size_t>(kFlashQueryBlock));
   scratch->row_sum.resize(static_cast<size_t>(kFlashQueryBlock));
   scratch->row_alpha.resize(static_cast<size_t>(kFlashQueryBlock));
-  float* scores = scratch->scores.data();      // [Bq, Bk]
-  float* row_max = scratch->row_max.data();    // [Bq]
-  float* row_sum = scratch->row_sum.data();    // [Bq]
-  float* row_alpha = scratch->row_alpha.data();  // [Bq]
-  if (kernels) {
+  v_data_ = v.data;
+  v_stride_ = v.stride;
+  if (kernels_) {
     PackKeyPanels(k, &scratch->key_panels);  // [ceil(Tk/32), Dk, 32]
     // A contiguous copy of V: rows of a [T, 3D] buffer sit 9 KB apart (3 KB in `bench attention`), so the
     // 256-byte rows of a key block fall into a quarter of the L1 sets and P·V re-read them from L2 for every
     // group of 6 query rows. The copy is T·Dv floats per head, like the key panels.
     scratch->value_rows.resize(static_cast<size_t>(k_len * v_dim));
     for (int64_t j = 0; j < k_len; ++j) std::copy_n(v.data + j * v.stride, v_dim, &scratch->value_rows[j * v_dim]);
+    v_data_ = scratch->value_rows.data();
+    v_stride_ = v_dim;
   }
-  const float* v_data = kernels ? scratch->value_rows.data() : v.data;  // [Tk, Dv] rows
-  const int64_t v_stride = kernels ? v_dim : v.stride;
+}
 
+void FlashHeadTiles::Scores(int64_t q0, int64_t rows, int64_t k0, int64_t cols, float scale) const {
+  float* scores = scratch_->scores.data();
+  if (kernels_) {
+    TileScores(q_.data + q0 * q_.stride, q_.stride, rows, q_.cols, scratch_->key_panels.data(), k0, cols, scale,
+               scores, kFlashKeyBlock);
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(rows), static_cast<blasint>(cols),
+              static_cast<blasint>(q_.cols), scale, q_.data + q0 * q_.stride, static_cast<blasint>(q_.stride),
+              k_.data + k0 * k_.stride, static_cast<blasint>(k_.stride), 0.0f, scores,
+              static_cast<blasint>(kFlashKeyBlock));
+}
+
+void FlashHeadTiles::Context(int64_t rows, int64_t k0, int64_t cols, float* o, int64_t out_stride) const {
+  const float* scores = scratch_->scores.data();
+  const float* row_alpha = scratch_->row_alpha.data();
+  const int64_t v_dim = v_.cols;
+  if (kernels_) {
+    TileContext(scores, kFlashKeyBlock, rows, cols, v_data_ + k0 * v_stride_, v_stride_, v_dim, row_alpha, o,
+                out_stride);
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    if (row_alpha[r] == 1.0f) continue;
+    float* o_row = o + r * out_stride;
+    for (int64_t c = 0; c < v_dim; ++c) o_row[c] *= row_alpha[r];
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows), static_cast<blasint>(v_dim),
+              static_cast<blasint>(cols), 1.0f, scores, static_cast<blasint>(kFlashKeyBlock),
+              v_.data + k0 * v_.stride, static_cast<blasint>(v_.stride), 1.0f, o, static_cast<blasint>(out_stride));
+}
+
+void FlashHeadTiles::Start(int64_t rows, float* o, int64_t out_stride) const {
+  for (int64_t r = 0; r < rows; ++r) std::fill_n(o + r * out_stride, v_.cols, 0.0f);
+  std::fill_n(scratch_->row_max.data(), rows, kNegInf);
+  std::fill_n(scratch_->row_sum.data(), rows, 0.0f);
+}
+
+void FlashHeadTiles::Normalize(int64_t rows, float* o, int64_t out_stride) const {
+  const float* row_sum = scratch_->row_sum.data();
+  for (int64_t r = 0; r < rows; ++r) {
+    if (row_sum[r] == 0.0f) continue;
+    const float inv = 1.0f / row_sum[r];
+    float* o_row = o + r * out_stride;
+    for (int64_t c = 0; c < v_.cols; ++c) o_row[c] *= inv;
+  }
+}
+
+void FlashHeadTiles::UpdateRow(int64_t r, int64_t valid, int64_t cols) const {
+  float* s = scratch_->scores.data() + r * kFlashKeyBlock;
+  if (valid == 0) {
+    std::fill_n(s, cols, 0.0f);
+    scratch_->row_alpha[r] = 1.0f;
+    return;
+  }
+  scratch_->row_alpha[r] =
+      OnlineSoftmaxRow(s, valid, cols, &scratch_->row_max[r], &scratch_->row_sum[r], avx512_);
+}
+
+void FlashAttendHead(StridedView q, StridedView k, StridedView v, bool causal, float scale,
+                     FlashScratch* scratch, float* out, int64_t out_stride, bool portable) {
+  const FlashHeadTiles tiles(q, k, v, scratch, portable);
+  const int64_t q_len = q.rows, k_len = k.rows;
+  const int64_t offset = k_len - q_len;  // causal: query i sees keys j <= i + offset
   for (int64_t q0 = 0; q0 < q_len; q0 += kFlashQueryBlock) {
     const int64_t rows = std::min(kFlashQueryBlock, q_len - q0);
     float* o = out + q0 * out_stride;  // [rows, Dv], running (unnormalized) context
-    for (int64_t r = 0; r < rows; ++r) std::fill_n(o + r * out_stride, v_dim, 0.0f);
-    std::fill_n(row_max, rows, kNegInf);
-    std::fill_n(row_sum, rows, 0.0f);
+    tiles.Start(rows, o, out_stride);
     // Keys visible to the block's last query; later key blocks are fully masked and skipped.
     const int64_t k_end = causal ? std::clamp<int64_t>(q0 + rows + offset, 0, k_len) : k_len;
     for (int64_t k0 = 0; k0 < k_end; k0 += kFlashKeyBlock) {
       const int64_t cols = std::min(kFlashKeyBlock, k_end - k0);
-      // 1. S = scale · Q_b·K_bᵀ   [rows, cols], row stride Bk
-      if (kernels) {
-        TileScores(q.data + q0 * q.stride, q.stride, rows, head_dim, scratch->key_panels.data(), k0, cols, scale,
-                   scores, kFlashKeyBlock);
-      } else {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(rows),
-                    static_cast<blasint>(cols), static_cast<blasint>(head_dim), scale, q.data + q0 * q.stride,
-                    static_cast<blasint>(q.stride), k.data + k0 * k.stride, static_cast<blasint>(k.stride), 0.0f,
-                    scores, static_cast<blasint>(kFlashKeyBlock));
-      }
-      // 2. online softmax per row: P, and α, the rescale factor of the row's running context
-      for (int64_t r = 0; r < rows; ++r) {
+      tiles.Scores(q0, rows, k0, cols, scale);  // 1. S = scale · Q_b·K_bᵀ   [rows, cols], row stride Bk
+      for (int64_t r = 0; r < rows; ++r) {      // 2. online softmax per row: P and α
         const int64_t valid = causal ? std::clamp<int64_t>(q0 + r + offset - k0 + 1, 0, cols) : cols;
-        float* s = scores + r * kFlashKeyBlock;
-        if (valid == 0) {
-          std::fill_n(s, cols, 0.0f);
-          row_alpha[r] = 1.0f;
-          continue;
-        }
-        row_alpha[r] = row_update(s, valid, cols, row_max + r, row_sum + r);
+        tiles.UpdateRow(r, valid, cols);
       }
-      // 3. O = diag(α)·O + P·V_b   [rows, Dv]
-      if (kernels) {
-        TileContext(scores, kFlashKeyBlock, rows, cols, v_data + k0 * v_stride, v_stride, v_dim, row_alpha, o,
-                    out_stride);
-      } else {
-        for (int64_t r = 0; r < rows; ++r) {
-          if (row_alpha[r] == 1.0f) continue;
-          float* o_row = o + r * out_stride;
-          for (int64_t c = 0; c < v_dim; ++c) o_row[c] *= row_alpha[r];
-        }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows),
-                    static_cast<blasint>(v_dim), static_cast<blasint>(cols), 1.0f, scores,
-                    static_cast<blasint>(kFlashKeyBlock), v.data + k0 * v.stride, static_cast<blasint>(v.stride),
-                    1.0f, o, static_cast<blasint>(out_stride));
-      }
+      tiles.Context(rows, k0, cols, o, out_stride);  // 3. O = diag(α)·O + P·V_b   [rows, Dv]
     }
-    // 4. normalize: O /= l (a row that saw no key stays zero)
-    for (int64_t r = 0; r < rows; ++r) {
-      if (row_sum[r] == 0.0f) continue;
-      const float inv = 1.0f / row_sum[r];
-      float* o_row = o + r * out_stride;
-      for (int64_t c = 0; c < v_dim; ++c) o_row[c] *= inv;
-    }
+    tiles.Normalize(rows, o, out_stride);  // 4. O /= l (a row that saw no key stays zero)
   }
 }
 

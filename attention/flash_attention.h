@@ -57,6 +57,38 @@ struct FlashScratch {
 void FlashAttendHead(StridedView q, StridedView k, StridedView v, bool causal, float scale,
                      FlashScratch* scratch, float* out, int64_t out_stride, bool portable = false);
 
+// Step 2 for one row (exported for the sparse kernel, sparse_attention.h): s[0, valid) holds a key block's scaled
+// scores of one query (at least one finite), entries [valid, width) are masked. On return s[0, width) holds
+// P = exp(s - m') (zero past valid), *row_max = m', *row_sum = α·l + ΣP; returns α = exp(m - m'). `avx512`: the
+// vectorized pass (only when Avx512Available()).
+float OnlineSoftmaxRow(float* s, int64_t valid, int64_t width, float* row_max, float* row_sum, bool avx512);
+
+// Steps 1, 3 and 4 of one head, on the AVX-512 micro-kernels (flash_kernels.h) or cblas_sgemm, with the step-2
+// row update; shared by FlashAttendHead and the sparse kernel (sparse_attention.h). The constructor packs the keys
+// and copies the values into `scratch` (kernel path). Per query block: Start, then per key tile Scores (the
+// scores are scratch->scores, row stride kFlashKeyBlock, for the caller to mask), UpdateRow for each row, Context;
+// then Normalize.
+class FlashHeadTiles {
+ public:
+  FlashHeadTiles(StridedView q, StridedView k, StridedView v, FlashScratch* scratch, bool portable);
+
+  void Start(int64_t rows, float* o, int64_t out_stride) const;
+  void Scores(int64_t q0, int64_t rows, int64_t k0, int64_t cols, float scale) const;
+  float* scores_row(int64_t r) const { return scratch_->scores.data() + r * kFlashKeyBlock; }
+  // Row r's online-softmax step over [0, valid) of `cols` (valid 0: nothing visible in this tile).
+  void UpdateRow(int64_t r, int64_t valid, int64_t cols) const;
+  void Context(int64_t rows, int64_t k0, int64_t cols, float* o, int64_t out_stride) const;
+  void Normalize(int64_t rows, float* o, int64_t out_stride) const;
+
+ private:
+  StridedView q_, k_, v_;
+  FlashScratch* scratch_;
+  bool avx512_ = false;
+  bool kernels_ = false;
+  const float* v_data_ = nullptr;
+  int64_t v_stride_ = 0;
+};
+
 struct FlashAttentionOptions {
   int64_t n_heads = 1;
   bool causal = false;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "attention/scaled_dot_product.h"
+#include "base/status_macros.h"
 #include "fmt/format.h"
 
 namespace tokvec {
@@ -11,15 +12,35 @@ namespace {
 
 // Runs the heads of already projected queries, keys and values and applies W_o.
 //   q: [Tq, D] (row stride q.stride), k, v: [Tk, D] (strides k.stride, v.stride); heads are column blocks.
-MultiHeadAttentionOutput AttendHeads(StridedView q, StridedView k, StridedView v,
-                                     const MultiHeadAttentionWeights& w, const AttentionMask& mask,
-                                     const MultiHeadAttentionOptions& options) {
+absl::StatusOr<MultiHeadAttentionOutput> AttendHeads(StridedView q, StridedView k, StridedView v,
+                                                     const MultiHeadAttentionWeights& w, const AttentionMask& mask,
+                                                     const MultiHeadAttentionOptions& options) {
   const int64_t d_model = q.cols, n_heads = w.n_heads, head_dim = d_model / n_heads;
   const int64_t q_len = q.rows, k_len = k.rows;
   const float scale = options.scale.value_or(static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim))));
   MultiHeadAttentionOutput result;
   if (options.keep_weights) result.head_weights.assign(static_cast<size_t>(n_heads), Matrix(q_len, k_len));
   Matrix concat(q_len, d_model);  // [Tq, D]: head h writes columns [h·Dh, (h+1)·Dh)
+  if (!w.kind.full()) {
+    if (q_len != k_len || !mask.blocked.empty() || mask.additive.size() != 0) {
+      return absl::InvalidArgumentError(fmt::format(
+          "{} attention takes self-attention with causal and key-padding masks only ({} queries, {} keys{})",
+          AttentionKindName(w.kind.kind), q_len, k_len,
+          mask.blocked.empty() && mask.additive.size() == 0 ? "" : ", a boolean or additive mask"));
+    }
+    TOKVEC_ASSIGN_OR_RETURN(HeadAttention head,
+                            HeadAttention::Make(w.kind, q_len, head_dim, mask.causal, scale, mask.key_padding));
+    ParallelFor(n_heads, options.threads, [&](int64_t h) {
+      HeadScratch scratch;
+      const int64_t col = h * head_dim;
+      head.Run({q.data + col, q_len, head_dim, q.stride}, {k.data + col, k_len, head_dim, k.stride},
+               {v.data + col, k_len, head_dim, v.stride}, &scratch, concat.data() + col, d_model,
+               options.keep_weights ? result.head_weights[static_cast<size_t>(h)].data() : nullptr);
+    });
+    result.output = Matrix(q_len, w.out.out_features());
+    LinearInto(concat.view(), w.out, result.output.data(), options.threads);
+    return result;
+  }
   ParallelFor(n_heads, options.threads, [&](int64_t h) {
     std::vector<float> scratch;
     float* scores = nullptr;  // [Tq, Tk]

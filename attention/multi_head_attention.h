@@ -24,6 +24,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "attention/kind_attention.h"
 #include "attention/mask.h"
 #include "attention/ops.h"
 #include "embeddings/positional.h"
@@ -37,6 +38,9 @@ struct MultiHeadAttentionWeights {
   LinearWeights q, k, v;  // each D -> D (k and v: memory width -> D for cross-attention)
   LinearWeights out;      // W_o, D -> D
   int64_t n_heads = 1;
+  // Which attention the heads compute (kind_attention.h); full by default. Other kinds need self-attention and
+  // accept only the causal and key-padding parts of a mask.
+  AttentionKindWeights kind;
 
   bool fused() const { return !qkv.empty(); }
 };

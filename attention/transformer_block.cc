@@ -74,6 +74,7 @@ absl::StatusOr<BlockOutput> RunTransformerBlock(const TransformerBlockWeights& w
   mha.first_position = options.first_position;
   mha.threads = options.threads;
   mha.keep_weights = options.keep_weights;
+  mha.scale = config.attention_scale;
 
   BlockOutput result;
   if (config.norm == NormPlacement::kPreLN) {

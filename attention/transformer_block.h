@@ -55,6 +55,7 @@ struct BlockConfig {
   Activation activation = Activation::kGeluTanh;
   bool causal = false;
   std::optional<RotaryOptions> rotary;
+  std::optional<float> attention_scale;  // default 1/√head_dim (GPT-Neo: 1)
 };
 
 // InvalidArgument naming the block's offending tensor (e.g. "layer 3 feed_forward.down") and its shapes.

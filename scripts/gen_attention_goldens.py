@@ -329,8 +329,276 @@ def gen_gpt2_tiny(out_dir):
                   "n_layer": n_layers, "layer_norm_epsilon": eps, "activation": "gelu_new"}, t)
 
 
+# --- Kinds of attention (docs/attention_kinds.md) -------------------------------------------------------------
+
+SPLITMIX_GAMMA = 0x9E3779B97F4A7C15
+MASK64 = 0xFFFFFFFFFFFFFFFF
+
+
+def parse_kind(kind):
+    """Splits a kind string: "bigbird:4,2,1" -> ("bigbird", [4, 2, 1]); "linear" -> ("linear", [])."""
+    name, _, params = kind.partition(":")
+    return name, [int(p) for p in params.split(",")] if params else []
+
+
+def splitmix64_stream(state):
+    """The spec's splitmix64: next() adds the gamma to the state, then mixes (all mod 2^64)."""
+    while True:
+        state = (state + SPLITMIX_GAMMA) & MASK64
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        yield z ^ (z >> 31)
+
+
+def bigbird_random_blocks(a, n_blocks, n_random, n_global, causal, seed):
+    """rand(a) of a non-global query block a: a partial Fisher-Yates shuffle of the candidate key blocks (neither
+    neighbours a-1, a, a+1 nor global, not after a if causal, increasing) by a splitmix64 stream seeded with
+    seed + (a + 1) * gamma; the first min(R, n) candidates after the shuffle."""
+    c = [b for b in range(n_blocks) if abs(b - a) > 1 and b >= n_global and not (causal and b > a)]
+    n, stream = len(c), splitmix64_stream((seed + (a + 1) * SPLITMIX_GAMMA) & MASK64)
+    for i in range(min(n_random, n)):
+        j = i + next(stream) % (n - i)
+        c[i], c[j] = c[j], c[i]
+    return c[: min(n_random, n)]
+
+
+def sparse_allowed(kind, seq_len, causal, seed=0):
+    """allowed(i, j) [T, T] (bool) of a sparse kind (window, longformer, bigbird) before key padding."""
+    name, params = parse_kind(kind)
+    i = torch.arange(seq_len)[:, None]
+    j = torch.arange(seq_len)[None, :]
+
+    def window(w):
+        return (j <= i) & (j > i - w) if causal else (i - j).abs() <= w // 2
+
+    if name == "window":
+        allowed = window(params[0])
+    elif name == "longformer":
+        w, n_global = params
+        allowed = window(w) | (i < n_global) | (j < n_global)
+    elif name == "bigbird":
+        block, n_random, n_global = params
+        n_blocks = -(-seq_len // block)
+        seen = torch.zeros(n_blocks, n_blocks, dtype=torch.bool)  # [query block, key block]
+        for a in range(n_blocks):
+            if a < n_global:
+                seen[a, :] = True
+                continue
+            seen[a, max(0, a - 1): a + 2] = True
+            seen[a, :n_global] = True
+            for b in bigbird_random_blocks(a, n_blocks, n_random, n_global, causal, seed):
+                seen[a, b] = True
+        blocks = torch.arange(seq_len) // block
+        allowed = seen[blocks[:, None], blocks[None, :]]
+    else:
+        raise ValueError("not a sparse kind: " + kind)
+    return allowed & (j <= i) if causal else allowed
+
+
+def split_heads(x, n_heads):
+    """[T, H * Dh] -> [H, T, Dh] in float64 (head h = columns [h * Dh, (h + 1) * Dh))."""
+    return x.double().view(x.shape[0], n_heads, -1).transpose(0, 1)
+
+
+def merge_heads(x):
+    return x.transpose(0, 1).reshape(x.shape[1], -1)
+
+
+def masked_softmax(scores, blocked):
+    """Softmax over the allowed keys; a row with no allowed key is all 0 (torch would give NaN)."""
+    weights = torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=-1)
+    return torch.where(blocked.all(dim=-1, keepdim=True), torch.zeros_like(weights), weights)
+
+
+def kernel_attention(phi_q, phi_k, v, allowed_keys, causal):
+    """out_i = phi(q_i)^T sum_j phi(k_j) v_j^T / phi(q_i)^T sum_j phi(k_j) over allowed j (causal: running sums),
+    [H, T, *]; and the implied weights w_ij = phi(q_i).phi(k_j) / sum_j' phi(q_i).phi(k_j') of each head."""
+    phi_k = phi_k * allowed_keys[None, :, None].double()  # a padded key drops out of both sums
+    kv = phi_k[:, :, :, None] * v[:, :, None, :]          # [H, T, features, Dh]
+    if causal:
+        numerator = (phi_q[:, :, :, None] * kv.cumsum(dim=1)).sum(dim=2)
+        denominator = (phi_q * phi_k.cumsum(dim=1)).sum(dim=2, keepdim=True)
+    else:
+        numerator = phi_q @ kv.sum(dim=1)
+        denominator = phi_q @ phi_k.sum(dim=1)[:, :, None]
+    products = phi_q @ phi_k.transpose(1, 2)              # [H, T, T]
+    if causal:
+        products = products.tril()
+    return numerator / denominator, products / products.sum(dim=-1, keepdim=True)
+
+
+def performer_features(n_features, head_dim, generator):
+    """FAVOR+ orthogonal random features W [M, Dh]: ceil(M / Dh) blocks of Dh orthonormal rows (QR of a Gaussian
+    matrix), each row rescaled to the norm of an independent Gaussian vector of length Dh (chi(Dh)); first M rows.
+
+    Q's columns are flipped to make diag(R) positive: LAPACK's Householder Q is not uniformly distributed (its
+    first row always has a negative first entry), which would bias E[phi(q) . phi(k)] away from exp(s q . k)."""
+    blocks = []
+    for _ in range(-(-n_features // head_dim)):
+        q, r = torch.linalg.qr(torch.randn(head_dim, head_dim, generator=generator).double())
+        q = q * torch.where(torch.diagonal(r) < 0, -1.0, 1.0).double()[None, :]
+        norms = torch.randn(head_dim, head_dim, generator=generator).double().norm(dim=1)
+        blocks.append(q * norms[:, None])
+    return torch.cat(blocks)[:n_features].float()
+
+
+def attend_kind(kind, causal, q, k, v, n_heads, scale, key_padding=None, seed=0, e=None, f=None, w=None):
+    """One attention call of the kind, in float64 from the spec's defining formula. q, k, v [T, H * Dh];
+    key_padding [T] bool (True = padding) or None. Returns {"blocked" (sparse kinds), "output" [T, H * Dh],
+    "weights" [H, T, T]}."""
+    seq_len = q.shape[0]
+    name, params = parse_kind(kind)
+    padding = key_padding if key_padding is not None else torch.zeros(seq_len, dtype=torch.bool)
+    qh, kh, vh = split_heads(q, n_heads), split_heads(k, n_heads), split_heads(v, n_heads)
+    result = {}
+    if name in ("full", "window", "longformer", "bigbird"):
+        if name == "full":
+            allowed = torch.ones(seq_len, seq_len, dtype=torch.bool)
+            allowed = allowed.tril() if causal else allowed
+        else:
+            allowed = sparse_allowed(kind, seq_len, causal, seed)
+        blocked = ~allowed | padding[None, :]
+        weights = masked_softmax(scale * qh @ kh.transpose(1, 2), blocked)
+        output = weights @ vh
+        if name != "full":
+            result["blocked"] = blocked
+    elif name == "linformer":
+        if causal:
+            raise ValueError("linformer is bidirectional only (the projection mixes future tokens)")
+        keep = (~padding).double()[None, :]
+        e_t, f_t = e[:, :seq_len].double() * keep, f[:, :seq_len].double() * keep  # padded columns zeroed
+        p = torch.softmax(scale * qh @ (e_t @ kh).transpose(1, 2), dim=-1)          # [H, T, K]
+        output = p @ (f_t @ vh)
+        weights = p @ f_t                                                           # w_ij = sum_r p_ir F_rj
+    elif name == "performer":
+        w64 = w.double()
+
+        def phi(x):
+            x = math.sqrt(scale) * x  # x~ = s^(1/2) x, applied once
+            return torch.exp(x @ w64.T - (x * x).sum(dim=-1, keepdim=True) / 2) / math.sqrt(w64.shape[0])
+
+        output, weights = kernel_attention(phi(qh), phi(kh), vh, ~padding, causal)
+    elif name == "linear":
+        output, weights = kernel_attention(F.elu(qh) + 1, F.elu(kh) + 1, vh, ~padding, causal)
+    else:
+        raise ValueError("unknown kind: " + kind)
+    result["output"] = merge_heads(output)
+    result["weights"] = weights
+    return result
+
+
+def check_kind_case(name, kind, causal, q, k, v, n_heads, scale, out, kwargs, full_output=None, prefix=20):
+    """Self-checks of one case, on the float32 values the file holds (AssertionError: a broken regeneration must fail
+    loudly). out is attend_kind's result for q, k, v with kwargs; full_output the plain causal attention or None."""
+    out32 = out["output"].float().double()
+    w32 = out["weights"][0].float().double()
+    v32 = v.double()
+    head_dim = v32.shape[1] // n_heads
+    # Output of head 0 = weights_head0 @ v (validates the implied weights of the kernel kinds and linformer).
+    diff = (out32[:, :head_dim] - w32 @ v32[:, :head_dim]).abs().max().item()
+    assert diff <= 1e-5, "%s: output != weights_head0 @ v for head 0 (max diff %.3g)" % (name, diff)
+    if not kind.startswith("linformer"):
+        # Rows sum to 1, or to 0 for a row with no allowed key.
+        sums = out["weights"].sum(dim=-1)
+        bad = ((sums - 1).abs() > 1e-9) & (sums.abs() > 1e-12)
+        assert not bad.any(), "%s: weight rows do not sum to 1 or 0" % name
+    if "blocked" in out:
+        assert (out["weights"][:, out["blocked"]] == 0).all(), "%s: weight on a blocked key" % name
+    if "w" in kwargs:
+        # Performer's W: blocks of Dh mutually orthogonal rows (cosines of distinct rows ~ 0 after float32 rounding).
+        w = kwargs["w"].double()
+        for start in range(0, w.shape[0], head_dim):
+            unit = w[start:start + head_dim] / w[start:start + head_dim].norm(dim=1, keepdim=True)
+            off = (unit @ unit.T - torch.eye(unit.shape[0], dtype=torch.float64)).abs().max().item()
+            assert off <= 1e-6, "%s: rows of W block %d are not orthogonal (%.3g)" % (name, start // head_dim, off)
+    if full_output is not None:
+        diff = (out32 - full_output.float().double()).abs().max().item()
+        assert diff <= 1e-6, "%s: output != full causal attention (max diff %.3g)" % (name, diff)
+    if causal:
+        # Prefix invariance: the first rows do not depend on later tokens.
+        short_kwargs = dict(kwargs)
+        if "key_padding" in kwargs:
+            short_kwargs["key_padding"] = kwargs["key_padding"][:prefix]
+        short = attend_kind(kind, causal, q[:prefix], k[:prefix], v[:prefix], n_heads, scale, **short_kwargs)
+        diff = (short["output"] - out["output"][:prefix]).abs().max().item()
+        assert diff <= 1e-9, "%s: first %d rows change with the later tokens (max diff %.3g)" % (name, prefix, diff)
+
+
+def gen_attention_kinds(out_dir):
+    """The kinds of docs/attention_kinds.md (window, longformer, bigbird, linformer, performer, linear), one call of
+    T = 37 tokens, H = 2 heads of Dh = 16, s = 1/sqrt(16), computed in float64 from each kind's defining formula
+    (sparse kinds as a dense masked softmax), stored as float32. Padded cases pad the last 4 positions."""
+    seq_len, n_heads, head_dim = 37, 2, 16
+    scale = 1.0 / math.sqrt(head_dim)
+    # name, kind, causal, padding, generator seed, extra config (bigbird "seed", linformer "max_len")
+    cases = [
+        ("window_causal", "window:5", True, False, 50, {}),
+        ("window_bidir", "window:6", False, True, 51, {}),
+        ("window_wide", "window:64", True, False, 52, {}),
+        ("longformer_causal", "longformer:4,3", True, False, 53, {}),
+        ("longformer_bidir", "longformer:4,3", False, True, 54, {}),
+        ("bigbird_bidir", "bigbird:4,2,1", False, False, 55, {"seed": 7}),
+        ("bigbird_causal", "bigbird:4,1,1", True, False, 56, {"seed": 3}),
+        ("linformer", "linformer:8", False, True, 57, {"max_len": 48}),
+        ("performer_bidir", "performer:32", False, False, 58, {}),
+        ("performer_causal", "performer:32", True, False, 59, {}),
+        ("linear_bidir", "linear", False, True, 60, {}),
+        ("linear_causal", "linear", True, False, 61, {}),
+    ]
+    descriptions = {
+        "window": "sliding window (causal: i - W < j <= i; bidirectional: |i - j| <= W // 2)",
+        "longformer": "Longformer: window:W or one of the first G positions global (query or key)",
+        "bigbird": "BigBird: key blocks a-1, a, a+1, G global blocks and R splitmix64-seeded random blocks",
+        "linformer": "Linformer: softmax(s q (E[:, :T] k)^T) F[:, :T] v, padded columns of E and F zeroed",
+        "performer": "Performer FAVOR+: phi(x) = exp(W x~ - |x~|^2 / 2) / sqrt(M), x~ = s^(1/2) x, kernel attention",
+        "linear": "linear attention: phi = elu + 1, phi(q)^T sum phi(k) v^T / phi(q)^T sum phi(k) (s unused)",
+    }
+    for name, kind, causal, padded, gen_seed, extra in cases:
+        g = torch.Generator().manual_seed(gen_seed)
+        q, k, v = [torch.randn(seq_len, n_heads * head_dim, generator=g) for _ in range(3)]
+        kind_name, params = parse_kind(kind)
+        config = {"kind": kind, "causal": causal, "seq_len": seq_len, "n_heads": n_heads, "head_dim": head_dim,
+                  "scale": scale}
+        config.update(extra)
+        tensors = {"q": q, "k": k, "v": v}
+        kwargs = {}
+        if padded:
+            key_padding = torch.zeros(seq_len, dtype=torch.bool)
+            key_padding[-4:] = True
+            kwargs["key_padding"] = key_padding
+            tensors["key_padding"] = key_padding.float()
+        if kind_name == "bigbird":
+            kwargs["seed"] = extra["seed"]
+        elif kind_name == "linformer":
+            kwargs["e"] = torch.randn(params[0], extra["max_len"], generator=g) * 0.3
+            kwargs["f"] = torch.randn(params[0], extra["max_len"], generator=g) * 0.3
+        elif kind_name == "performer":
+            kwargs["w"] = performer_features(params[0], head_dim, g)
+        out = attend_kind(kind, causal, q, k, v, n_heads, scale, **kwargs)
+        if "blocked" in out:
+            tensors["blocked"] = out["blocked"].float()
+        for key, tensor_name in [("e", "E"), ("f", "F"), ("w", "W")]:
+            if key in kwargs:
+                tensors[tensor_name] = kwargs[key]
+        tensors["output"] = out["output"]
+        tensors["weights_head0"] = out["weights"][0]
+        full_output = None
+        if name == "window_wide":
+            # Plain causal attention, with its own mask (not through the window), for comparison.
+            causal_mask = torch.ones(seq_len, seq_len, dtype=torch.bool).triu(1)
+            qh, kh, vh = split_heads(q, n_heads), split_heads(k, n_heads), split_heads(v, n_heads)
+            scores = (scale * qh @ kh.transpose(1, 2)).masked_fill(causal_mask, float("-inf"))
+            full_output = merge_heads(torch.softmax(scores, dim=-1) @ vh)
+            tensors["full_output"] = full_output
+        check_kind_case(name, kind, causal, q, k, v, n_heads, scale, out, kwargs, full_output)
+        write_golden(out_dir, "kind_" + name, "%s, %s%s, float64 -> float32" % (
+            descriptions[kind_name], "causal" if causal else "bidirectional",
+            ", last 4 keys padded" if padded else ""), config, tensors)
+
+
 GENERATORS = [gen_ops, gen_scaled_dot_product, gen_multi_head_attention, gen_encoder_layers, gen_sinusoidal,
-              gen_rotary, gen_alignment, gen_gpt2_tiny]
+              gen_rotary, gen_alignment, gen_gpt2_tiny, gen_attention_kinds]
 
 
 def generate(out_dir):

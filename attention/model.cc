@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "attention/batched_block.h"
+#include "attention/kernel_attention.h"
 #include "base/status_macros.h"
 #include "embeddings/positional.h"
 #include "embeddings/token_embedding.h"
@@ -162,8 +163,40 @@ absl::Status Model::Bind(const std::string& weights_path) {
       TOKVEC_ASSIGN_OR_RETURN(b.feed_forward_norm, r.Norm(p + "output.LayerNorm", d, "hidden_size", c.layer_norm_eps));
       stack_.blocks.push_back(std::move(b));
     }
+  } else if (c.arch == Architecture::kGptNeo) {
+    // 2. GPT-Neo: GPT-2's embeddings and pre-LN stack; q/k/v (no bias) and out projections, MLP as nn.Linear.
+    TOKVEC_ASSIGN_OR_RETURN(std::string prefix, FindPrefix(*weights_, "wte.weight", "transformer.", c.model_type));
+    TensorReader r(weights_.get(), prefix);
+    r.set_arch_name(c.model_type);
+    TOKVEC_ASSIGN_OR_RETURN(token_table_, r.Matrix2("wte.weight", c.vocab_size, d, "[vocab_size, hidden_size]"));
+    TOKVEC_ASSIGN_OR_RETURN(position_table_,
+                            r.Matrix2("wpe.weight", c.max_len, d, "[max_position_embeddings, hidden_size]"));
+    stack_.config.norm = NormPlacement::kPreLN;
+    const auto out_in = WeightLayout::kOutIn;
+    for (int64_t i = 0; i < c.n_layers; ++i) {
+      const std::string p = fmt::format("h.{}.", i);
+      TransformerBlockWeights b;
+      TOKVEC_ASSIGN_OR_RETURN(b.attention_norm, r.Norm(p + "ln_1", d, "hidden_size", c.layer_norm_eps));
+      LinearWeights* projections[3] = {&b.attention.q, &b.attention.k, &b.attention.v};
+      const char* names[3] = {"q_proj", "k_proj", "v_proj"};
+      for (int j = 0; j < 3; ++j) {
+        projections[j]->layout = out_in;
+        TOKVEC_ASSIGN_OR_RETURN(projections[j]->weight, r.Matrix2(p + "attn.attention." + names[j] + ".weight", d, d,
+                                                                  "[hidden_size, hidden_size]"));
+      }
+      TOKVEC_ASSIGN_OR_RETURN(b.attention.out, r.Linear(p + "attn.attention.out_proj", d, d, out_in, "hidden_size",
+                                                        "hidden_size"));
+      b.attention.n_heads = c.n_heads;
+      TOKVEC_ASSIGN_OR_RETURN(b.feed_forward_norm, r.Norm(p + "ln_2", d, "hidden_size", c.layer_norm_eps));
+      TOKVEC_ASSIGN_OR_RETURN(b.feed_forward.up, r.Linear(p + "mlp.c_fc", d, f, out_in, "hidden_size",
+                                                          "intermediate_size"));
+      TOKVEC_ASSIGN_OR_RETURN(b.feed_forward.down, r.Linear(p + "mlp.c_proj", f, d, out_in, "intermediate_size",
+                                                            "hidden_size"));
+      stack_.blocks.push_back(std::move(b));
+    }
+    TOKVEC_ASSIGN_OR_RETURN(stack_.final_norm, r.Norm("ln_f", d, "hidden_size", c.layer_norm_eps));
   } else {
-    // 2. GPT-2 names, Conv1D blocks: pre-LN + wpe + ln_f (gpt2) or post-LN + sinusoid (encoder).
+    // 3. GPT-2 names, Conv1D blocks: pre-LN + wpe + ln_f (gpt2) or post-LN + sinusoid (encoder).
     TOKVEC_ASSIGN_OR_RETURN(std::string prefix, FindPrefix(*weights_, "wte.weight", "transformer.", c.model_type));
     TensorReader r(weights_.get(), prefix);
     r.set_arch_name(c.model_type);
@@ -199,9 +232,34 @@ absl::Status Model::Bind(const std::string& weights_path) {
       TOKVEC_ASSIGN_OR_RETURN(stack_.final_norm, r.Norm("ln_f", d, "n_embd", c.layer_norm_eps));
     }
   }
+  stack_.config.attention_scale = c.attention_scale;
+  TOKVEC_RETURN_IF_ERROR(BindAttentionKinds());
   for (size_t i = 0; i < stack_.blocks.size(); ++i) {
     TOKVEC_RETURN_IF_ERROR(
         ValidateTransformerBlock(stack_.blocks[i], stack_.config, d, fmt::format("layer {}", i)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Model::BindAttentionKinds() {
+  const ModelConfig& c = config_;
+  const std::string prefix = weights_->Find("transformer.wte.weight") != nullptr ? "transformer." : "";
+  for (size_t layer = 0; layer < c.attention.size() && layer < stack_.blocks.size(); ++layer) {
+    AttentionKindWeights& w = stack_.blocks[layer].attention.kind;
+    w.kind = c.attention[layer];
+    w.seed = c.attention_seed + layer;
+    if (w.kind.type == AttentionKindType::kPerformer) {
+      TOKVEC_ASSIGN_OR_RETURN(Matrix features, PerformerFeatures(w.kind.features, c.head_dim(), w.seed));
+      w.performer_features = std::make_shared<const Matrix>(std::move(features));
+    }
+    if (w.kind.type == AttentionKindType::kLinformer) {
+      TensorReader r(weights_.get(), prefix);
+      r.set_arch_name(c.model_type);
+      const std::string doc = fmt::format("[{}, n_positions] (attention {})", w.kind.rank, AttentionKindName(w.kind));
+      const std::string p = fmt::format("h.{}.attn.", layer);
+      TOKVEC_ASSIGN_OR_RETURN(w.linformer_e, r.Matrix2(p + "linformer_e", w.kind.rank, c.max_len, doc));
+      TOKVEC_ASSIGN_OR_RETURN(w.linformer_f, r.Matrix2(p + "linformer_f", w.kind.rank, c.max_len, doc));
+    }
   }
   return absl::OkStatus();
 }
@@ -212,6 +270,7 @@ absl::StatusOr<Matrix> Model::Embed(std::span<const uint32_t> ids) const {
   TOKVEC_ASSIGN_OR_RETURN(Matrix x, EmbedTokens(token_table_, ids));
   switch (config_.arch) {
     case Architecture::kGpt2:
+    case Architecture::kGptNeo:
       if (!config_.rotary) TOKVEC_RETURN_IF_ERROR(AddPositions(position_table_, 0, &x));
       break;
     case Architecture::kEncoder: {

@@ -13,6 +13,12 @@
 //   encoder (Vaswani et al. 2017): the gpt2 names without wpe and ln_f; ln_1 / ln_2 are the LayerNorms after the
 //     attention and feed-forward residuals (post-LN). x = wte[ids] * sqrt(D) + sinusoid[0..T) (§3.4, §3.5);
 //     bidirectional blocks.
+//   gpt_neo (Black et al. 2021): wte.weight, wpe.weight, h.{i}.ln_1.*, h.{i}.attn.attention.{q,k,v}_proj.weight
+//     [D, D] (no bias), h.{i}.attn.attention.out_proj.{weight [D, D], bias}, h.{i}.ln_2.*, h.{i}.mlp.c_fc.{weight
+//     [F, D], bias}, h.{i}.mlp.c_proj.{weight [D, F], bias}, ln_f.* (nn.Linear, [out, in]). As gpt2, but scores are
+//     not scaled and "local" layers attend to window_size tokens (config.attention).
+//   Any of them with config.attention kinds (attention_kind.h): a linformer layer also reads
+//     h.{i}.attn.linformer_e and h.{i}.attn.linformer_f [K, N].
 //   roberta (Liu et al. 2019):
 //     embeddings.{word_embeddings [V, D], position_embeddings [P, D], token_type_embeddings [types, D]}.weight,
 //     embeddings.LayerNorm.{weight,bias}, encoder.layer.{i}.attention.self.{query,key,value}.{weight [D, D], bias},
@@ -64,8 +70,8 @@ class Model {
                                                      const std::string& weights_path);
 
   const ModelConfig& config() const { return config_; }
-  // True for gpt2 (a token sees only earlier tokens).
-  bool causal() const { return config_.arch == Architecture::kGpt2; }
+  // True for gpt2 and gpt_neo (a token sees only earlier tokens).
+  bool causal() const { return config_.causal(); }
 
   // Runs ids ([T], special tokens included) through the model. T == 0 gives a [0, D] output; T > max_len is
   // OutOfRange naming both; an id >= vocab_size is InvalidArgument naming it. Thread-safe (const).
@@ -80,6 +86,8 @@ class Model {
  private:
   Model() = default;
   absl::Status Bind(const std::string& weights_path);
+  // Each layer's kind of attention (config.attention) with its seed, Performer features or Linformer tensors.
+  absl::Status BindAttentionKinds();
   // Step 1 of Forward: token (+ position, + type) embeddings, [T, D]; T <= max_len checked by the caller.
   absl::StatusOr<Matrix> Embed(std::span<const uint32_t> ids) const;
 

@@ -1,5 +1,7 @@
 #include "attention/model_config.h"
 
+#include <algorithm>
+
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
@@ -58,26 +60,36 @@ absl::Status CheckHeads(const ModelConfig& config, std::string_view path) {
   return absl::OkStatus();
 }
 
+// Key names of the sizes in GPT-2-like configs (GPT-2's own, or GPT-Neo's Hugging Face names).
+struct SizeKeys {
+  std::string_view d_model, heads, layers, positions, inner;
+};
+
+// The sizes, layer_norm_epsilon, the feed-forward width (`inner`: null or absent means 4 * d_model) and
+// activation_function (default: ReLU for tokvec's encoder, gelu_new otherwise); then the heads check.
+absl::Status ReadSizes(const json& j, const SizeKeys& keys, ModelConfig* config, std::string_view path) {
+  TOKVEC_ASSIGN_OR_RETURN(config->d_model, GetPositive(j, keys.d_model, path));
+  TOKVEC_ASSIGN_OR_RETURN(config->n_heads, GetPositive(j, keys.heads, path));
+  TOKVEC_ASSIGN_OR_RETURN(config->n_layers, GetPositive(j, keys.layers, path));
+  TOKVEC_ASSIGN_OR_RETURN(config->max_len, GetPositive(j, keys.positions, path));
+  TOKVEC_ASSIGN_OR_RETURN(config->vocab_size, GetPositive(j, "vocab_size", path));
+  TOKVEC_ASSIGN_OR_RETURN(config->layer_norm_eps, GetFloat(j, "layer_norm_epsilon", path));
+  auto inner = j.find(keys.inner);
+  if (inner == j.end() || inner->is_null()) {
+    config->d_ff = 4 * config->d_model;
+  } else {
+    TOKVEC_ASSIGN_OR_RETURN(config->d_ff, GetPositive(j, keys.inner, path));
+  }
+  config->activation = config->arch == Architecture::kEncoder ? Activation::kRelu : Activation::kGeluTanh;
+  if (auto act = j.find("activation_function"); act != j.end()) {
+    TOKVEC_ASSIGN_OR_RETURN(config->activation, ParseActivationKey(*act, "activation_function", path));
+  }
+  return CheckHeads(*config, path);
+}
+
 // GPT-2 key names: tokvec's gpt2 and encoder, and Hugging Face's gpt2.
 absl::StatusOr<ModelConfig> ParseGpt2Keys(const json& j, ModelConfig config, std::string_view path) {
-  TOKVEC_ASSIGN_OR_RETURN(config.d_model, GetPositive(j, "n_embd", path));
-  TOKVEC_ASSIGN_OR_RETURN(config.n_heads, GetPositive(j, "n_head", path));
-  TOKVEC_ASSIGN_OR_RETURN(config.n_layers, GetPositive(j, "n_layer", path));
-  TOKVEC_ASSIGN_OR_RETURN(config.max_len, GetPositive(j, "n_positions", path));
-  TOKVEC_ASSIGN_OR_RETURN(config.vocab_size, GetPositive(j, "vocab_size", path));
-  TOKVEC_ASSIGN_OR_RETURN(config.layer_norm_eps, GetFloat(j, "layer_norm_epsilon", path));
-  auto inner = j.find("n_inner");
-  if (inner == j.end() || inner->is_null()) {
-    config.d_ff = 4 * config.d_model;
-  } else {
-    TOKVEC_ASSIGN_OR_RETURN(config.d_ff, GetPositive(j, "n_inner", path));
-  }
-  config.activation = config.arch == Architecture::kEncoder ? Activation::kRelu
-                                                            : Activation::kGeluTanh;
-  if (auto act = j.find("activation_function"); act != j.end()) {
-    TOKVEC_ASSIGN_OR_RETURN(config.activation, ParseActivationKey(*act, "activation_function", path));
-  }
-  TOKVEC_RETURN_IF_ERROR(CheckHeads(config, path));
+  TOKVEC_RETURN_IF_ERROR(ReadSizes(j, {"n_embd", "n_head", "n_layer", "n_positions", "n_inner"}, &config, path));
   if (auto pos = j.find("position_embedding_type"); pos != j.end() && *pos != "absolute") {
     if (*pos != "rotary") {
       return KeyError("position_embedding_type", path,
@@ -99,8 +111,98 @@ absl::StatusOr<ModelConfig> ParseGpt2Keys(const json& j, ModelConfig config, std
     }
     config.rotary = rotary;
   }
+  if (auto kinds = j.find("attention"); kinds != j.end()) {
+    TOKVEC_ASSIGN_OR_RETURN(config.attention,
+                            ParseLayerAttention(*kinds, config.n_layers, config.causal(),
+                                                fmt::format("config '{}': key 'attention'", path)));
+  }
+  if (auto seed = j.find("attention_seed"); seed != j.end()) {
+    if (!seed->is_number_unsigned()) {
+      return KeyError("attention_seed", path, fmt::format("must be a non-negative integer, not {}", seed->dump()));
+    }
+    config.attention_seed = seed->get<uint64_t>();
+  }
   return config;
 }
+
+// Hugging Face GPT-Neo: hidden_size, num_heads, ..., attention_types expanded to one kind per layer.
+absl::StatusOr<ModelConfig> ParseGptNeoKeys(const json& j, ModelConfig config, std::string_view path) {
+  TOKVEC_RETURN_IF_ERROR(ReadSizes(
+      j, {"hidden_size", "num_heads", "num_layers", "max_position_embeddings", "intermediate_size"}, &config, path));
+  TOKVEC_ASSIGN_OR_RETURN(const int64_t window, GetPositive(j, "window_size", path));
+  // attention_types: [[["global", "local"], 6], ...] -> one name per layer.
+  auto types = j.find("attention_types");
+  if (types == j.end()) return KeyError("attention_types", path, "is missing");
+  const std::string_view form = "must be a list of [[\"global\" | \"local\", ...], repeat] pairs";
+  std::vector<std::string> layers;
+  if (!types->is_array()) return KeyError("attention_types", path, form);
+  for (const json& pair : *types) {
+    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_array() || !pair[1].is_number_unsigned()) {
+      return KeyError("attention_types", path, form);
+    }
+    const uint64_t repeat = pair[1].get<uint64_t>();
+    if (repeat > 4096) return KeyError("attention_types", path, fmt::format("repeats {} times; at most 4096", repeat));
+    for (uint64_t r = 0; r < repeat; ++r) {
+      for (const json& name : pair[0]) {
+        if (!name.is_string() || (name != "global" && name != "local")) return KeyError("attention_types", path, form);
+        layers.push_back(name.get<std::string>());
+        if (layers.size() > 4096) return KeyError("attention_types", path, "expands to more than 4096 layers");
+      }
+    }
+  }
+  if (static_cast<int64_t>(layers.size()) != config.n_layers) {
+    return KeyError("attention_types", path, fmt::format("expands to {} layers, but num_layers is {}", layers.size(),
+                                                         config.n_layers));
+  }
+  if (auto listed = j.find("attention_layers"); listed != j.end() && *listed != json(layers)) {
+    return KeyError("attention_layers", path, fmt::format("is {}, but attention_types expands to {}", listed->dump(),
+                                                          json(layers).dump()));
+  }
+  for (const std::string& name : layers) {
+    AttentionKind kind;
+    if (name == "local") {
+      kind.type = AttentionKindType::kWindow;
+      kind.window = window;
+    }
+    config.attention.push_back(kind);
+  }
+  config.attention_scale = 1.0f;
+  return config;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<AttentionKind>> ParseLayerAttention(const json& value, int64_t n_layers, bool causal,
+                                                               std::string_view where) {
+  auto error = [where](const std::string& what) {
+    return absl::InvalidArgumentError(fmt::format("{}: {}", where, what));
+  };
+  if (n_layers > 65536) return error(fmt::format("{} layers; per-layer attention kinds stop at 65536", n_layers));
+  std::vector<std::string> names;
+  if (value.is_string()) {
+    names.assign(static_cast<size_t>(n_layers), value.get<std::string>());
+  } else if (value.is_array() && static_cast<int64_t>(value.size()) == n_layers &&
+             std::all_of(value.begin(), value.end(), [](const json& v) { return v.is_string(); })) {
+    for (const json& v : value) names.push_back(v.get<std::string>());
+  } else {
+    return error(fmt::format("must be a kind (\"window:256\") or a list of {} kinds, one per layer; got {}",
+                                n_layers, value.dump()));
+  }
+  std::vector<AttentionKind> kinds;
+  for (size_t layer = 0; layer < names.size(); ++layer) {
+    absl::StatusOr<AttentionKind> kind = ParseAttentionKind(names[layer]);
+    if (!kind.ok()) return error(fmt::format("layer {}: {}", layer, std::string(kind.status().message())));
+    if (causal && !kind->supports_causal()) {
+      return error(fmt::format("layer {}: {} is bidirectional only; a causal model can use "
+                                                     "full, window, longformer, bigbird, performer or linear",
+                                                     layer, names[layer]));
+    }
+    kinds.push_back(*kind);
+  }
+  return kinds;
+}
+
+namespace {
 
 absl::StatusOr<ModelConfig> ParseRobertaKeys(const json& j, ModelConfig config, std::string_view path) {
   TOKVEC_ASSIGN_OR_RETURN(config.d_model, GetPositive(j, "hidden_size", path));
@@ -141,6 +243,11 @@ absl::StatusOr<ModelConfig> ParseRobertaKeys(const json& j, ModelConfig config, 
 
 }  // namespace
 
+bool ModelConfig::has_attention_kinds() const {
+  return std::any_of(attention.begin(), attention.end(),
+                     [](const AttentionKind& k) { return k.type != AttentionKindType::kFull; });
+}
+
 std::string_view ArchitectureName(Architecture arch) {
   switch (arch) {
     case Architecture::kGpt2:
@@ -149,6 +256,8 @@ std::string_view ArchitectureName(Architecture arch) {
       return "encoder";
     case Architecture::kRoberta:
       return "roberta";
+    case Architecture::kGptNeo:
+      return "gpt_neo";
   }
   return "unknown";
 }
@@ -175,8 +284,12 @@ absl::StatusOr<ModelConfig> ParseModelConfig(std::string_view json_text, std::st
     config.arch = Architecture::kRoberta;
     return ParseRobertaKeys(j, config, path);
   }
+  if (config.model_type == "gpt_neo") {
+    config.arch = Architecture::kGptNeo;
+    return ParseGptNeoKeys(j, config, path);
+  }
   return absl::InvalidArgumentError(fmt::format(
-      "config '{}': unsupported model_type \"{}\"; tokvec runs \"gpt2\", \"roberta\" and its own \"encoder\"", path,
+      "config '{}': unsupported model_type \"{}\"; tokvec runs \"gpt2\", \"gpt_neo\", \"roberta\" and its own \"encoder\"", path,
       config.model_type));
 }
 
@@ -209,6 +322,18 @@ std::string ModelConfigToJson(const ModelConfig& config) {
   if (config.rotary) {
     j["position_embedding_type"] = "rotary";
     j["rope_theta"] = config.rotary->base;
+  }
+  if (config.has_attention_kinds()) {
+    const bool same = std::all_of(config.attention.begin(), config.attention.end(),
+                                  [&](const AttentionKind& k) { return k == config.attention.front(); });
+    if (same) {
+      j["attention"] = AttentionKindName(config.attention.front());
+    } else {
+      std::vector<std::string> names;
+      for (const AttentionKind& k : config.attention) names.push_back(AttentionKindName(k));
+      j["attention"] = names;
+    }
+    j["attention_seed"] = config.attention_seed;
   }
   return j.dump(2) + "\n";
 }

@@ -9,6 +9,15 @@
 //     (i, i + head_dim/2) as GPT-NeoX and LLaMA do, with base "rope_theta" (default 10000); head_dim must be
 //     even. "absolute" or no key: the architecture's own positions. Hugging Face's GPT-2 has no rotary
 //     positions: transformers loads such a directory only as a different model.
+//     "attention" (tokvec's own models): the kind of attention (attention_kind.h, docs/attention_kinds.md), one string
+//     for every layer ("window:256") or a list with one per layer; default "full". "attention_seed" (default 0)
+//     seeds BigBird's random blocks and Performer's features (layer l uses seed + l). A linformer layer reads
+//     h.{l}.attn.linformer_e / linformer_f [K, n_positions] from the checkpoint.
+//   - Hugging Face GPT-Neo (`"model_type": "gpt_neo"`, Black et al. 2021): hidden_size, num_heads, num_layers,
+//     max_position_embeddings, vocab_size, layer_norm_epsilon, window_size, attention_types (all required;
+//     [[["global", "local"], 6]] expands to 12 layers alternating full and window:window_size causal attention;
+//     attention_layers, when present, must equal the expansion), intermediate_size (null: 4 * hidden_size),
+//     activation_function (default gelu_new). Scores are not scaled by 1/√head_dim (the published architecture).
 //   - Hugging Face RoBERTa (`"model_type": "roberta"`, also sentence-transformers models built on it): hidden_size,
 //     num_attention_heads, num_hidden_layers, intermediate_size, max_position_embeddings, vocab_size,
 //     type_vocab_size, pad_token_id, bos_token_id, eos_token_id, layer_norm_eps, hidden_act (all required).
@@ -26,6 +35,10 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include <vector>
+
+#include "attention/attention_kind.h"
 #include "attention/ops.h"
 #include "embeddings/positional.h"
 
@@ -35,6 +48,7 @@ enum class Architecture {
   kGpt2,     // learned positions, pre-LN, causal, gelu_new, final LayerNorm (Radford et al. 2019)
   kEncoder,  // Vaswani et al. 2017 encoder: sinusoidal positions, post-LN, bidirectional, ReLU
   kRoberta,  // Liu et al. 2019: word + position + token-type embeddings, embedding LN, post-LN, exact GELU
+  kGptNeo,   // Black et al. 2021: GPT-2's layout with q/k/v/out projections, unscaled scores, local layers
 };
 
 struct ModelConfig {
@@ -50,6 +64,10 @@ struct ModelConfig {
   Activation activation = Activation::kGeluTanh;  // config "gelu" exact, "gelu_new" tanh, "relu"
   // gpt2 / encoder: RoPE on each layer's q and k instead of additive positions (position_embedding_type rotary).
   std::optional<RotaryOptions> rotary;
+  // Per layer [L] (or empty: every layer full): which attention; GPT-Neo's global/local layers.
+  std::vector<AttentionKind> attention;
+  uint64_t attention_seed = 0;           // BigBird random blocks, Performer features: layer l uses seed + l
+  std::optional<float> attention_scale;  // default 1/√head_dim; GPT-Neo 1
   // RoBERTa only.
   int64_t type_vocab_size = 0;      // rows of token_type_embeddings
   int64_t max_position_rows = 0;    // rows of position_embeddings (max_position_embeddings)
@@ -58,12 +76,21 @@ struct ModelConfig {
   int64_t eos_token_id = -1;        // </s>, appended to every text
 
   int64_t head_dim() const { return d_model / n_heads; }
+  // True when a token sees only earlier tokens (gpt2, gpt_neo).
+  bool causal() const { return arch == Architecture::kGpt2 || arch == Architecture::kGptNeo; }
+  // True when some layer's attention is not full.
+  bool has_attention_kinds() const;
 };
 
 // Parses config.json text; `path` names the file in messages.
 absl::StatusOr<ModelConfig> ParseModelConfig(std::string_view json_text, std::string_view path);
 // Reads and parses a config.json file.
 absl::StatusOr<ModelConfig> LoadModelConfig(const std::string& path);
+// Reads config.json's "attention" value: a kind string for every layer or a list of n_layers strings; checks each
+// kind fits the architecture (linformer needs a bidirectional model). Errors start with `where` (e.g. "--attention").
+absl::StatusOr<std::vector<AttentionKind>> ParseLayerAttention(const nlohmann::json& value, int64_t n_layers,
+                                                               bool causal, std::string_view where);
+
 // config.json for a tokvec gpt2 or encoder model (GPT-2 key names, so Hugging Face reads a tokvec gpt2 model).
 std::string ModelConfigToJson(const ModelConfig& config);
 

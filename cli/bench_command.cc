@@ -1,7 +1,10 @@
 // `tokvec bench attention|layer`: times what a CLI cannot time from outside and prints one JSON line.
 //
 //   tokvec bench attention --seq-len 8192 --heads 12 --head-dim 64 --threads 1 [--causal] [--repeats 3]
-//   {"bench":"attention","ms":1890.2,"gflops":109.1,"sgemm_gflops":190.3,"ratio_to_sgemm":0.57,...}
+//                          [--kind full|window:W|longformer:W,G|bigbird:B,R,G|linformer:K|performer:M|linear]
+//   {"bench":"attention","kind":"full","ms":1890.2,"gflops":109.1,"sgemm_gflops":190.3,"ratio_to_sgemm":0.57,...}
+//   tokvec bench attention --kind window:256 --seq-len 65536 --causal --repeats 1 --sgemm-size 0
+//   {"bench":"attention","kind":"window:256","method":"attention_of_kind","ms":...,"tokens_per_s":...,...}
 //   tokvec bench layer --d-model 768 --heads 12 --ff 3072 --batch 8 --seq-len 128 --threads 2
 //   {"bench":"layer","ms":80.1,"tokens_per_s":12784,...}
 //
@@ -11,6 +14,16 @@
 // counting only visible keys when causal. `sgemm_gflops` is the median of single-thread cblas_sgemm 2048³ calls
 // interleaved with the attention runs in the same process (its 48 MB are allocated after peak_rss_mb is read),
 // making the ratio self-contained.
+//
+// --kind (attention_kind.h, docs/attention_kinds.md; default full, printed as "kind" by its canonical name):
+// `full` times the tiled FlashAttendHead per head (--method flash) or the dense [T, T] AttendHead (--method
+// reference) into one preallocated output. Every other kind times AttentionOfKind (kind_attention.h) as a layer
+// calls it, "method":"attention_of_kind": its output [T, H·Dh] is allocated by each call (the previous one freed
+// first) and each head gets a fresh HeadScratch. linformer gets seeded random E, F [K, T] (std 1/√T) and is
+// bidirectional only (--causal is a usage error); performer gets PerformerFeatures(M, Dh, --seed); bigbird draws
+// its random blocks from --seed. "gflops" and "ratio_to_sgemm" are printed for full and the sparse kinds (window,
+// longformer, bigbird: 4·Dh per head per visible query-key pair of the pattern); the kernel kinds and linformer
+// do no per-pair work, so they have neither. "tokens_per_s" is T over the median time.
 #include <cblas.h>
 
 #include <algorithm>
@@ -25,11 +38,16 @@
 #include <string>
 #include <vector>
 
+#include "attention/attention_kind.h"
 #include "attention/batched_block.h"
 #include "attention/flash_attention.h"
+#include "attention/kernel_attention.h"
+#include "attention/kind_attention.h"
 #include "attention/ops.h"
 #include "attention/scaled_dot_product.h"
+#include "attention/sparse_pattern.h"
 #include "attention/transformer_block.h"
+#include "base/status_macros.h"
 #include "cli/command.h"
 #include "embeddings/random_init.h"
 #include "fmt/format.h"
@@ -48,6 +66,8 @@ struct AttentionBenchOptions {
   std::string method = "flash";  // flash | reference
   uint64_t seed = 42;
   int64_t sgemm_size = 2048;  // n of the n³ yardstick sgemm; 0 skips it
+  std::string kind_text = "full";  // --kind as given
+  AttentionKind kind;              // parsed from kind_text when the subcommand is chosen
 };
 
 struct LayerBenchOptions {
@@ -130,6 +150,18 @@ class SgemmYardstick {
   std::vector<double> gflops_;
 };
 
+// Query-key pairs a sparse kind's pattern lets through (the causal cut applied), summed over the queries.
+absl::StatusOr<double> SparseVisiblePairs(const AttentionKind& kind, int64_t t, bool causal, uint64_t seed) {
+  TOKVEC_ASSIGN_OR_RETURN(SparsePattern pattern, SparsePattern::Make(kind, t, causal, seed));
+  std::vector<KeyInterval> intervals;
+  double pairs = 0.0;
+  for (int64_t i = 0; i < t; ++i) {
+    pattern.RowIntervals(i, &intervals);
+    for (const KeyInterval& interval : intervals) pairs += static_cast<double>(interval.end - interval.begin);
+  }
+  return pairs;
+}
+
 absl::Status RunAttentionBench(const AttentionBenchOptions& o) {
   if (o.seq_len <= 0 || o.n_heads <= 0 || o.head_dim <= 0 || o.threads <= 0) {
     return absl::InvalidArgumentError(UsageErrorText("--seq-len, --heads, --head-dim and --threads must be > 0"));
@@ -138,14 +170,53 @@ absl::Status RunAttentionBench(const AttentionBenchOptions& o) {
     return absl::InvalidArgumentError(
         UsageErrorText(fmt::format("unknown --method '{}'; expected flash or reference", o.method)));
   }
+  const bool full = o.kind.type == AttentionKindType::kFull;
+  const std::string kind_name = AttentionKindName(o.kind);
+  if (!full && o.method != "flash") {
+    return absl::InvalidArgumentError(UsageErrorText(fmt::format(
+        "--method {} is for --kind full; --kind {} runs AttentionOfKind (drop --method)", o.method, kind_name)));
+  }
+  if (o.causal && !o.kind.supports_causal()) {
+    return absl::InvalidArgumentError(UsageErrorText(fmt::format(
+        "--kind {} is bidirectional only (its projection mixes every position); drop --causal", kind_name)));
+  }
   const int64_t t = o.seq_len, width = o.n_heads * o.head_dim;
   NormalSampler sampler(o.seed);
   const Matrix q = sampler.Matrix(t, width, 1.0f), k = sampler.Matrix(t, width, 1.0f),
                v = sampler.Matrix(t, width, 1.0f);  // [T, H·Dh] each
-  Matrix context(t, width);                         // [T, H·Dh]
   const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(o.head_dim)));
+  Matrix context;  // full: [T, H·Dh], written in place by every run
+  // Other kinds: what AttentionOfKind needs besides q, k, v, and the output of its last call.
+  AttentionKindWeights kind_weights{.kind = o.kind, .seed = o.seed};
+  Matrix linformer_e, linformer_f;  // linformer: [K, T] each
+  std::optional<Matrix> kind_output;
+  absl::Status kind_status;
   std::function<void()> run;
-  if (o.method == "flash") {
+  if (!full) {
+    if (o.kind.type == AttentionKindType::kLinformer) {
+      NormalSampler projections(o.seed + 1);
+      const float stddev = static_cast<float>(1.0 / std::sqrt(static_cast<double>(t)));
+      linformer_e = projections.Matrix(o.kind.rank, t, stddev);
+      linformer_f = projections.Matrix(o.kind.rank, t, stddev);
+      kind_weights.linformer_e = linformer_e.view();
+      kind_weights.linformer_f = linformer_f.view();
+    }
+    if (o.kind.type == AttentionKindType::kPerformer) {
+      TOKVEC_ASSIGN_OR_RETURN(Matrix features, PerformerFeatures(o.kind.features, o.head_dim, o.seed));
+      kind_weights.performer_features = std::make_shared<const Matrix>(std::move(features));
+    }
+    const KindAttentionOptions options{.n_heads = o.n_heads, .causal = o.causal, .threads = o.threads};
+    run = [&, options] {
+      kind_output.reset();  // at most one output alive, as when a layer's previous output has been consumed
+      absl::StatusOr<Matrix> out = AttentionOfKind(q.view(), k.view(), v.view(), kind_weights, options);
+      if (!out.ok()) {
+        kind_status = out.status();
+        return;
+      }
+      kind_output = std::move(*out);
+    };
+  } else if (o.method == "flash") {
+    context = Matrix(t, width);
     run = [&] {
       ParallelFor(o.n_heads, o.threads, [&](int64_t h) {
         thread_local FlashScratch scratch;  // kept per thread, as the batched block does
@@ -156,6 +227,7 @@ absl::Status RunAttentionBench(const AttentionBenchOptions& o) {
       });
     };
   } else {
+    context = Matrix(t, width);
     run = [&] {  // one [T, T] score matrix per head in flight
       AttentionMask mask;
       mask.causal = o.causal;
@@ -170,6 +242,7 @@ absl::Status RunAttentionBench(const AttentionBenchOptions& o) {
   // Attention and the sgemm yardstick alternate (each attention run is followed by about half its time of
   // sgemm calls), so a busy shared machine slows both alike and the ratio stays meaningful.
   run();  // warm-up, excluded
+  if (!kind_status.ok()) return kind_status;  // AttentionOfKind's own checks (sizes, the kind's tensors)
   const double rss_before_sgemm = PeakRssMb();
   std::optional<SgemmYardstick> sgemm;
   if (o.sgemm_size > 0) sgemm.emplace(o.sgemm_size);
@@ -178,18 +251,37 @@ absl::Status RunAttentionBench(const AttentionBenchOptions& o) {
     times.push_back(TimeMs(run));
     if (sgemm) sgemm->Run(times.back() / 2.0);
   }
+  if (!kind_status.ok()) return kind_status;
   const double ms = Median(times);
   const double rss = o.sgemm_size > 0 ? rss_before_sgemm : PeakRssMb();
-  const double visible = o.causal ? static_cast<double>(t) * static_cast<double>(t + 1) / 2.0
-                                  : static_cast<double>(t) * static_cast<double>(t);
-  const double gflops = 4.0 * visible * static_cast<double>(o.head_dim * o.n_heads) / (ms * 1e6);
+  // Query-key pairs whose 4·Dh FLOPs per head are counted: every visible one for full, the pattern's for the
+  // sparse kinds, none for linformer and the kernel kinds (no gflops then).
+  std::optional<double> visible;
+  if (full) {
+    visible = o.causal ? static_cast<double>(t) * static_cast<double>(t + 1) / 2.0
+                       : static_cast<double>(t) * static_cast<double>(t);
+  } else if (o.kind.sparse()) {
+    TOKVEC_ASSIGN_OR_RETURN(visible, SparseVisiblePairs(o.kind, t, o.causal, o.seed));
+  }
   const double sgemm_gflops = sgemm ? sgemm->MedianGflops() : 0.0;
-  nlohmann::json line = {{"bench", "attention"},   {"method", o.method},       {"seq_len", t},
-                         {"heads", o.n_heads},     {"head_dim", o.head_dim},   {"threads", o.threads},
-                         {"causal", o.causal},     {"repeats", o.repeats},     {"ms", ms},
-                         {"gflops", gflops},       {"sgemm_gflops", sgemm_gflops},
-                         {"ratio_to_sgemm", sgemm ? gflops / sgemm_gflops : 0.0},
+  nlohmann::json line = {{"bench", "attention"},
+                         {"kind", kind_name},
+                         {"method", full ? o.method : std::string("attention_of_kind")},
+                         {"seq_len", t},
+                         {"heads", o.n_heads},
+                         {"head_dim", o.head_dim},
+                         {"threads", o.threads},
+                         {"causal", o.causal},
+                         {"repeats", o.repeats},
+                         {"ms", ms},
+                         {"tokens_per_s", static_cast<double>(t) / (ms / 1000.0)},
+                         {"sgemm_gflops", sgemm_gflops},
                          {"peak_rss_mb", rss}};
+  if (visible) {
+    const double gflops = 4.0 * *visible * static_cast<double>(o.head_dim * o.n_heads) / (ms * 1e6);
+    line["gflops"] = gflops;
+    line["ratio_to_sgemm"] = sgemm ? gflops / sgemm_gflops : 0.0;
+  }
   std::printf("%s\n", line.dump().c_str());
   return absl::OkStatus();
 }
@@ -304,7 +396,18 @@ void RegisterBenchCommand(CLI::App& app, CommandAction* action) {
   attention->add_option("--seed", a->seed, "Seed of the random inputs")->capture_default_str();
   attention->add_option("--sgemm-size", a->sgemm_size, "n of the single-thread n³ sgemm yardstick (0: skip)")
       ->capture_default_str();
-  attention->callback([a, action] { *action = [a] { return RunAttentionBench(*a); }; });
+  attention
+      ->add_option("--kind", a->kind_text,
+                   "Kind of attention: full, window:W, longformer:W,G, bigbird:B,R,G, linformer:K, performer:M or "
+                   "linear (docs/attention_kinds.md)")
+      ->capture_default_str();
+  attention->callback([a, action] {
+    // A bad --kind is a parse error (exit 2) reading `error: attention kind '...': ...`, ParseAttentionKind's text.
+    absl::StatusOr<AttentionKind> kind = ParseAttentionKind(a->kind_text);
+    if (!kind.ok()) throw CLI::ValidationError(std::string(kind.status().message()));
+    a->kind = *kind;
+    *action = [a] { return RunAttentionBench(*a); };
+  });
 
   auto l = std::make_shared<LayerBenchOptions>();
   CLI::App* layer = sub->add_subcommand(

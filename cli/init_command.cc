@@ -58,6 +58,7 @@ struct InitOptions {
   std::string token_embeddings;  // word2vec vector file for the token table, or empty
   std::string positions = "absolute";  // or "rotary"
   double rope_theta = 10000.0;
+  std::vector<std::string> attention;  // one kind for every layer, or one per layer; empty: full
 };
 
 // wte rows to replace: (token id, vector of d_model floats).
@@ -124,8 +125,11 @@ absl::Status WriteRandomWeights(const ModelConfig& config, uint64_t seed, const 
   const double d = static_cast<double>(config.d_model), f = static_cast<double>(config.d_ff);
   const double positions =
       config.arch == Architecture::kGpt2 && !config.rotary ? static_cast<double>(config.max_len) : 0.0;
-  const double floats = (static_cast<double>(config.vocab_size) + positions) * d +
-                        static_cast<double>(config.n_layers) * (4 * d * d + 2 * d * f + 9 * d + f);
+  double floats = (static_cast<double>(config.vocab_size) + positions) * d +
+                  static_cast<double>(config.n_layers) * (4 * d * d + 2 * d * f + 9 * d + f);
+  for (const AttentionKind& kind : config.attention) {  // linformer E and F
+    floats += 2.0 * static_cast<double>(kind.rank) * static_cast<double>(config.max_len);
+  }
   constexpr double kMaxFloats = 4.0e9;  // 16 GB of float32
   if (floats > kMaxFloats) {
     return absl::ResourceExhaustedError(fmt::format(
@@ -175,6 +179,14 @@ absl::Status WriteRandomWeightsUnchecked(const ModelConfig& config, uint64_t see
     add(p + "mlp.c_fc.bias", {f}, 0, 0);
     add(p + "mlp.c_proj.weight", {f, d}, 0, residual_stddev);
     add(p + "mlp.c_proj.bias", {d}, 0, 0);
+    if (static_cast<size_t>(i) < config.attention.size() &&
+        config.attention[static_cast<size_t>(i)].type == AttentionKindType::kLinformer) {
+      // Linformer's E, F [K, N]: k' = E[:, :T]·k sums T rows, so entries of 1/√N keep k' at k's scale.
+      const int64_t rank = config.attention[static_cast<size_t>(i)].rank;
+      const float projection_stddev = static_cast<float>(1.0 / std::sqrt(static_cast<double>(config.max_len)));
+      add(p + "attn.linformer_e", {rank, config.max_len}, 0, projection_stddev);
+      add(p + "attn.linformer_f", {rank, config.max_len}, 0, projection_stddev);
+    }
   }
   if (config.arch == Architecture::kGpt2) {
     add("ln_f.weight", {d}, 1, 0);
@@ -215,6 +227,20 @@ absl::Status RunInit(const InitOptions& options) {
       return absl::InvalidArgumentError(fmt::format("--rope-theta must be in (1, 1e30), not {}", options.rope_theta));
     }
     config.rotary = RotaryOptions{.base = static_cast<float>(options.rope_theta), .pairing = RotaryPairing::kHalves};
+  }
+  config.attention_seed = options.seed;
+  if (!options.attention.empty()) {
+    if (options.attention.size() != 1 && static_cast<int64_t>(options.attention.size()) != config.n_layers) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--attention was given {} times; give it once (every layer) or --layers {} times (one per layer)",
+          options.attention.size(), config.n_layers));
+    }
+    nlohmann::json kinds = options.attention.size() == 1 ? nlohmann::json(options.attention[0])
+                                                         : nlohmann::json(options.attention);
+    absl::StatusOr<std::vector<AttentionKind>> parsed =
+        ParseLayerAttention(kinds, config.n_layers, config.causal(), "--attention");
+    if (!parsed.ok()) return absl::InvalidArgumentError(std::string(parsed.status().message()));
+    config.attention = std::move(*parsed);
   }
 
   // Token vectors from a word2vec file, matched by the tokenizer's spelling of each token.
@@ -306,6 +332,10 @@ void RegisterInitCommand(CLI::App& app, CommandAction* action) {
                   "queries and keys, GPT-NeoX pairing)")
       ->check(CLI::IsMember({"absolute", "rotary"}))
       ->capture_default_str();
+  sub->add_option("--attention", options->attention,
+                  "Kind of attention (docs/attention_kinds.md): full, window:W, longformer:W,G, bigbird:B,R,G, "
+                  "linformer:K (encoder only), performer:M or linear; once for every layer or once per layer")
+      ->take_all();
   sub->add_option("--rope-theta", options->rope_theta, "RoPE base θ (with --positions rotary)")->capture_default_str();
   sub->add_option("--token-embeddings", options->token_embeddings,
                   "word2vec vector file whose vectors start the token table (matched by token spelling)");

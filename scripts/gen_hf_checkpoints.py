@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Builds tiny random GPT-2 and RoBERTa checkpoints in Hugging Face's layout, and their reference hidden states.
+"""Builds tiny random GPT-2, RoBERTa and GPT-Neo checkpoints in Hugging Face's layout, and their reference hidden
+states.
 
 Run with Debian's python3 (it has torch; the pyenv python3 on PATH does not):
 
@@ -9,17 +10,25 @@ Writes, under the output folder:
   hf_gpt2_{f32,f16,bf16}/     config.json (Hugging Face GPT2Config keys), vocab.json, merges.txt, model.safetensors
   hf_roberta_{f32,f16,bf16}/  config.json (RobertaConfig keys), vocab.json, merges.txt, model.safetensors,
                               sentence-transformers modules.json + 1_Pooling/config.json (mean pooling + Normalize)
-  hf_gpt2_reference.json, hf_roberta_reference.json:
+  hf_gpt_neo_{f32,bf16}/      config.json (GPTNeoConfig keys: attention_types [[["global", "local"], 1]], window_size,
+                              intermediate_size null), vocab.json, merges.txt (GPT-2's), model.safetensors
+  hf_gpt2_reference.json, hf_roberta_reference.json, hf_gpt_neo_reference.json:
       {"texts": [...], "ids": [[...]], "f32": {"hidden": [[[...]]], "attentions": [L][H][T][T] of text 0,
        "pooled": [[...]] (RoBERTa: mean pooling + L2 normalize)}, "f16": ..., "bf16": ...}
+      (GPT-Neo has only "f32" and "bf16".)
 
 Tensor names follow transformers' GPT2Model / RobertaModel state dicts. The F16 copies use the prefixes a
 *LMHeadModel / *ForMaskedLM checkpoint has ("transformer.", "roberta.") plus tensors tokvec must ignore (lm_head,
-attn.bias masks, an I64 position_ids buffer), so the loader's name handling is exercised too.
+attn.bias masks, an I64 position_ids buffer), so the loader's name handling is exercised too. Both GPT-Neo copies
+are laid out as a GPTNeoForCausalLM checkpoint: "transformer." names, plus lm_head.weight (tied to wte) and the U8
+attn.attention.bias mask buffers (the local layer's is the windowed band), which tokvec must ignore.
 
 Each reference is computed in float64 by the plain-torch implementation below (transformers' modeling_gpt2.py /
-modeling_roberta.py written out with torch ops, dropout off) on the weights *after* rounding to that copy's dtype,
-so the comparison measures tokvec's arithmetic, not the rounding.
+modeling_roberta.py / modeling_gpt_neo.py written out with torch ops, dropout off) on the weights *after* rounding
+to that copy's dtype, so the comparison measures tokvec's arithmetic, not the rounding. GPT-Neo differs from GPT-2 in
+nn.Linear [out, in] weights, bias-free q/k/v projections, *unscaled* q.k scores, and local layers where query i sees
+only keys j with i - window_size < j <= i. Its weights come from their own generator, seeded after the others, so
+adding it left every GPT-2 / RoBERTa file unchanged.
 
 The tokenizer is GPT-2's byte-level BPE (Radford et al. 2019) with a few merges learned here from a small text;
 ids of the test texts come from the reference encoder below (GPT-2's encoder.py algorithm; the texts are ASCII, for
@@ -50,6 +59,10 @@ D_MODEL, N_HEADS, N_LAYERS, D_FF = 32, 4, 2, 64
 GPT2_POSITIONS = 48
 ROBERTA_PAD = 1
 ROBERTA_POSITIONS = 50  # max_position_embeddings: 50 - pad - 1 = 48 tokens
+NEO_POSITIONS = 48
+NEO_WINDOW = 4  # shorter than the test texts, so the local layer's band shows in text 0's attentions
+NEO_ATTENTION_TYPES = [[["global", "local"], 1]]  # GPTNeoConfig: expands to attention_layers ["global", "local"]
+NEO_D_FF = 4 * D_MODEL  # intermediate_size null
 
 # GPT-2's pre-tokenizer, ASCII version.
 SPLIT = re.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^\sA-Za-z0-9]+|\s+(?!\S)|\s+""")
@@ -167,16 +180,21 @@ def layer_norm(x, w, b, eps):
     return F.layer_norm(x, (x.shape[-1],), w.double(), b.double(), eps)
 
 
-def attention(q, k, v, n_heads, causal):
-    """q, k, v: [T, D] -> context [T, D], weights [H, T, T]."""
+def attention(q, k, v, n_heads, causal, scale=True, window=None):
+    """q, k, v: [T, D] -> context [T, D], weights [H, T, T]. scale: divide scores by sqrt(head_dim) (GPT-Neo
+    does not); window: query i sees only keys i - window < j <= i (GPT-Neo's local layers)."""
     t, d = q.shape
     dh = d // n_heads
     q = q.view(t, n_heads, dh).transpose(0, 1)  # [H, T, Dh]
     k = k.view(t, n_heads, dh).transpose(0, 1)
     v = v.view(t, n_heads, dh).transpose(0, 1)
-    scores = q @ k.transpose(1, 2) / math.sqrt(dh)  # [H, T, T]
+    scores = q @ k.transpose(1, 2)  # [H, T, T]
+    if scale:
+        scores = scores / math.sqrt(dh)
     if causal:
         mask = torch.ones(t, t, dtype=torch.bool).tril()
+        if window is not None:
+            mask = mask & ~torch.ones(t, t, dtype=torch.bool).tril(-window)
         scores = scores.masked_fill(~mask, float("-inf"))
     weights = torch.softmax(scores, dim=-1)
     context = (weights @ v).transpose(0, 1).reshape(t, d)
@@ -200,6 +218,34 @@ def gpt2_forward(w, ids, eps):
         h = layer_norm(x, w[p + "ln_2.weight"], w[p + "ln_2.bias"], eps)
         h = F.gelu(h @ w[p + "mlp.c_fc.weight"] + w[p + "mlp.c_fc.bias"], approximate="tanh")
         x = x + h @ w[p + "mlp.c_proj.weight"] + w[p + "mlp.c_proj.bias"]
+    return layer_norm(x, w["ln_f.weight"], w["ln_f.bias"], eps), attentions
+
+
+def neo_attention_layers():
+    """GPTNeoConfig.expand_attention_types_params: [[types, repeat], ...] -> one type per layer."""
+    return [kind for types, repeat in NEO_ATTENTION_TYPES for _ in range(repeat) for kind in types]
+
+
+def gpt_neo_forward(w, ids, eps):
+    """transformers GPTNeoModel: wte + wpe, pre-LN blocks with nn.Linear [out, in] weights, q/k/v without bias,
+    unscaled scores, local layers masked to the last window_size keys, gelu_new, ln_f."""
+    w = {k: v.double() for k, v in w.items()}
+    t = len(ids)
+    x = w["wte.weight"][ids] + w["wpe.weight"][:t]  # [T, D]
+    attentions = []
+    for i, kind in enumerate(neo_attention_layers()):
+        p = f"h.{i}."
+        h = layer_norm(x, w[p + "ln_1.weight"], w[p + "ln_1.bias"], eps)
+        q = F.linear(h, w[p + "attn.attention.q_proj.weight"])
+        k = F.linear(h, w[p + "attn.attention.k_proj.weight"])
+        v = F.linear(h, w[p + "attn.attention.v_proj.weight"])
+        context, weights = attention(q, k, v, N_HEADS, causal=True, scale=False,
+                                     window=NEO_WINDOW if kind == "local" else None)
+        attentions.append(weights)
+        x = x + F.linear(context, w[p + "attn.attention.out_proj.weight"], w[p + "attn.attention.out_proj.bias"])
+        h = layer_norm(x, w[p + "ln_2.weight"], w[p + "ln_2.bias"], eps)
+        h = F.gelu(F.linear(h, w[p + "mlp.c_fc.weight"], w[p + "mlp.c_fc.bias"]), approximate="tanh")
+        x = x + F.linear(h, w[p + "mlp.c_proj.weight"], w[p + "mlp.c_proj.bias"])
     return layer_norm(x, w["ln_f.weight"], w["ln_f.bias"], eps), attentions
 
 
@@ -278,6 +324,69 @@ def roberta_shapes(vocab_size):
                    (p + "output.dense.weight", (d, f)), (p + "output.dense.bias", (d,)),
                    (p + "output.LayerNorm.weight", (d,)), (p + "output.LayerNorm.bias", (d,))]
     return shapes + [("pooler.dense.weight", (d, d)), ("pooler.dense.bias", (d,))]
+
+
+def gpt_neo_shapes(vocab_size):
+    d, f = D_MODEL, NEO_D_FF
+    shapes = [("wte.weight", (vocab_size, d)), ("wpe.weight", (NEO_POSITIONS, d))]
+    for i in range(N_LAYERS):
+        p = f"h.{i}."
+        shapes += [(p + "ln_1.weight", (d,)), (p + "ln_1.bias", (d,)),
+                   (p + "attn.attention.q_proj.weight", (d, d)), (p + "attn.attention.k_proj.weight", (d, d)),
+                   (p + "attn.attention.v_proj.weight", (d, d)),
+                   (p + "attn.attention.out_proj.weight", (d, d)), (p + "attn.attention.out_proj.bias", (d,)),
+                   (p + "ln_2.weight", (d,)), (p + "ln_2.bias", (d,)),
+                   (p + "mlp.c_fc.weight", (f, d)), (p + "mlp.c_fc.bias", (f,)),
+                   (p + "mlp.c_proj.weight", (d, f)), (p + "mlp.c_proj.bias", (d,))]
+    return shapes + [("ln_f.weight", (d,)), ("ln_f.bias", (d,))]
+
+
+def check_gpt_neo_attentions(attentions):
+    """Rows sum to 1; causal zeros everywhere; zeros at j <= i - window_size on local layers."""
+    for kind, a in zip(neo_attention_layers(), attentions):
+        t = a.shape[-1]
+        assert torch.allclose(a.sum(dim=-1), torch.ones(a.shape[:-1], dtype=a.dtype), atol=1e-12)
+        hidden = ~torch.ones(t, t, dtype=torch.bool).tril()
+        if kind == "local":
+            hidden |= torch.ones(t, t, dtype=torch.bool).tril(-NEO_WINDOW)
+        assert bool((a[:, hidden] == 0).all()) and bool((a[:, ~hidden] > 0).all()), kind
+
+
+def write_gpt_neo(out_dir, vocab, merges):
+    """GPTNeoForCausalLM checkpoints (F32, BF16) with GPT-2's tokenizer, and hf_gpt_neo_reference.json."""
+    gen = torch.Generator().manual_seed(SEED + 7)
+    weights = random_weights(gpt_neo_shapes(len(vocab)), gen)
+    eps = 4e-5
+    ids = [bpe_encode(text, vocab, merges) for text in TEXTS]
+    assert len(ids[0]) > NEO_WINDOW, "text 0 must be longer than window_size for the local band to show"
+    # What GPTNeoSelfAttention registers as "bias": causal, and for local layers only the last window_size keys.
+    causal = torch.ones(NEO_POSITIONS, NEO_POSITIONS, dtype=torch.bool).tril()
+    masks = [causal ^ causal.tril(-NEO_WINDOW) if kind == "local" else causal for kind in neo_attention_layers()]
+    reference = {"texts": TEXTS, "ids": ids}
+    for dtype in ("F32", "BF16"):
+        folder = os.path.join(out_dir, f"hf_gpt_neo_{dtype.lower()}")
+        os.makedirs(folder, exist_ok=True)
+        write_tokenizer(folder, vocab, merges)
+        config = {"architectures": ["GPTNeoForCausalLM"], "model_type": "gpt_neo", "activation_function": "gelu_new",
+                  "hidden_size": D_MODEL, "num_heads": N_HEADS, "num_layers": N_LAYERS,
+                  "attention_types": NEO_ATTENTION_TYPES, "window_size": NEO_WINDOW, "intermediate_size": None,
+                  "max_position_embeddings": NEO_POSITIONS, "vocab_size": len(vocab), "layer_norm_epsilon": eps,
+                  "bos_token_id": len(vocab) - 1, "eos_token_id": len(vocab) - 1, "embed_dropout": 0.0,
+                  "attention_dropout": 0.0, "resid_dropout": 0.0, "use_cache": True}
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump(config, f, indent=2)
+        tensors = [("transformer." + k, v, dtype) for k, v in weights.items()]
+        tensors += [(f"transformer.h.{i}.attn.attention.bias", m.view(1, 1, NEO_POSITIONS, NEO_POSITIONS), "U8")
+                    for i, m in enumerate(masks)]
+        tensors += [("lm_head.weight", weights["wte.weight"], dtype)]
+        write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+        hidden_and_weights = [gpt_neo_forward(rounded(weights, dtype), seq, eps) for seq in ids]
+        for _, attentions in hidden_and_weights:
+            check_gpt_neo_attentions(attentions)
+        reference[dtype.lower()] = {"hidden": [nested(h) for h, _ in hidden_and_weights],
+                                    "attentions": [nested(a) for a in hidden_and_weights[0][1]]}
+    with open(os.path.join(out_dir, "hf_gpt_neo_reference.json"), "w") as f:
+        json.dump(reference, f, separators=(",", ":"))
 
 
 def floats(t):
@@ -367,6 +476,8 @@ def main():
             reference[dtype.lower()] = entry
         with open(os.path.join(out_dir, f"hf_{arch}_reference.json"), "w") as f:
             json.dump(reference, f, separators=(",", ":"))
+    # GPT-Neo: GPT-2's tokenizer; its own generator, after the others, so their files stay as they were.
+    write_gpt_neo(out_dir, gpt2_vocab, merges)
     print(f"wrote checkpoints and references under {out_dir}")
 
 

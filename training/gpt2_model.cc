@@ -78,6 +78,12 @@ absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::Load(const std::string& di
 
 absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::FromWeights(const ModelConfig& config,
                                                                   SafetensorsFile& weights, uint64_t head_seed) {
+  if (config.arch == Architecture::kGptNeo || config.has_attention_kinds()) {
+    return absl::UnimplementedError(fmt::format(
+        "training runs full attention in gpt2, encoder and roberta models; this {} model{} can be embedded and "
+        "attended but not trained yet",
+        config.model_type, config.has_attention_kinds() ? " has other kinds of attention (config \"attention\")" : ""));
+  }
   auto model = std::unique_ptr<Gpt2Model>(new Gpt2Model());
   model->config_ = config;
   if (config.arch == Architecture::kRoberta) {

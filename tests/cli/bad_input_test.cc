@@ -134,7 +134,10 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     const size_t close = config.rfind('}');
     const std::pair<const char*, const char*> position_fixtures[] = {
         {"alibi_model", "\"position_embedding_type\": \"alibi\""},
-        {"rope_theta_model", "\"position_embedding_type\": \"rotary\", \"rope_theta\": 0.5"}};
+        {"rope_theta_model", "\"position_embedding_type\": \"rotary\", \"rope_theta\": 0.5"},
+        {"unknown_attention_model", "\"attention\": \"sparse:4\""},
+        {"causal_linformer_model", "\"attention\": \"linformer:4\""},
+        {"window_model", "\"attention\": \"window:4\""}};
     for (const auto& [folder, extra] : position_fixtures) {
       fs::create_directories(d / folder);
       for (const char* name : {"model.safetensors", "tokenizer.tokvec"}) {
@@ -410,6 +413,20 @@ const BadInput kDataRows[] = {
     BadInput("EmbedNoModel", {"embed", "{dir}/corpus.txt"}, 2, "--model is required"),
     BadInput("EmbedUnknownPositionType", {"embed", "-m", "{dir}/alibi_model", "{dir}/corpus.txt"}, 1,
              "position_embedding_type"),
+    BadInput("EmbedUnknownAttentionKind", {"embed", "-m", "{dir}/unknown_attention_model", "{dir}/corpus.txt"}, 1,
+             "attention kind 'sparse:4'"),
+    BadInput("EmbedLinformerInCausalModel", {"embed", "-m", "{dir}/causal_linformer_model", "{dir}/corpus.txt"}, 1,
+             "bidirectional only"),
+    BadInput("FitWindowAttentionNotTrainable", {"fit", "-m", "{dir}/window_model", "--data", "{dir}/corpus.txt",
+                                                "--seq-len", "8", "--batch", "2", "--steps", "1", "-o",
+                                                "{dir}/fit_out"}, 1, "not trained yet"),
+    BadInput("InitUnknownAttentionKind", {"init", "--tokenizer", "{dir}/byte.tokvec", "--d-model", "16", "--heads",
+                                          "2", "--layers", "1", "--max-len", "32", "--seed", "1", "--attention",
+                                          "window:0", "-o", "{dir}/new_model"}, 1, "the window W must be at least 1"),
+    BadInput("InitAttentionCountMismatch", {"init", "--tokenizer", "{dir}/byte.tokvec", "--d-model", "16", "--heads",
+                                            "2", "--layers", "3", "--max-len", "32", "--seed", "1", "--attention",
+                                            "linear", "--attention", "full", "-o", "{dir}/new_model"}, 1,
+             "one per layer"),
     BadInput("FitRopeThetaTooSmall", {"fit", "-m", "{dir}/rope_theta_model", "--data", "{dir}/corpus.txt", "--seq-len",
                                       "8", "--batch", "2", "--steps", "1", "-o", "{dir}/fit_out"}, 1, "rope_theta"),
     // fit, eval

@@ -1,16 +1,23 @@
-// Fuzz target: config.json parsing. Any text gives a status or a config whose sizes are usable: positive, with
-// d_model divisible by n_heads.
+// Fuzz target: config.json parsing (gpt2, encoder, roberta, gpt_neo; "attention" kinds). Any text gives a status or
+// a config whose sizes are usable: positive, with d_model divisible by n_heads, and either no attention kinds or one
+// per layer, each printing back to a string that parses to the same kind. The first bytes also go to
+// ParseAttentionKind directly.
 //
 //   build-fuzz/fuzz_model_config tests/fuzz/corpus/model_config -max_total_time=30
 #include <cstdint>
 #include <string_view>
 
+#include "attention/attention_kind.h"
 #include "attention/model_config.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tokvec;
   std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (absl::StatusOr<AttentionKind> kind = ParseAttentionKind(text.substr(0, 40)); kind.ok()) {
+    absl::StatusOr<AttentionKind> again = ParseAttentionKind(AttentionKindName(*kind));
+    FUZZ_CHECK(again.ok() && *again == *kind);
+  }
   absl::StatusOr<ModelConfig> config = ParseModelConfig(text, "fuzz/config.json");
   if (!config.ok()) {
     FUZZ_CHECK(!config.status().message().empty());
@@ -18,5 +25,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   FUZZ_CHECK(config->d_model > 0 && config->n_heads > 0 && config->d_model % config->n_heads == 0);
   FUZZ_CHECK(config->vocab_size > 0 && config->n_layers >= 0 && config->max_len > 0);
+  FUZZ_CHECK(config->attention.empty() || static_cast<int64_t>(config->attention.size()) == config->n_layers);
+  for (const AttentionKind& kind : config->attention) {
+    absl::StatusOr<AttentionKind> again = ParseAttentionKind(AttentionKindName(kind));
+    FUZZ_CHECK(again.ok() && *again == kind);
+    FUZZ_CHECK(!config->causal() || kind.supports_causal());
+  }
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "attention/flash_attention.h"
 #include "attention/kind_attention.h"
@@ -29,8 +30,9 @@ void LayerNormRows(const float* x, int64_t rows, int64_t d_model, const LayerNor
 }
 
 // Multi-head self-attention of every sequence: x [N, D] -> [N, D] (before W_o is applied: `concat`).
+// `kind`: the layer's attention when it is not full (else null: FlashAttendHead).
 void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockConfig& config, int64_t batch,
-                 WorkerPool& pool, float* qkv_buffer, float* concat) {
+                 const HeadAttention* kind, WorkerPool& pool, float* qkv_buffer, float* concat) {
   const int64_t rows = x.rows, d_model = x.cols, seq_len = rows / batch;
   const int64_t n_heads = config.n_heads, head_dim = d_model / n_heads;
   float* qkv = qkv_buffer;  // [N, 3D] = [q | k | v]
@@ -46,10 +48,7 @@ void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockCo
       for (int64_t r = 0; r < rows; ++r) std::copy_n(part.row(r), d_model, qkv + r * stride + p * d_model);
     }
   }
-  const float scale =
-      config.attention_scale.value_or(static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim))));
-  std::optional<HeadAttention> kind;  // every kind but full (checked by the caller)
-  if (!w.kind.full()) kind.emplace(*HeadAttention::Make(w.kind, seq_len, head_dim, config.causal, scale));
+  const float scale = AttentionScale(config, head_dim);
   pool.Run(batch * n_heads, [&](int64_t task) {
     const int64_t b = task / n_heads, h = task % n_heads;
     const float* base = qkv + b * seq_len * stride + h * head_dim;
@@ -61,7 +60,7 @@ void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockCo
       ApplyRotaryToHead(*config.rotary, seq_len, head_dim, 0, head, stride);            // q
       ApplyRotaryToHead(*config.rotary, seq_len, head_dim, 0, head + d_model, stride);  // k
     }
-    if (kind) {
+    if (kind != nullptr) {
       thread_local HeadScratch kind_scratch;
       kind->Run({base, seq_len, head_dim, stride}, {base + d_model, seq_len, head_dim, stride},
                 {base + 2 * d_model, seq_len, head_dim, stride}, &kind_scratch,
@@ -88,15 +87,15 @@ absl::Status RunTransformerBlockBatchedInto(const TransformerBlockWeights& w, co
   }
   const int64_t rows = x.rows, d_model = x.cols, seq_len = rows / batch;
   const int64_t ff = w.feed_forward.up.out_features();
-  if (!w.attention.kind.full()) {  // the kind's tensors and limits, checked once (AttendBatch relies on it)
+  std::optional<HeadAttention> kind;  // every kind but full: its tensors and limits checked once per call
+  if (!w.attention.kind.full()) {
     const int64_t head_dim = d_model / config.n_heads;
-    const float scale =
-        config.attention_scale.value_or(static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim))));
-    if (absl::Status s = HeadAttention::Make(w.attention.kind, seq_len, head_dim, config.causal, scale).status();
-        !s.ok()) {
-      return s;
-    }
+    absl::StatusOr<HeadAttention> made =
+        HeadAttention::Make(w.attention.kind, seq_len, head_dim, config.causal, AttentionScale(config, head_dim));
+    if (!made.ok()) return made.status();
+    kind.emplace(std::move(*made));
   }
+  const HeadAttention* kind_ptr = kind ? &*kind : nullptr;
   BatchedBlockWorkspace local;
   BatchedBlockWorkspace& ws = workspace != nullptr ? *workspace : local;
   // Every element of each buffer is written before it is read, so they are reused without refilling.
@@ -111,7 +110,7 @@ absl::Status RunTransformerBlockBatchedInto(const TransformerBlockWeights& w, co
   // Residuals and LayerNorms run in the epilogue of the projection before them (tiled_linear.h).
   if (config.norm == NormPlacement::kPostLN) {
     // h = LN1(x + MHA(x)); y = LN2(h + FFN(h))
-    AttendBatch(x, w.attention, config, batch, pool, qkv, concat);
+    AttendBatch(x, w.attention, config, batch, kind_ptr, pool, qkv, concat);
     TiledLinearInto({concat, rows, d_model}, w.attention.out, h, pool,
                     {.residual = x.data, .norm = &w.attention_norm, .segment_rows = seq_len});
     TiledLinearInto({h, rows, d_model}, w.feed_forward.up, hidden, pool,
@@ -123,7 +122,7 @@ absl::Status RunTransformerBlockBatchedInto(const TransformerBlockWeights& w, co
   // pre-LN: y = x + MHA(LN1(x)); y = y + FFN(LN2(y))
   float* normed = h;  // [N, D]
   LayerNormRows(x.data, rows, d_model, w.attention_norm, normed, pool);
-  AttendBatch({normed, rows, d_model}, w.attention, config, batch, pool, qkv, concat);
+  AttendBatch({normed, rows, d_model}, w.attention, config, batch, kind_ptr, pool, qkv, concat);
   TiledLinearInto({concat, rows, d_model}, w.attention.out, y, pool,
                   {.residual = x.data, .segment_rows = seq_len});
   LayerNormRows(y, rows, d_model, w.feed_forward_norm, normed, pool);

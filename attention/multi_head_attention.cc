@@ -37,23 +37,21 @@ absl::StatusOr<MultiHeadAttentionOutput> AttendHeads(StridedView q, StridedView 
                {v.data + col, k_len, head_dim, v.stride}, &scratch, concat.data() + col, d_model,
                options.keep_weights ? result.head_weights[static_cast<size_t>(h)].data() : nullptr);
     });
-    result.output = Matrix(q_len, w.out.out_features());
-    LinearInto(concat.view(), w.out, result.output.data(), options.threads);
-    return result;
+  } else {
+    ParallelFor(n_heads, options.threads, [&](int64_t h) {
+      std::vector<float> scratch;
+      float* scores = nullptr;  // [Tq, Tk]
+      if (options.keep_weights) {
+        scores = result.head_weights[static_cast<size_t>(h)].data();
+      } else {
+        scratch.resize(static_cast<size_t>(q_len * k_len));
+        scores = scratch.data();
+      }
+      const int64_t col = h * head_dim;
+      AttendHead({q.data + col, q_len, head_dim, q.stride}, {k.data + col, k_len, head_dim, k.stride},
+                 {v.data + col, k_len, head_dim, v.stride}, mask, scale, scores, concat.data() + col, d_model);
+    });
   }
-  ParallelFor(n_heads, options.threads, [&](int64_t h) {
-    std::vector<float> scratch;
-    float* scores = nullptr;  // [Tq, Tk]
-    if (options.keep_weights) {
-      scores = result.head_weights[static_cast<size_t>(h)].data();
-    } else {
-      scratch.resize(static_cast<size_t>(q_len * k_len));
-      scores = scratch.data();
-    }
-    const int64_t col = h * head_dim;
-    AttendHead({q.data + col, q_len, head_dim, q.stride}, {k.data + col, k_len, head_dim, k.stride},
-               {v.data + col, k_len, head_dim, v.stride}, mask, scale, scores, concat.data() + col, d_model);
-  });
   result.output = Matrix(q_len, w.out.out_features());  // [Tq, D]
   LinearInto(concat.view(), w.out, result.output.data(), options.threads);
   return result;

@@ -1,6 +1,7 @@
 #include "attention/transformer_block.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -38,6 +39,10 @@ Matrix Copy(MatrixView x) {
 }
 
 }  // namespace
+
+float AttentionScale(const BlockConfig& config, int64_t head_dim) {
+  return config.attention_scale.value_or(static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim))));
+}
 
 absl::Status ValidateTransformerBlock(const TransformerBlockWeights& w, const BlockConfig& config,
                                       int64_t d_model, std::string_view name) {

@@ -58,6 +58,9 @@ struct BlockConfig {
   std::optional<float> attention_scale;  // default 1/√head_dim (GPT-Neo: 1)
 };
 
+// The score scale of a block's heads: config.attention_scale, else 1/√head_dim.
+float AttentionScale(const BlockConfig& config, int64_t head_dim);
+
 // InvalidArgument naming the block's offending tensor (e.g. "layer 3 feed_forward.down") and its shapes.
 absl::Status ValidateTransformerBlock(const TransformerBlockWeights& w, const BlockConfig& config,
                                       int64_t d_model, std::string_view name);

@@ -82,7 +82,7 @@ absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::FromWeights(const ModelCon
     return absl::UnimplementedError(fmt::format(
         "training runs full attention in gpt2, encoder and roberta models; this {} model{} can be embedded and "
         "attended but not trained yet",
-        config.model_type, config.has_attention_kinds() ? " has other kinds of attention (config \"attention\")" : ""));
+        config.model_type, config.has_attention_kinds() ? " (other kinds of attention: config \"attention\")" : ""));
   }
   auto model = std::unique_ptr<Gpt2Model>(new Gpt2Model());
   model->config_ = config;

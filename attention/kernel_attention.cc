@@ -19,9 +19,9 @@ bool Padded(std::span<const uint8_t> padding, int64_t j) {
   return !padding.empty() && padding[static_cast<size_t>(j)] != 0;
 }
 
-// φ's argument for n rows of x [n, Dh]: linear: x itself (φ applied later); performer: W·x̃ [n, M] with the key
-// term -|x̃|²/2 when `key` (queries drop it: it cancels in their ratio).
-void Exponents(const KernelFeatureMap& map, StridedView x, int64_t row0, int64_t n, bool key, KernelScratch* s,
+}  // namespace
+
+void KernelExponents(const KernelFeatureMap& map, StridedView x, int64_t row0, int64_t n, bool key, KernelScratch* s,
                float* e) {
   const int64_t dh = x.cols;
   if (map.type == AttentionKindType::kLinear) {
@@ -46,6 +46,8 @@ void Exponents(const KernelFeatureMap& map, StridedView x, int64_t row0, int64_t
     for (int64_t f = 0; f < m; ++f) e[r * m + f] -= 0.5f * norm;
   }
 }
+
+namespace {
 
 float Elu1(float x) { return x > 0.0f ? x + 1.0f : std::exp(x); }
 
@@ -129,17 +131,17 @@ void KernelAttendHead(const KernelFeatureMap& map, StridedView q, StridedView k,
   if (!causal) {  // pass 1: every visible key into S, z
     for (int64_t r0 = 0; r0 < t; r0 += c) {
       const int64_t n = std::min(c, t - r0);
-      Exponents(map, k, r0, n, /*key=*/true, s, b);
+      KernelExponents(map, k, r0, n, /*key=*/true, s, b);
       KeyFeatures(map, key_padding, r0, n, width, dv, b, &running_max, state, z);
       Accumulate(b, n, width, v, r0, state, z);
     }
   }
   for (int64_t r0 = 0; r0 < t; r0 += c) {
     const int64_t n = std::min(c, t - r0);
-    Exponents(map, q, r0, n, /*key=*/false, s, a);
+    KernelExponents(map, q, r0, n, /*key=*/false, s, a);
     QueryFeatures(map, n, width, a);
     if (causal) {  // this chunk's keys first (they may raise the running max, rescaling S and z)
-      Exponents(map, k, r0, n, /*key=*/true, s, b);
+      KernelExponents(map, k, r0, n, /*key=*/true, s, b);
       KeyFeatures(map, key_padding, r0, n, width, dv, b, &running_max, state, z);
     }
     // num = A·S, den = A·z: the keys of earlier chunks (causal) or all keys
@@ -185,9 +187,9 @@ void KernelHeadWeights(const KernelFeatureMap& map, StridedView q, StridedView k
   const int64_t t = q.rows, dh = q.cols, width = map.width(dh);
   KernelScratch s;
   std::vector<float> a(static_cast<size_t>(t * width)), b(static_cast<size_t>(t * width));
-  Exponents(map, q, 0, t, false, &s, a.data());
+  KernelExponents(map, q, 0, t, false, &s, a.data());
   QueryFeatures(map, t, width, a.data());
-  Exponents(map, k, 0, t, true, &s, b.data());
+  KernelExponents(map, k, 0, t, true, &s, b.data());
   float running_max = kNegInf, unused = 0.0f;
   std::vector<float> state(static_cast<size_t>(width), 0.0f), z(static_cast<size_t>(width), 0.0f);
   KeyFeatures(map, key_padding, 0, t, width, 0, b.data(), &running_max, &unused, z.data());

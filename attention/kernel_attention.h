@@ -44,6 +44,11 @@ struct KernelScratch {
   std::vector<float> phi_q, phi_k, products, state, normalizer, numerator, denominator, scaled;
 };
 
+// φ's argument for rows [row0, row0 + n) of x into e: linear: x itself [n, Dh] (φ applied later); performer:
+// W·x̃ [n, M] with the key term -|x̃|²/2 when `key` (queries drop it: it cancels in their ratio). Uses s->scaled.
+void KernelExponents(const KernelFeatureMap& map, StridedView x, int64_t row0, int64_t n, bool key, KernelScratch* s,
+                     float* e);
+
 // Unchecked: q, k, v have the same row count T (self-attention); key_padding empty or [T].
 void KernelAttendHead(const KernelFeatureMap& map, StridedView q, StridedView k, StridedView v, bool causal,
                       std::span<const uint8_t> key_padding, KernelScratch* scratch, float* out, int64_t out_stride);

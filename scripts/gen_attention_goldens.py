@@ -488,6 +488,17 @@ def attend_kind(kind, causal, q, k, v, n_heads, scale, key_padding=None, seed=0,
     return result
 
 
+KIND_DESCRIPTIONS = {
+    "full": "full attention: softmax(s q k^T) v (causal: j <= i)",
+    "window": "sliding window (causal: i - W < j <= i; bidirectional: |i - j| <= W // 2)",
+    "longformer": "Longformer: window:W or one of the first G positions global (query or key)",
+    "bigbird": "BigBird: key blocks a-1, a, a+1, G global blocks and R splitmix64-seeded random blocks",
+    "linformer": "Linformer: softmax(s q (E[:, :T] k)^T) F[:, :T] v, padded columns of E and F zeroed",
+    "performer": "Performer FAVOR+: phi(x) = exp(W x~ - |x~|^2 / 2) / sqrt(M), x~ = s^(1/2) x, kernel attention",
+    "linear": "linear attention: phi = elu + 1, phi(q)^T sum phi(k) v^T / phi(q)^T sum phi(k) (s unused)",
+}
+
+
 def check_kind_case(name, kind, causal, q, k, v, n_heads, scale, out, kwargs, full_output=None, prefix=20):
     """Self-checks of one case, on the float32 values the file holds (AssertionError: a broken regeneration must fail
     loudly). out is attend_kind's result for q, k, v with kwargs; full_output the plain causal attention or None."""
@@ -546,14 +557,7 @@ def gen_attention_kinds(out_dir):
         ("linear_bidir", "linear", False, True, 60, {}),
         ("linear_causal", "linear", True, False, 61, {}),
     ]
-    descriptions = {
-        "window": "sliding window (causal: i - W < j <= i; bidirectional: |i - j| <= W // 2)",
-        "longformer": "Longformer: window:W or one of the first G positions global (query or key)",
-        "bigbird": "BigBird: key blocks a-1, a, a+1, G global blocks and R splitmix64-seeded random blocks",
-        "linformer": "Linformer: softmax(s q (E[:, :T] k)^T) F[:, :T] v, padded columns of E and F zeroed",
-        "performer": "Performer FAVOR+: phi(x) = exp(W x~ - |x~|^2 / 2) / sqrt(M), x~ = s^(1/2) x, kernel attention",
-        "linear": "linear attention: phi = elu + 1, phi(q)^T sum phi(k) v^T / phi(q)^T sum phi(k) (s unused)",
-    }
+    descriptions = KIND_DESCRIPTIONS
     for name, kind, causal, padded, gen_seed, extra in cases:
         g = torch.Generator().manual_seed(gen_seed)
         q, k, v = [torch.randn(seq_len, n_heads * head_dim, generator=g) for _ in range(3)]
@@ -597,8 +601,151 @@ def gen_attention_kinds(out_dir):
             ", last 4 keys padded" if padded else ""), config, tensors)
 
 
+# Max finite-difference error |fd - autograd| / max(1, |autograd|) of each kind_grad_* case of the last run
+# (filled by gen_attention_kind_grads, for a look from a Python prompt; nothing prints it).
+KIND_GRAD_FD_ERRORS = {}
+
+
+def check_kind_grads(name, kind, causal, padded, n_heads, scale, leaves, kwargs, d_output, output, grads, g,
+                     n_entries=4, step=1e-6, first_row=77):
+    """Self-checks of one gradient case in float64 (AssertionError: a broken regeneration must fail loudly). leaves
+    {"q", "k", "v"[, "e", "f"]: float64 inputs}, grads their autograd gradients for d_output; g picks the entries.
+    Returns the max finite-difference error."""
+    seq_len = output.shape[0]
+    for key, grad in grads.items():
+        assert grad is not None and torch.isfinite(grad).all(), "%s: d_%s has NaN or inf" % (name, key)
+    assert torch.isfinite(output).all(), "%s: output has NaN or inf" % name
+    d64 = d_output.double()
+
+    def loss(replaced):
+        inputs = dict(leaves, **replaced)
+        with torch.no_grad():
+            out = attend_kind(kind, causal, inputs["q"], inputs["k"], inputs["v"], n_heads, scale,
+                              e=inputs.get("e"), f=inputs.get("f"), **kwargs)["output"]
+        return (out * d64).sum().item()
+
+    # 1. Central differences of L = sum(output * d_output) on random entries (for E, F: columns < T), plus an entry
+    #    of a padded key row of k and v (gradient 0).
+    worst = 0.0
+    for key, x in leaves.items():
+        columns = seq_len if key in ("e", "f") else x.shape[1]
+        rows = torch.randint(0, x.shape[0], (n_entries,), generator=g).tolist()
+        cols = torch.randint(0, columns, (n_entries,), generator=g).tolist()
+        entries = list(zip(rows, cols))
+        if padded and key in ("k", "v"):
+            entries.append((seq_len - 1, cols[0]))
+        for r, c in entries:
+            plus, minus = x.detach().clone(), x.detach().clone()
+            plus[r, c] += step
+            minus[r, c] -= step
+            fd = (loss({key: plus}) - loss({key: minus})) / (2 * step)
+            exact = grads[key][r, c].item()
+            err = abs(fd - exact) / max(1.0, abs(exact))
+            assert err <= 1e-6, "%s: d_%s[%d, %d] autograd %.9g vs finite difference %.9g" % (name, key, r, c, exact,
+                                                                                            fd)
+            worst = max(worst, err)
+    # 2. A padded key gets no gradient, nor do its columns of E, F (and E, F's columns >= T).
+    padding = kwargs.get("key_padding")
+    if padding is not None:
+        for key in ("k", "v"):
+            assert (grads[key][padding] == 0).all(), "%s: d_%s is not 0 at a padded key" % (name, key)
+        for key in ("e", "f"):
+            if key in grads:
+                dead = torch.ones(grads[key].shape[1], dtype=torch.bool)
+                dead[:seq_len] = padding
+                assert (grads[key][:, dead] == 0).all(), "%s: d_%s is not 0 at a padded column" % (name, key)
+    # 3. Causal: the gradients at positions >= t depend on d_output rows >= t only.
+    if causal:
+        late = d64.clone()
+        late[:first_row] = 0
+        for x in leaves.values():
+            x.grad = None
+        out = attend_kind(kind, causal, leaves["q"], leaves["k"], leaves["v"], n_heads, scale, **kwargs)["output"]
+        out.backward(late)
+        for key, x in leaves.items():
+            diff = (x.grad[first_row:] - grads[key][first_row:]).abs().max().item()
+            assert diff <= 1e-12, "%s: d_%s rows >= %d depend on earlier d_output rows (%.3g)" % (name, key,
+                                                                                                  first_row, diff)
+    return worst
+
+
+def gen_attention_kind_grads(out_dir):
+    """Gradients for the training kernels: one call of each kind, T = 150 tokens (several 64-row query blocks and
+    kernel chunks), H = 2 heads of Dh = 16, s = 1/sqrt(16); output and d_q, d_k, d_v (and linformer's d_E, d_F)
+    of L = sum(output * d_output) by torch autograd through attend_kind in float64, stored as float32. Padded cases
+    pad the last 23 keys (bidirectional window: the last query rows see no key at all, output and gradient 0)."""
+    seq_len, n_heads, head_dim, n_padded = 150, 2, 16, 23
+    scale = 1.0 / math.sqrt(head_dim)
+    # name, kind, causal, padding, generator seed, extra config (bigbird "seed", linformer "max_len")
+    cases = [
+        ("full_causal", "full", True, False, 70, {}),
+        ("full_bidir", "full", False, True, 71, {}),
+        ("window_causal", "window:20", True, False, 72, {}),
+        ("window_bidir", "window:24", False, True, 73, {}),
+        ("longformer_causal", "longformer:16,3", True, False, 74, {}),
+        ("longformer_bidir", "longformer:16,3", False, True, 75, {}),
+        ("bigbird_bidir", "bigbird:16,2,1", False, True, 76, {"seed": 7}),
+        ("bigbird_causal", "bigbird:16,1,1", True, False, 77, {"seed": 3}),
+        ("linformer", "linformer:12", False, True, 78, {"max_len": 160}),
+        ("performer_bidir", "performer:24", False, True, 79, {}),
+        ("performer_causal", "performer:24", True, False, 80, {}),
+        ("linear_bidir", "linear", False, True, 81, {}),
+        ("linear_causal", "linear", True, False, 82, {}),
+    ]
+    for name, kind, causal, padded, gen_seed, extra in cases:
+        g = torch.Generator().manual_seed(gen_seed)
+        kind_name, params = parse_kind(kind)
+        std = 0.5 if kind_name == "performer" else 0.7  # performer: keep exp(W x~ - |x~|^2 / 2) tame
+        q, k, v = [torch.randn(seq_len, n_heads * head_dim, generator=g) * std for _ in range(3)]
+        d_output = torch.randn(seq_len, n_heads * head_dim, generator=g)
+        config = {"kind": kind, "causal": causal, "seq_len": seq_len, "n_heads": n_heads, "head_dim": head_dim,
+                  "scale": scale}
+        config.update(extra)
+        tensors = {"q": q, "k": k, "v": v}
+        kwargs = {}
+        leaves = {"q": q.double().requires_grad_(), "k": k.double().requires_grad_(),
+                  "v": v.double().requires_grad_()}
+        if padded:
+            key_padding = torch.zeros(seq_len, dtype=torch.bool)
+            key_padding[-n_padded:] = True
+            kwargs["key_padding"] = key_padding
+            tensors["key_padding"] = key_padding.float()
+        if kind_name == "bigbird":
+            kwargs["seed"] = extra["seed"]
+        elif kind_name == "linformer":
+            tensors["E"] = torch.randn(params[0], extra["max_len"], generator=g) * 0.3
+            tensors["F"] = torch.randn(params[0], extra["max_len"], generator=g) * 0.3
+            leaves["e"] = tensors["E"].double().requires_grad_()
+            leaves["f"] = tensors["F"].double().requires_grad_()
+        elif kind_name == "performer":
+            kwargs["w"] = tensors["W"] = performer_features(params[0], head_dim, g)
+        result = attend_kind(kind, causal, leaves["q"], leaves["k"], leaves["v"], n_heads, scale,
+                             e=leaves.get("e"), f=leaves.get("f"), **kwargs)
+        output = result["output"]
+        output.backward(d_output.double())
+        grads = {key: x.grad.clone() for key, x in leaves.items()}
+        if "blocked" in result:
+            # A query row with no allowed key (bidirectional window with padding: rows >= T - 23 + W // 2) has output 0
+            # and gets no gradient (masked_softmax's torch.where; masked_fill's backward drops softmax's NaN).
+            empty = result["blocked"].all(dim=-1)
+            assert name != "window_bidir" or empty.any(), "%s: no query row without keys any more" % name
+            assert (output[empty] == 0).all() and (grads["q"][empty] == 0).all(), "%s: empty rows not 0" % name
+        KIND_GRAD_FD_ERRORS[name] = check_kind_grads(name, kind, causal, padded, n_heads, scale, leaves, kwargs,
+                                                     d_output, output.detach(), grads,
+                                                     torch.Generator().manual_seed(gen_seed + 1000))
+        tensors["d_output"] = d_output
+        tensors["output"] = output
+        for key, tensor_name in [("q", "d_q"), ("k", "d_k"), ("v", "d_v"), ("e", "d_E"), ("f", "d_F")]:
+            if key in grads:
+                tensors[tensor_name] = grads[key]
+        write_golden(out_dir, "kind_grad_" + name, "%s, %s%s; output and gradients by torch autograd in float64 for "
+                     "d_output (L = sum(output * d_output)), float64 -> float32" % (
+                         KIND_DESCRIPTIONS[kind_name], "causal" if causal else "bidirectional",
+                         ", last %d keys padded" % n_padded if padded else ""), config, tensors)
+
+
 GENERATORS = [gen_ops, gen_scaled_dot_product, gen_multi_head_attention, gen_encoder_layers, gen_sinusoidal,
-              gen_rotary, gen_alignment, gen_gpt2_tiny, gen_attention_kinds]
+              gen_rotary, gen_alignment, gen_gpt2_tiny, gen_attention_kinds, gen_attention_kind_grads]
 
 
 def generate(out_dir):

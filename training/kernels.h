@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "attention/ops.h"
+#include "attention/sparse_pattern.h"
 #include "embeddings/positional.h"
 
 namespace tokvec::training {
@@ -68,7 +69,7 @@ uint64_t DropoutSeed(uint64_t base, uint64_t a, uint64_t b);
 void DropoutForward(float* out, const float* inp, int64_t n, float p, uint64_t seed);
 void DropoutBackward(float* dinp, const float* dout, int64_t n, float p, uint64_t seed);
 
-// Causal scaled dot-product attention (Vaswani et al. 2017) over GPT-2's fused qkv ([N, 3C]: q | k | v, head h
+// Scaled dot-product attention (Vaswani et al. 2017) over GPT-2's fused qkv ([N, 3C]: q | k | v, head h
 // in columns h·Dh .. h·Dh + Dh of each third). out: [N, C] (head h in columns h·Dh..), lse: [B, H, T], the
 // log-sum-exp of each row's scaled scores, which is all the backward pass keeps (FlashAttention-2, Dao 2023,
 // https://arxiv.org/abs/2307.08691): memory O(T) per head instead of the [T, T] weights.
@@ -76,16 +77,20 @@ void DropoutBackward(float* dinp, const float* dout, int64_t n, float p, uint64_
 // dropout_seed) after the softmax, as GPT-2's attn_dropout; lse stays that of the undropped softmax.
 // causal = false makes it bidirectional (the encoder); key_lengths ([B], each in [1, T], or null) masks keys
 // j >= key_lengths[b] for every query of row b (torch's key_padding_mask), so padding gets no weight.
+// pattern (null, or made for seq_len T and the same `causal`): a sparse kind (window, longformer, bigbird): query i
+// sees only its pattern's keys, and each block of queries computes scores for the union of its rows' key intervals
+// only (O(T·visible) time); a query that sees no key gets zero output and lse -inf.
 void AttentionForward(float* out, float* lse, const float* qkv, int64_t B, int64_t T, int64_t C, int64_t H,
                       int threads, float dropout = 0.0f, uint64_t dropout_seed = 0, bool causal = true,
-                      const int32_t* key_lengths = nullptr);
+                      const int32_t* key_lengths = nullptr, const SparsePattern* pattern = nullptr);
 // dqkv: [N, 3C] (written) from dout [N, C], recomputing p_ij = exp(s_ij - lse_i):
 // dv_j = Σ_i p_ij·do_i;  ds_ij = p_ij·(do_i·v_j - do_i·o_i);  dq_i = scale·Σ_j ds_ij·k_j;  dk_j = scale·Σ_i ds_ij·q_i.
 // With dropout, m_ij ∈ {0, 1/(1-p)} the regenerated mask: dv_j = Σ_i p_ij·m_ij·do_i and
 // ds_ij = p_ij·(m_ij·do_i·v_j - do_i·o_i) (FlashAttention-2's rule; do_i·o_i is still Σ_j p_ij·m_ij·do_i·v_j).
 void AttentionBackward(float* dqkv, const float* dout, const float* out, const float* lse, const float* qkv,
                        int64_t B, int64_t T, int64_t C, int64_t H, int threads, float dropout = 0.0f,
-                       uint64_t dropout_seed = 0, bool causal = true, const int32_t* key_lengths = nullptr);
+                       uint64_t dropout_seed = 0, bool causal = true, const int32_t* key_lengths = nullptr,
+                       const SparsePattern* pattern = nullptr);
 
 // RoPE (Su et al. 2021) on the q and k thirds of a fused qkv [B·T, 3C], every head, row n at position n % T, with
 // the same angles and arithmetic as inference (embeddings/positional.h ApplyRotaryToHead: cos and sin in double).

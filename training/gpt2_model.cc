@@ -8,6 +8,7 @@
 #include "embeddings/positional.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "training/attention_kind_kernels.h"
 #include "training/kernels.h"
 
 namespace tokvec::training {
@@ -65,6 +66,13 @@ std::vector<ParameterInfo> Gpt2Parameters(const ModelConfig& config) {
     add("ln_f.weight", {C});
     add("ln_f.bias", {C});
   }
+  // Linformer's E and F after everything else, so the per-layer tensors keep a fixed stride.
+  for (size_t l = 0; l < config.attention.size(); ++l) {
+    const AttentionKind& kind = config.attention[l];
+    if (kind.type != AttentionKindType::kLinformer) continue;
+    add(fmt::format("h.{}.attn.linformer_e", l), {kind.rank, config.max_len});
+    add(fmt::format("h.{}.attn.linformer_f", l), {kind.rank, config.max_len});
+  }
   return infos;
 }
 
@@ -78,11 +86,13 @@ absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::Load(const std::string& di
 
 absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::FromWeights(const ModelConfig& config,
                                                                   SafetensorsFile& weights, uint64_t head_seed) {
-  if (config.arch == Architecture::kGptNeo || config.has_attention_kinds()) {
+  if (config.arch == Architecture::kGptNeo ||
+      (config.arch == Architecture::kRoberta && config.has_attention_kinds())) {
     return absl::UnimplementedError(fmt::format(
-        "training runs full attention in gpt2, encoder and roberta models; this {} model{} can be embedded and "
-        "attended but not trained yet",
-        config.model_type, config.has_attention_kinds() ? " (other kinds of attention: config \"attention\")" : ""));
+        "training runs gpt2 and encoder models with any kind of attention and roberta models with full attention; "
+        "this {} model{} can be embedded and attended but not trained yet",
+        config.model_type,
+        config.arch == Architecture::kRoberta ? " (other kinds of attention: config \"attention\")" : ""));
   }
   auto model = std::unique_ptr<Gpt2Model>(new Gpt2Model());
   model->config_ = config;
@@ -94,6 +104,7 @@ absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::FromWeights(const ModelCon
     model->grads_.assign(Sz(size), 0.0f);
     TOKVEC_ASSIGN_OR_RETURN(model->head_initialized_,
                             LoadRobertaWeights(model->infos_, config, weights, head_seed, model->params_));
+    TOKVEC_RETURN_IF_ERROR(model->BindAttentionKinds());  // every layer full (refused above otherwise)
     return model;
   }
   if (config.arch == Architecture::kEncoder || config.rotary) model->first_layer_ = 1;  // no wpe
@@ -120,7 +131,40 @@ absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::FromWeights(const ModelCon
     }
     std::memcpy(model->params_.data() + info.offset, tensor.data, Sz(info.size) * sizeof(float));
   }
+  TOKVEC_RETURN_IF_ERROR(model->BindAttentionKinds());
   return model;
+}
+
+absl::Status Gpt2Model::BindAttentionKinds() {
+  const ModelConfig& c = config_;
+  layer_attention_.assign(Sz(c.n_layers), LayerAttention{});
+  for (size_t l = 0; l < c.attention.size() && l < layer_attention_.size(); ++l) {
+    LayerAttention& la = layer_attention_[l];
+    la.kind = c.attention[l];
+    la.seed = c.attention_seed + l;  // as inference (attention/model.cc)
+    if (la.kind.type == AttentionKindType::kPerformer) {
+      TOKVEC_ASSIGN_OR_RETURN(Matrix features, PerformerFeatures(la.kind.features, c.head_dim(), la.seed));
+      la.performer_features = std::make_shared<const Matrix>(std::move(features));
+    }
+    if (la.kind.type == AttentionKindType::kLinformer) {
+      const ParameterInfo* e = Find(fmt::format("h.{}.attn.linformer_e", l));
+      la.linformer_e = static_cast<int>(e - infos_.data());
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::optional<SparsePattern> Gpt2Model::Pattern(const LayerAttention& la, int64_t T) const {
+  if (!la.kind.sparse()) return std::nullopt;
+  absl::StatusOr<SparsePattern> pattern = SparsePattern::Make(la.kind, T, /*causal=*/!encoder(), la.seed);
+  if (!pattern.ok()) return std::nullopt;  // only for a kind that is not sparse or T < 0, both excluded above
+  return *std::move(pattern);
+}
+
+KernelFeatureMap Gpt2Model::FeatureMap(const LayerAttention& la) const {
+  return {.type = la.kind.type,
+          .features = la.performer_features.get(),
+          .scale = 1.0f / std::sqrt(static_cast<float>(config_.head_dim()))};
 }
 
 const ParameterInfo* Gpt2Model::Find(std::string_view name) const {
@@ -297,8 +341,24 @@ void Gpt2Model::AttentionSublayerForward(int64_t l, const float* x, float p, uin
   float* atty = a.atty.data() + l * N * C;    // [N, C]
   LinearForward(qkv, x, P(w + kAttnW), P(w + kAttnB), N, C, 3 * C, threads);
   if (config_.rotary) RotaryQK(qkv, a.B, a.T, C, H, *config_.rotary, /*inverse=*/false, threads);  // kept rotated
-  AttentionForward(atty, a.lse.data() + l * N * H, qkv, a.B, a.T, C, H, threads, p,
-                   DropoutSeed(dropout_seed, l, kAttentionSite), /*causal=*/!encoder(), key_lengths_);
+  const LayerAttention& la = layer_attention_[Sz(l)];
+  float* lse = a.lse.data() + l * N * H;
+  const uint64_t seed = DropoutSeed(dropout_seed, l, kAttentionSite);
+  switch (la.kind.type) {
+    case AttentionKindType::kLinformer:
+      LinformerForward(atty, lse, qkv, P(la.linformer_e), P(la.linformer_e + 1), la.kind.rank, config_.max_len, a.B,
+                       a.T, C, H, threads, p, seed, key_lengths_);
+      break;
+    case AttentionKindType::kLinear:
+    case AttentionKindType::kPerformer:
+      FeatureMapAttentionForward(atty, qkv, FeatureMap(la), a.B, a.T, C, H, threads, !encoder(), key_lengths_);
+      break;
+    default: {
+      const std::optional<SparsePattern> pattern = Pattern(la, a.T);
+      AttentionForward(atty, lse, qkv, a.B, a.T, C, H, threads, p, seed, /*causal=*/!encoder(), key_lengths_,
+                       pattern ? &*pattern : nullptr);
+    }
+  }
   LinearForward(a.scratch.data(), atty, P(w + kAttnProjW), P(w + kAttnProjB), N, C, C, threads);
   if (p > 0) {
     DropoutForward(a.scratch.data(), a.scratch.data(), N * C, p, DropoutSeed(dropout_seed, l, kAttnResidualSite));
@@ -332,8 +392,26 @@ void Gpt2Model::AttentionSublayerBackward(int64_t l, const float* x, const float
   }
   LinearBackward(s.datty.data(), G(w + kAttnProjW), G(w + kAttnProjB), dout, atty, P(w + kAttnProjW), N, C, C,
                  threads);
-  AttentionBackward(s.dqkv.data(), s.datty.data(), atty, a.lse.data() + l * N * H, qkv, a.B, a.T, C, H, threads, p,
-                    DropoutSeed(dropout_seed, l, kAttentionSite), /*causal=*/!encoder(), key_lengths_);
+  const LayerAttention& la = layer_attention_[Sz(l)];
+  const float* lse = a.lse.data() + l * N * H;
+  const uint64_t seed = DropoutSeed(dropout_seed, l, kAttentionSite);
+  switch (la.kind.type) {
+    case AttentionKindType::kLinformer:
+      LinformerBackward(s.dqkv.data(), G(la.linformer_e), G(la.linformer_e + 1), s.datty.data(), atty, lse, qkv,
+                        P(la.linformer_e), P(la.linformer_e + 1), la.kind.rank, config_.max_len, a.B, a.T, C, H,
+                        threads, p, seed, key_lengths_);
+      break;
+    case AttentionKindType::kLinear:
+    case AttentionKindType::kPerformer:
+      FeatureMapAttentionBackward(s.dqkv.data(), s.datty.data(), atty, qkv, FeatureMap(la), a.B, a.T, C, H, threads,
+                                  !encoder(), key_lengths_);
+      break;
+    default: {
+      const std::optional<SparsePattern> pattern = Pattern(la, a.T);
+      AttentionBackward(s.dqkv.data(), s.datty.data(), atty, lse, qkv, a.B, a.T, C, H, threads, p, seed,
+                        /*causal=*/!encoder(), key_lengths_, pattern ? &*pattern : nullptr);
+    }
+  }
   if (config_.rotary) RotaryQK(s.dqkv.data(), a.B, a.T, C, H, *config_.rotary, /*inverse=*/true, threads);
   LinearBackward(dx, G(w + kAttnW), G(w + kAttnB), s.dqkv.data(), x, P(w + kAttnW), N, C, 3 * C, threads);
 }

@@ -13,6 +13,10 @@
 // "transformer."; lm_head.weight is wte, tied, as in GPT-2). Writes the Hugging Face names without prefix, which
 // `tokvec embed/attend` and transformers' GPT2LMHeadModel both read. Hugging Face RoBERTa directories train too,
 // with their MLM head (training/roberta_layout.h: how their tensors map onto these buffers and back).
+// gpt2 and encoder models train with any kind of attention per layer (config "attention", docs/attention_kinds.md):
+// the sparse kinds through the tiled attention kernels with a SparsePattern, linformer (with its learned E, F
+// tensors) and the kernel kinds through training/attention_kind_kernels.h; the pattern seeds and Performer features
+// are those inference uses, so what fit trains is what embed runs. GPT-Neo and RoBERTa with other kinds: not yet.
 //
 // Shapes: B batch, T seq_len (≤ n_positions), N = B·T, C d_model, H heads, F feed-forward width, V vocab_size.
 #ifndef TOKVEC_TRAINING_GPT2_MODEL_H_
@@ -21,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,7 +33,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "attention/kernel_attention.h"
 #include "attention/model_config.h"
+#include "attention/sparse_pattern.h"
 #include "embeddings/safetensors.h"
 #include "training/roberta_layout.h"
 
@@ -57,7 +64,8 @@ void AppendParameter(std::vector<ParameterInfo>& infos, std::string name, std::v
 
 // The parameter tensors of a gpt2 config in buffer order: wte, wpe, per layer ln_1.{weight,bias},
 // attn.c_attn.{weight,bias}, attn.c_proj.{weight,bias}, ln_2.{weight,bias}, mlp.c_fc.{weight,bias},
-// mlp.c_proj.{weight,bias}, then ln_f.{weight,bias}.
+// mlp.c_proj.{weight,bias}, then ln_f.{weight,bias}, then each linformer layer's attn.linformer_{e,f}
+// [K, n_positions].
 std::vector<ParameterInfo> Gpt2Parameters(const ModelConfig& config);
 
 class Gpt2Model {
@@ -160,6 +168,17 @@ class Gpt2Model {
   // parameter's gradient is accumulated. dout is used as scratch.
   void Backward(const std::vector<int32_t>& inputs, std::vector<float>& dout, float p, uint64_t dropout_seed,
                 int threads);
+  // One layer's kind of attention (config "attention"; full by default) and what its kernels need.
+  struct LayerAttention {
+    AttentionKind kind;
+    uint64_t seed = 0;                                  // attention_seed + layer: BigBird blocks, Performer W
+    std::shared_ptr<const Matrix> performer_features;  // performer: W [M, Dh]
+    int linformer_e = -1;                               // linformer: index in infos_ of E (F follows)
+  };
+  absl::Status BindAttentionKinds();
+  // A sparse kind's pattern for length T (nullopt for the others).
+  std::optional<SparsePattern> Pattern(const LayerAttention& la, int64_t T) const;
+  KernelFeatureMap FeatureMap(const LayerAttention& la) const;
   float* P(int index) { return params_.data() + infos_[static_cast<size_t>(index)].offset; }
   float* G(int index) { return grads_.data() + infos_[static_cast<size_t>(index)].offset; }
 
@@ -173,6 +192,7 @@ class Gpt2Model {
   int first_layer_ = 2;                   // index in infos_ of h.0.ln_1.weight (1 without wpe, 5 for RoBERTa)
   std::vector<float> sinusoid_;           // [max_len, C] (encoder)
   const int32_t* key_lengths_ = nullptr;  // [B] during a call, or null
+  std::vector<LayerAttention> layer_attention_;  // [L]
 
   // Activations of the last Forward, per layer l where marked [L, ...].
   struct Activations {

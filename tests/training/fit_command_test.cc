@@ -53,6 +53,15 @@ double EvalLoss(const std::string& model) {
   return j["loss"].get<double>();
 }
 
+// The masked-token loss of `tokvec eval --objective mlm` on the corpus.
+double MlmLoss(const std::string& model) {
+  ShellResult r = RunShell(fmt::format("{} eval -m {} --objective mlm --data {} --seq-len 32", Tokvec(), model,
+                                       kCorpus));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  return j.is_object() ? j["loss"].get<double>() : 0.0;
+}
+
 TEST(FitCommandTest, LossFallsOnCorpusAndOutputEmbeds) {
   ScratchDir scratch;
   MakeModel(scratch, "m", 32, 2);
@@ -143,6 +152,57 @@ TEST(FitCommandTest, RotaryPositionsTrainEmbedAndResume) {
   ExpectResumeGivesTheSameBytes(scratch, "--dropout 0.1");
 }
 
+// Every kind of attention a causal model can use trains (config "attention", one kind per layer): the held-out
+// loss falls, the output keeps the kinds, embeds and attends; a mixed model resumes to the same bytes. Linformer
+// (bidirectional only) trains an encoder with mlm, its E and F change, and it resumes to the same bytes too.
+TEST(FitCommandTest, OtherKindsOfAttentionTrainEmbedAndResume) {
+  ScratchDir scratch;
+  testing::WriteWhole(scratch / "in.txt", "The cat sat on the mat.");
+  for (const char* kind : {"window:8", "longformer:8,2", "bigbird:4,1,1", "performer:16", "linear"}) {
+    const std::string name = fmt::format("m_{}", std::string(kind).substr(0, 4));
+    MakeModel(scratch, name, 32, 2, fmt::format("--attention {}", kind));
+    const double before = EvalLoss(scratch / name);
+    ShellResult r = RunShell(fmt::format("{} fit -m {} --data {} --seq-len 32 --batch 8 --steps 60 --lr 3e-3 "
+                                         "--warmup 5 --threads 2 -o {}", Tokvec(), scratch / name, kCorpus,
+                                         scratch / (name + "_out")));
+    ASSERT_EQ(r.exit_code, 0) << kind << ": " << r.err;
+    const double after = EvalLoss(scratch / (name + "_out"));
+    EXPECT_LT(after, before - 0.5) << kind << ": eval loss before " << before << ", after " << after;
+    auto config = nlohmann::json::parse(ReadWhole(scratch / (name + "_out/config.json")));
+    EXPECT_EQ(config["attention"], kind) << config.dump();
+    r = RunShell(fmt::format("{} embed -m {} {}", Tokvec(), scratch / (name + "_out"), scratch / "in.txt"));
+    EXPECT_EQ(r.exit_code, 0) << kind << ": " << r.err;
+    r = RunShell(fmt::format("{} attend -m {} --format json {}", Tokvec(), scratch / (name + "_out"),
+                             scratch / "in.txt"));
+    EXPECT_EQ(r.exit_code, 0) << kind << ": " << r.err;
+  }
+  std::filesystem::remove_all(scratch / "m");
+  MakeModel(scratch, "m", 16, 2, "--attention window:4 --attention performer:8");
+  ExpectResumeGivesTheSameBytes(scratch, "--dropout 0.1");
+
+  ShellResult r = RunShell(fmt::format("{} train --type byte --pattern gpt2 --merges 200 --special '<mask>' -o {} {}",
+                                       Tokvec(), scratch / "mask.tokvec", kCorpus));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunShell(fmt::format("{} init --tokenizer {} --arch encoder --d-model 32 --heads 2 --layers 2 --max-len 32 "
+                           "--seed 1 --attention linformer:8 -o {}", Tokvec(), scratch / "mask.tokvec",
+                           scratch / "lin"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double before = MlmLoss(scratch / "lin");
+  const std::string common = fmt::format("{} fit -m {} --objective mlm --data {} --seq-len 32 --batch 8 --steps 60 "
+                                         "--lr 3e-3 --warmup 5 --dropout 0.1 --seed 3", Tokvec(), scratch / "lin",
+                                         kCorpus);
+  r = RunShell(fmt::format("{} --threads 2 -o {}", common, scratch / "lin_out"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double after = MlmLoss(scratch / "lin_out");
+  EXPECT_LT(after, before - 0.3) << "linformer mlm loss before " << before << ", after " << after;
+  EXPECT_NE(ReadWhole(scratch / "lin_out/model.safetensors"), ReadWhole(scratch / "lin/model.safetensors"));
+  r = RunShell(fmt::format("{} --threads 1 --stop-after 30 -o {}", common, scratch / "lin_resumed"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunShell(fmt::format("{} --threads 2 --resume -o {}", common, scratch / "lin_resumed"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadWhole(scratch / "lin_resumed/model.safetensors"), ReadWhole(scratch / "lin_out/model.safetensors"));
+}
+
 // Unsupervised SimCSE learns its task: a line's two dropout-noised encodings become each other's nearest
 // neighbour among the batch (the training loss, averaged over the first and the last 20 steps, falls several-fold;
 // it measured 0.34 -> 0.04), the output pools as it was trained (sentence-transformers modules), and `tokvec eval
@@ -225,19 +285,12 @@ TEST(FitCommandTest, MlmTrainsAnEncoder) {
   r = RunShell(fmt::format("{} init --tokenizer {} --arch encoder --d-model 32 --heads 2 --layers 2 --max-len 32 "
                            "--seed 1 -o {}", Tokvec(), scratch / "tok.tokvec", scratch / "enc"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto mlm_loss = [&](const std::string& model) {
-    ShellResult e = RunShell(fmt::format("{} eval -m {} --objective mlm --data {} --seq-len 32", Tokvec(), model,
-                                         kCorpus));
-    EXPECT_EQ(e.exit_code, 0) << e.err;
-    auto j = nlohmann::json::parse(e.out, nullptr, false);
-    return j.is_object() ? j["loss"].get<double>() : 0.0;
-  };
-  const double before = mlm_loss(scratch / "enc");
+  const double before = MlmLoss(scratch / "enc");
   r = RunShell(fmt::format("{} fit -m {} --objective mlm --data {} --eval-data {} --seq-len 32 --batch 8 --steps 60 "
                            "--lr 3e-3 --warmup 5 --threads 2 -o {}", Tokvec(), scratch / "enc", kCorpus, kCorpus,
                            scratch / "out"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const double after = mlm_loss(scratch / "out");
+  const double after = MlmLoss(scratch / "out");
   EXPECT_LT(after, before - 0.3) << "mlm loss before " << before << ", after " << after;
   EXPECT_NE(ReadWhole(scratch / "out/trainer_state.json").find("\"objective\": \"mlm\""), std::string::npos);
   // The trained encoder is a model directory embed reads.

@@ -30,27 +30,6 @@ Batch RandomBatch(int64_t B, int64_t T, int64_t V, unsigned seed) {
   return batch;
 }
 
-// For `samples` elements of every parameter tensor: grads against (loss(θ + eps) - loss(θ - eps)) / 2 eps.
-void ExpectParameterGradients(Gpt2Model& model, const std::vector<float>& grads, int64_t samples,
-                              const std::function<double()>& loss, const std::string& what) {
-  for (const ParameterInfo& info : model.parameters()) {
-    const int64_t stride = std::max<int64_t>(1, info.size / samples);
-    for (int64_t k = 0; k < info.size; k += stride) {
-      float& p = model.params()[info.offset + k];
-      const float saved = p;
-      const double eps = 1e-2;
-      p = saved + static_cast<float>(eps);
-      const double plus = loss();
-      p = saved - static_cast<float>(eps);
-      const double minus = loss();
-      p = saved;
-      const double fd = (plus - minus) / (2 * eps);
-      EXPECT_NEAR(grads[info.offset + k], fd, 2e-3 + 2e-2 * std::abs(fd)) << what << " " << info.name << "[" << k
-                                                                          << "]";
-    }
-  }
-}
-
 TEST(Gpt2ModelTest, EveryParameterGradientMatchesFiniteDifference) {
   for (Activation act : {Activation::kGeluTanh, Activation::kGeluExact}) {
     auto model = RandomModel(TinyConfig(23, 8, 2, 2, 6, act), 3);

@@ -2,6 +2,9 @@
 #ifndef TOKVEC_TESTS_TRAINING_MODEL_TESTUTIL_H_
 #define TOKVEC_TESTS_TRAINING_MODEL_TESTUTIL_H_
 
+#include <algorithm>
+#include <cmath>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -52,6 +55,31 @@ inline std::unique_ptr<Gpt2Model> RandomModel(const ModelConfig& config, unsigne
   auto model = Gpt2Model::FromWeights(config, **file);
   EXPECT_TRUE(model.ok()) << model.status();
   return std::move(*model);
+}
+
+// For `samples` elements of every parameter tensor: grads against (loss(θ + eps) - loss(θ - eps)) / 2 eps.
+// Returns how many elements were checked.
+inline int ExpectParameterGradients(Gpt2Model& model, const std::vector<float>& grads, int64_t samples,
+                                    const std::function<double()>& loss, const std::string& what) {
+  int checked = 0;
+  for (const ParameterInfo& info : model.parameters()) {
+    const int64_t stride = std::max<int64_t>(1, info.size / samples);
+    for (int64_t k = 0; k < info.size; k += stride) {
+      float& p = model.params()[info.offset + k];
+      const float saved = p;
+      const double eps = 1e-2;
+      p = saved + static_cast<float>(eps);
+      const double plus = loss();
+      p = saved - static_cast<float>(eps);
+      const double minus = loss();
+      p = saved;
+      const double fd = (plus - minus) / (2 * eps);
+      EXPECT_NEAR(grads[info.offset + k], fd, 2e-3 + 2e-2 * std::abs(fd)) << what << " " << info.name << "[" << k
+                                                                          << "]";
+      ++checked;
+    }
+  }
+  return checked;
 }
 
 }  // namespace tokvec::training

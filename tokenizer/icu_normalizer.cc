@@ -1,5 +1,6 @@
 #include "tokenizer/icu_normalizer.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_split.h"
@@ -167,6 +168,15 @@ class IcuNormalizer : public Normalizer {
       result = std::move(next);
     }
     return result;
+  }
+
+  // Before ASCII white space: NFC and NFKC have a boundary before it (a starter that no composition takes as
+  // its second character, with no decomposition), lowercasing maps code point by code point (Σ included, see
+  // Lowercase), and each step leaves the white space where it was. A prefix space is put before the second part
+  // too unless that part starts with a space, so with prefix_space only a space qualifies.
+  bool CutsBefore(char ascii) const override {
+    if (ascii != ' ' && ascii != '\t' && ascii != '\n' && ascii != '\r') return false;
+    return ascii == ' ' || std::find(steps_.begin(), steps_.end(), Step::kPrefixSpace) == steps_.end();
   }
 
   std::string name() const override { return name_; }

@@ -34,7 +34,12 @@ class PreTokenizer {
   // A position p in [1, limit] where text may be cut so that splitting text[0, p) and text[p, ...) on their
   // own gives the pieces of the whole (for splitting a large input into chunks); 0 when none is found or this
   // pre-tokenizer cannot tell (the default, e.g. for an arbitrary regex).
+  // Implementations decide from the characters just before p and the byte at p alone (the presets and
+  // whitespace do), so any text with the same characters there may be cut there too: word_counter.cc relies on
+  // this to cut normalized text where the original allows it.
   virtual size_t FindCut(std::string_view /*text*/, size_t /*limit*/) const { return 0; }
+  // True when FindCut can find cuts (the presets, whitespace); false when it always returns 0.
+  virtual bool FindsCuts() const { return false; }
 };
 
 }  // namespace tokvec

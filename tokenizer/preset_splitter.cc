@@ -320,6 +320,7 @@ class PresetSplitter : public PreTokenizer {
     }
     return 0;
   }
+  bool FindsCuts() const override { return true; }
 
  private:
   template <size_t (*Fast)(const unsigned char*, size_t, size_t), size_t (*Match)(const Scanner&, size_t)>

@@ -29,6 +29,7 @@ class WhitespacePreTokenizer : public PreTokenizer {
   std::string name() const override { return std::string(kWhitespacePreTokenizerName); }
   // Before any ASCII white-space byte: words are runs of non-white-space, so none crosses it.
   size_t FindCut(std::string_view text, size_t limit) const override;
+  bool FindsCuts() const override { return true; }
 };
 
 // The byte offset of the first byte of `text` that is not part of a valid UTF-8 sequence (overlong forms,

@@ -37,6 +37,7 @@ WordCounterOptions TokenizerTrainer::CounterOptions() const {
   counter.normalizer = normalizer_.get();
   counter.require_utf8 = options_.type == ModelType::kWord;
   counter.threads = options_.threads;
+  counter.split_lines = options_.split_lines;
   counter.progress = options_.count_progress;
   return counter;
 }

@@ -42,6 +42,7 @@ struct TokenizerTrainerOptions {
   uint64_t min_frequency = 0;
   std::vector<std::string> special_tokens;
   size_t threads = 1;  // Counting and merge workers (same result for any count).
+  bool split_lines = false;  // Count each line of a text on its own, not the whole text (word_counter.h).
   std::function<void(uint64_t bytes_read)> count_progress;  // From CountFiles, after each chunk.
   std::function<void(size_t merges_done)> merge_progress;   // From Train, every 256 merges.
 };
@@ -56,13 +57,17 @@ class TokenizerTrainer {
   absl::Status CountFiles(const std::vector<std::string>& paths);
   // Adds the pieces of share `share` of `shares` of the files (word_counter.h CountWordsInShare).
   absl::Status CountFileShare(const std::vector<std::string>& paths, uint64_t share, uint64_t shares);
-  // Adds the pieces of one text held in memory (each line on its own, as in files), named `name` in messages.
+  // Adds the pieces of one text held in memory (cut as files are), named `name` in messages.
   absl::Status CountText(std::string_view text, const std::string& name);
 
   // Adds counts made elsewhere (a count file, count_file.h); they add up with the counted ones.
   void AddCounts(std::vector<WordCount> pieces) { Add(std::move(pieces)); }
   // How this trainer cuts pieces, as a count file's header names it (its type, pre-tokenizer and normalizer).
   CountFileHeader CountHeader() const;
+  // True when nothing has been counted (or added): an empty corpus.
+  bool CountedNothing() const { return words_.empty() && totals_.empty(); }
+  // True when texts are counted line by line: split_lines, or a split regex that cannot be cut (word_counter.h).
+  bool CountsLines() const { return options_.split_lines || !pre_tokenizer_->FindsCuts(); }
   // Everything counted, each piece once (in no particular order), without training (`tokvec count`); the
   // trainer is left with nothing counted.
   std::vector<WordCount> TakeCounts() &&;

@@ -21,7 +21,7 @@ namespace {
 
 using CountMap = absl::flat_hash_map<std::string, uint64_t>;
 
-// A run of whole lines of one input, counted as a unit.
+// A part of one input that starts and ends at cut points (see Cutter), counted as a unit.
 struct Chunk {
   size_t sequence = 0;  // Position in the stream of chunks (orders errors deterministically).
   const std::string* name = nullptr;
@@ -29,8 +29,91 @@ struct Chunk {
   std::string text;
 };
 
-// Counts the pieces of `chunk` into `counts`. `pieces` is scratch.
-absl::Status CountChunk(const Chunk& chunk, const WordCounterOptions& options, CountMap* counts,
+bool IsAsciiLetterOrDigit(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+// Where the text may be cut into parts that count on their own to the counts of the whole.
+//
+// Whole text (the default): where the pre-tokenizer's FindCut allows, as encode cuts (the pieces of the parts
+// are the pieces of the whole). With a normalizer the parts are normalized on their own too, so a cut must
+// also sit where the normalizer allows (Normalizer::CutsBefore: before ASCII white space) with an ASCII letter
+// or digit before it: every normalizer leaves those two characters ASCII letter or digit and the same white
+// space, so the normalized text has the same characters around the cut and the pre-tokenizer (which decides
+// from them alone, pre_tokenizer.h) allows the cut there as well.
+//
+// Lines (split_lines, or a pre-tokenizer that cannot tell where to cut: an arbitrary regex): after each '\n',
+// and each line is counted on its own.
+class Cutter {
+ public:
+  explicit Cutter(const WordCounterOptions& options)
+      : options_(options), lines_(options.split_lines || !options.pre_tokenizer->FindsCuts()) {}
+
+  bool lines() const { return lines_; }
+
+  // The largest cut p in [1, limit] of `text`; 0 when there is none. (Lines: p may be text.size().)
+  size_t Cut(std::string_view text, size_t limit) const {
+    if (text.empty() || limit == 0) return 0;
+    if (lines_) {
+      const size_t newline = text.rfind('\n', std::min(limit, text.size()) - 1);
+      return newline == std::string_view::npos ? 0 : newline + 1;
+    }
+    size_t p = options_.pre_tokenizer->FindCut(text, limit);
+    if (options_.normalizer == nullptr) return p;
+    while (p > 0 && !(IsAsciiLetterOrDigit(text[p - 1]) && options_.normalizer->CutsBefore(text[p]))) {
+      p = options_.pre_tokenizer->FindCut(text, p - 1);
+    }
+    return p;
+  }
+
+  // A cut at or after `target` bytes when there is one (the first found of a doubling search), else the
+  // largest; 0 when `text` holds none.
+  size_t CutNear(std::string_view text, size_t target) const {
+    for (size_t limit = std::max<size_t>(target, 1);; limit = std::min(text.size(), 2 * limit)) {
+      if (const size_t p = Cut(text, limit); p > 0) return p;
+      if (limit >= text.size()) return 0;
+    }
+  }
+
+ private:
+  const WordCounterOptions& options_;
+  bool lines_;
+};
+
+// Counts the pieces of `text` (normalized, then pre-tokenized as a whole) into `counts`. `what` and `offset`
+// name it in errors ("line", "text"). `pieces` is scratch.
+absl::Status CountPieces(std::string_view text, const WordCounterOptions& options, const std::string& name,
+                         std::string_view what, uint64_t offset, CountMap* counts, std::vector<Piece>* pieces) {
+  std::optional<NormalizedText> normalized;
+  if (options.normalizer != nullptr) {
+    absl::StatusOr<NormalizedText> result = options.normalizer->Normalize(text);
+    if (!result.ok()) {
+      return absl::Status(result.status().code(), fmt::format("{}: {} at byte offset {}: {}", name, what, offset,
+                                                              std::string(result.status().message())));
+    }
+    normalized = std::move(result).value();
+    text = normalized->text;
+  }
+  pieces->clear();
+  absl::Status split = options.pre_tokenizer->Split(text, pieces);
+  if (!split.ok()) {
+    return absl::Status(split.code(),
+                        fmt::format("{}: {} at byte offset {}: {}", name, what, offset, std::string(split.message())));
+  }
+  for (const Piece& piece : *pieces) {
+    absl::string_view word(text.data() + piece.begin, piece.end - piece.begin);
+    auto it = counts->find(word);
+    if (it != counts->end()) {
+      ++it->second;
+    } else {
+      counts->emplace(std::string(word), 1);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Counts the pieces of `chunk` into `counts`: as one text, or line by line. `pieces` is scratch.
+absl::Status CountChunk(const Chunk& chunk, const WordCounterOptions& options, bool lines, CountMap* counts,
                         std::vector<Piece>* pieces) {
   std::string_view text = chunk.text;
   if (options.require_utf8) {
@@ -41,63 +124,39 @@ absl::Status CountChunk(const Chunk& chunk, const WordCounterOptions& options, C
           *chunk.name, chunk.offset + *bad, static_cast<unsigned char>(text[*bad])));
     }
   }
+  if (!lines) return CountPieces(text, options, *chunk.name, "text", chunk.offset, counts, pieces);
   size_t line_begin = 0;
   while (line_begin < text.size()) {
     size_t newline = text.find('\n', line_begin);
     size_t line_end = newline == std::string_view::npos ? text.size() : newline + 1;
-    std::string_view line = text.substr(line_begin, line_end - line_begin);
-    std::optional<NormalizedText> normalized;
-    if (options.normalizer != nullptr) {
-      absl::StatusOr<NormalizedText> result = options.normalizer->Normalize(line);
-      if (!result.ok()) {
-        return absl::Status(result.status().code(),
-                            fmt::format("{}: line at byte offset {}: {}", *chunk.name, chunk.offset + line_begin,
-                                        std::string(result.status().message())));
-      }
-      normalized = std::move(result).value();
-      line = normalized->text;
-    }
-    pieces->clear();
-    absl::Status split = options.pre_tokenizer->Split(line, pieces);
-    if (!split.ok()) {
-      return absl::Status(split.code(), fmt::format("{}: line at byte offset {}: {}", *chunk.name,
-                                                    chunk.offset + line_begin, std::string(split.message())));
-    }
-    for (const Piece& piece : *pieces) {
-      absl::string_view word(line.data() + piece.begin, piece.end - piece.begin);
-      auto it = counts->find(word);
-      if (it != counts->end()) {
-        ++it->second;
-      } else {
-        counts->emplace(std::string(word), 1);
-      }
-    }
+    TOKVEC_RETURN_IF_ERROR(CountPieces(text.substr(line_begin, line_end - line_begin), options, *chunk.name,
+                                       "line", chunk.offset + line_begin, counts, pieces));
     line_begin = line_end;
   }
   return absl::OkStatus();
 }
 
-// Reads one input in chunks of whole lines.
+// Reads one input in chunks that end at cut points.
 class ChunkReader {
  public:
-  // Reads from the stream's position, which is byte `offset` of the input, at most `limit` bytes.
-  ChunkReader(std::FILE* stream, const std::string* name, size_t chunk_bytes, uint64_t offset = 0,
-              uint64_t limit = UINT64_MAX)
-      : stream_(stream), name_(name), chunk_bytes_(std::max<size_t>(chunk_bytes, 1)), offset_(offset),
-        remaining_(limit) {}
+  // Reads from the stream's position, which is byte `offset` of the input, at most `limit` bytes (which must end
+  // at a cut point or at the end of the input).
+  ChunkReader(std::FILE* stream, const std::string* name, const Cutter* cutter, size_t chunk_bytes,
+              uint64_t offset = 0, uint64_t limit = UINT64_MAX)
+      : stream_(stream), name_(name), cutter_(cutter), chunk_bytes_(std::max<size_t>(chunk_bytes, 1)),
+        offset_(offset), remaining_(limit) {}
 
-  // Fills `chunk` with the next run of whole lines (the last one may lack its '\n'); false at the end.
+  // Fills `chunk` with the next part of the input, ending at the last cut point of what was read (or at the end
+  // of the input); false at the end.
   absl::StatusOr<bool> Next(Chunk* chunk) {
     std::string buffer = std::move(carry_);
     carry_.clear();
     while (true) {
       if (buffer.size() >= chunk_bytes_ || (eof_ && !buffer.empty())) {
-        size_t newline = eof_ ? std::string::npos : buffer.rfind('\n');
-        if (eof_ || newline != std::string::npos) {
-          if (!eof_) {
-            carry_.assign(buffer, newline + 1);
-            buffer.resize(newline + 1);
-          }
+        const size_t cut = eof_ ? buffer.size() : cutter_->Cut(buffer, buffer.size());
+        if (cut > 0) {
+          carry_.assign(buffer, cut);
+          buffer.resize(cut);
           chunk->name = name_;
           chunk->offset = offset_;
           offset_ += buffer.size();
@@ -124,8 +183,9 @@ class ChunkReader {
  private:
   std::FILE* stream_;
   const std::string* name_;
+  const Cutter* cutter_;
   size_t chunk_bytes_;
-  std::string carry_;  // Bytes after the last newline of the previous chunk.
+  std::string carry_;  // Bytes after the last cut of the previous chunk.
   uint64_t offset_ = 0;
   uint64_t remaining_;  // Bytes still to read.
   bool eof_ = false;
@@ -220,8 +280,8 @@ class FirstError {
 
 // Counts every chunk that `next` produces (false at the end) with `options.threads` workers.
 template <typename NextChunk>
-absl::StatusOr<std::vector<WordCount>> CountChunks(NextChunk next, const WordCounterOptions& options) {
-  if (options.pre_tokenizer == nullptr) return absl::InvalidArgumentError("word counter needs a pre-tokenizer");
+absl::StatusOr<std::vector<WordCount>> CountChunks(NextChunk next, const WordCounterOptions& options,
+                                                   const Cutter& cutter) {
   Chunk chunk;
   size_t sequence = 0;
   if (options.threads <= 1) {
@@ -230,7 +290,7 @@ absl::StatusOr<std::vector<WordCount>> CountChunks(NextChunk next, const WordCou
     while (true) {
       TOKVEC_ASSIGN_OR_RETURN(bool more, next(&chunk));
       if (!more) break;
-      TOKVEC_RETURN_IF_ERROR(CountChunk(chunk, options, &counts, &pieces));
+      TOKVEC_RETURN_IF_ERROR(CountChunk(chunk, options, cutter.lines(), &counts, &pieces));
     }
     return ToVector(std::move(counts));
   }
@@ -243,7 +303,7 @@ absl::StatusOr<std::vector<WordCount>> CountChunks(NextChunk next, const WordCou
     workers.emplace_back([&, t] {
       std::vector<Piece> pieces;
       while (std::optional<Chunk> work = queue.Pop()) {
-        absl::Status status = CountChunk(*work, options, &counts[t], &pieces);
+        absl::Status status = CountChunk(*work, options, cutter.lines(), &counts[t], &pieces);
         if (!status.ok()) first_error.Record(work->sequence, std::move(status));
       }
     });
@@ -275,10 +335,17 @@ absl::StatusOr<std::vector<WordCount>> CountChunks(NextChunk next, const WordCou
   return ToVector(std::move(total));
 }
 
+absl::Status CheckOptions(const WordCounterOptions& options) {
+  if (options.pre_tokenizer == nullptr) return absl::InvalidArgumentError("word counter needs a pre-tokenizer");
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<WordCount>> CountWords(const std::vector<std::string>& paths,
                                                   const WordCounterOptions& options) {
+  TOKVEC_RETURN_IF_ERROR(CheckOptions(options));
+  const Cutter cutter(options);
   std::vector<std::string> names;
   for (const std::string& path : paths) names.push_back(path == "-" ? "standard input" : path);
   size_t file = 0;
@@ -293,7 +360,7 @@ absl::StatusOr<std::vector<WordCount>> CountWords(const std::vector<std::string>
     while (file < paths.size()) {
       if (!reader) {
         TOKVEC_ASSIGN_OR_RETURN(stream, OpenInput(paths[file]));
-        reader.emplace(stream, &names[file], options.chunk_bytes);
+        reader.emplace(stream, &names[file], &cutter, options.chunk_bytes);
       }
       TOKVEC_ASSIGN_OR_RETURN(bool more, reader->Next(chunk));
       if (more) {
@@ -307,31 +374,40 @@ absl::StatusOr<std::vector<WordCount>> CountWords(const std::vector<std::string>
     }
     return false;
   };
-  absl::StatusOr<std::vector<WordCount>> words = CountChunks(next, options);
+  absl::StatusOr<std::vector<WordCount>> words = CountChunks(next, options, cutter);
   close();
   return words;
 }
 
 namespace {
 
-// The start of the first line that begins at or after `pos` in the file (its size when none does).
-absl::StatusOr<uint64_t> LineStartAtOrAfter(std::FILE* stream, const std::string& name, uint64_t pos,
-                                            uint64_t size) {
+// The first cut point at or after `pos` in the file (its size when there is none): each share boundary moves
+// there, so the shares end to end are the file cut at cut points, and every rank finds the same boundary. The
+// window read starts 4 bytes before `pos`, so the character ending at a cut is always whole in it, and doubles
+// until it holds a cut at or after `pos`.
+absl::StatusOr<uint64_t> CutAtOrAfter(std::FILE* stream, const std::string& name, const Cutter& cutter, uint64_t pos,
+                                      uint64_t size) {
   if (pos == 0 || pos >= size) return std::min(pos, size);
-  if (std::fseek(stream, static_cast<long>(pos - 1), SEEK_SET) != 0) {
-    return absl::DataLossError(fmt::format("cannot seek in '{}': {}", name, std::strerror(errno)));
+  const uint64_t from = pos >= 4 ? pos - 4 : 0;
+  const size_t at = static_cast<size_t>(pos - from);
+  std::string window;
+  for (uint64_t want = 4096;; want *= 2) {
+    const size_t length = static_cast<size_t>(std::min(want, size - from));
+    window.resize(length);
+    if (std::fseek(stream, static_cast<long>(from), SEEK_SET) != 0 ||
+        std::fread(window.data(), 1, length, stream) != length) {
+      return absl::DataLossError(fmt::format("cannot read '{}': {}", name, std::strerror(errno)));
+    }
+    size_t cut = cutter.Cut(window, length);
+    if (cut >= at) {
+      // Walk back to the first cut at or after `at`.
+      for (size_t earlier = cutter.Cut(window, cut - 1); earlier >= at; earlier = cutter.Cut(window, cut - 1)) {
+        cut = earlier;
+      }
+      return from + cut;
+    }
+    if (from + length >= size) return size;
   }
-  // The line starts at pos when byte pos - 1 ends a line; else after the next newline.
-  char buffer[4096];
-  uint64_t at = pos - 1;
-  while (at < size) {
-    const size_t got = std::fread(buffer, 1, sizeof(buffer), stream);
-    if (got == 0) break;
-    const void* newline = std::memchr(buffer, '\n', got);
-    if (newline != nullptr) return at + static_cast<uint64_t>(static_cast<const char*>(newline) - buffer) + 1;
-    at += got;
-  }
-  return size;
 }
 
 }  // namespace
@@ -341,6 +417,8 @@ absl::StatusOr<std::vector<WordCount>> CountWordsInShare(const std::vector<std::
   if (shares == 0 || share >= shares) {
     return absl::InvalidArgumentError(fmt::format("share {} of {} does not exist", share, shares));
   }
+  TOKVEC_RETURN_IF_ERROR(CheckOptions(options));
+  const Cutter cutter(options);
   // 1. Sizes: the share is [share·S/P, (share+1)·S/P) of the files end to end.
   std::vector<uint64_t> sizes;
   uint64_t total = 0;
@@ -358,7 +436,7 @@ absl::StatusOr<std::vector<WordCount>> CountWordsInShare(const std::vector<std::
     return static_cast<uint64_t>(static_cast<unsigned __int128>(total) * k / shares);
   };
   const uint64_t begin = cut(share), end = cut(share + 1);
-  // 2. Each file's part of [begin, end), moved to line starts.
+  // 2. Each file's part of [begin, end), moved to cut points (line starts with split_lines).
   std::vector<std::string> names(paths);
   size_t file = 0;
   uint64_t file_start = 0;  // offset of paths[file] in the files end to end
@@ -379,12 +457,12 @@ absl::StatusOr<std::vector<WordCount>> CountWordsInShare(const std::vector<std::
           continue;
         }
         TOKVEC_ASSIGN_OR_RETURN(stream, OpenInput(paths[file]));
-        TOKVEC_ASSIGN_OR_RETURN(uint64_t from, LineStartAtOrAfter(stream, names[file], lo - file_start, size));
-        TOKVEC_ASSIGN_OR_RETURN(uint64_t to, LineStartAtOrAfter(stream, names[file], hi - file_start, size));
+        TOKVEC_ASSIGN_OR_RETURN(uint64_t from, CutAtOrAfter(stream, names[file], cutter, lo - file_start, size));
+        TOKVEC_ASSIGN_OR_RETURN(uint64_t to, CutAtOrAfter(stream, names[file], cutter, hi - file_start, size));
         if (std::fseek(stream, static_cast<long>(from), SEEK_SET) != 0) {
           return absl::DataLossError(fmt::format("cannot seek in '{}': {}", names[file], std::strerror(errno)));
         }
-        reader.emplace(stream, &names[file], options.chunk_bytes, from, to - from);
+        reader.emplace(stream, &names[file], &cutter, options.chunk_bytes, from, to - from);
       }
       TOKVEC_ASSIGN_OR_RETURN(bool more, reader->Next(chunk));
       if (more) return true;
@@ -395,26 +473,30 @@ absl::StatusOr<std::vector<WordCount>> CountWordsInShare(const std::vector<std::
     }
     return false;
   };
-  absl::StatusOr<std::vector<WordCount>> words = CountChunks(next, options);
+  absl::StatusOr<std::vector<WordCount>> words = CountChunks(next, options, cutter);
   close();
   return words;
 }
 
 absl::StatusOr<std::vector<WordCount>> CountWordsInText(std::string_view text, const WordCounterOptions& options,
                                                         const std::string& name) {
+  TOKVEC_RETURN_IF_ERROR(CheckOptions(options));
+  const Cutter cutter(options);
   size_t begin = 0;
   auto next = [&](Chunk* chunk) -> absl::StatusOr<bool> {
     if (begin >= text.size()) return false;
-    size_t end = std::min(text.size(), begin + std::max<size_t>(options.chunk_bytes, 1));
-    size_t newline = end < text.size() ? text.find('\n', end - 1) : std::string_view::npos;
-    end = newline == std::string_view::npos ? text.size() : newline + 1;
+    const std::string_view rest = text.substr(begin);
+    size_t end = rest.size();
+    if (rest.size() > options.chunk_bytes) {
+      if (const size_t cut = cutter.CutNear(rest, options.chunk_bytes); cut > 0) end = cut;
+    }
     chunk->name = &name;
     chunk->offset = begin;
-    chunk->text.assign(text.substr(begin, end - begin));
-    begin = end;
+    chunk->text.assign(rest.substr(0, end));
+    begin += end;
     return true;
   };
-  return CountChunks(next, options);
+  return CountChunks(next, options, cutter);
 }
 
 }  // namespace tokvec

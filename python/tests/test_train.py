@@ -26,12 +26,13 @@ def test_train_writes_the_cli_model(tokvec_bin, tmp_path, args, kwargs):
 
 
 def test_train_from_iterator_equals_the_file(tmp_path):
-    lines = CORPUS.read_text(encoding="utf-8").splitlines(keepends=True)
+    # Each item is one text, cut as a file is (the whole of it, as encode splits it): the file's text as one item.
+    text = CORPUS.read_text(encoding="utf-8")
     from_file = tokvec.train([str(CORPUS)], type="byte", vocab_size=500)
-    from_lines = tokvec.train_from_iterator(iter(lines), type="byte", vocab_size=500)
+    from_text = tokvec.train_from_iterator(iter([text]), type="byte", vocab_size=500)
     a, b = tmp_path / "a.tokvec", tmp_path / "b.tokvec"
     from_file.save(str(a))
-    from_lines.save(str(b))
+    from_text.save(str(b))
     assert a.read_bytes() == b.read_bytes()
 
 

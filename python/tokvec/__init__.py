@@ -63,6 +63,7 @@ def train_from_iterator(texts: Iterable[Union[str, bytes]], type: str = "byte", 
                         special_tokens: Iterable[str] = (), min_frequency: int = 0, threads: int = 0,
                         normalize: str = "none") -> Tokenizer:
     """Like `train`, from texts in memory (any iterable of str or bytes, consumed once). Each text is counted on
-    its own, line by line as in a file; texts that each end with a newline give the model of their file."""
+    its own, as a whole as a file is (pieces may span its lines, as encode cuts them); a file's whole text as one
+    item gives the model of the file."""
     return _train_from_iterator(texts, **_options(type, vocab_size, merges, pattern, special_tokens, min_frequency,
                                                   threads, normalize))

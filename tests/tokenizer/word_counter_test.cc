@@ -88,8 +88,8 @@ TEST(WordCounterTest, SameCountsForAnyThreadsAndChunkSize) {
   std::filesystem::remove(path);
 }
 
-// Shares of the files end to end (the byte ranges of `count --shard` and of MPI ranks) count every line exactly
-// once: for 1..9 shares, with split-pattern pieces (which see the '\r' and '\n'), CRLF, multi-byte characters
+// Shares of the files end to end (the byte ranges of `count --shard` and of MPI ranks, cut at cut points) count
+// every piece exactly once: for 1..9 shares, with split-pattern pieces (which see the '\r' and '\n'), CRLF, multi-byte characters
 // cut by raw byte ranges, a long line, files without a final newline, an empty file and fewer lines than shares.
 TEST(WordCounterTest, SharesAddUpToTheWhole) {
   std::mt19937 rng(11);
@@ -138,15 +138,19 @@ TEST(WordCounterTest, SharesAddUpToTheWhole) {
   for (const std::string& path : paths) std::filesystem::remove(path);
 }
 
-// Byte models pre-tokenize each line (with its '\n') on its own, as Hugging Face's trainer feeds lines.
-TEST(WordCounterTest, SplitPatternPiecesPerLine) {
+// By default a text is pre-tokenized as a whole, as encode splits it: a line end joins the white space after it.
+// With split_lines each line (with its '\n') is pre-tokenized on its own, as Hugging Face's trainer feeds lines.
+TEST(WordCounterTest, SplitPatternPiecesOfTheWholeTextOrPerLine) {
   auto split = MakeSplitPreTokenizer("gpt2");
   ASSERT_TRUE(split.ok()) << split.status();
   WordCounterOptions options;
   options.pre_tokenizer = split->get();
   auto words = CountWordsInText("foo\n  bar\n", options);
   ASSERT_TRUE(words.ok()) << words.status();
-  // Whole-text splitting would give "\n " and " bar"; per line it is "\n", " ", " bar", "\n".
+  EXPECT_EQ(AsMap(*words), (std::map<std::string, uint64_t>{{"foo", 1}, {"\n ", 1}, {" bar", 1}, {"\n", 1}}));
+  options.split_lines = true;
+  words = CountWordsInText("foo\n  bar\n", options);
+  ASSERT_TRUE(words.ok()) << words.status();
   EXPECT_EQ(AsMap(*words), (std::map<std::string, uint64_t>{{"foo", 1}, {"\n", 2}, {" ", 1}, {" bar", 1}}));
 }
 

@@ -5,8 +5,8 @@
 //   tokvec count --shard 2/8 -o part-2.tsv corpus/*.txt                      # share 2 of 8 of the same files
 //   tokvec train --from-counts --type byte --vocab-size 30000 -o m.tokvec all.tsv
 //
-// The pieces are cut exactly as `tokvec train` cuts them (the same --type, --pattern and --normalize), so
-// training from the counts gives the bytes training from the text gives. The format (tokenizer/count_file.h)
+// The pieces are cut exactly as `tokvec train` cuts them (the same --type, --pattern, --normalize and
+// --split-lines), so training from the counts gives the bytes training from the text gives. The format (tokenizer/count_file.h)
 // is simple enough for Spark or Dask to write: README.md has both.
 #include <thread>
 
@@ -25,6 +25,7 @@ struct CountCommandOptions {
   std::string pattern;
   std::string normalize = "none";
   size_t threads = 0;  // 0: one per core
+  bool split_lines = false;  // count each line on its own (word_counter.h)
   bool merge = false;
   std::string shard;  // "i/P": count only share i of P of the files
   std::string output;
@@ -51,6 +52,7 @@ absl::Status RunCount(const CountCommandOptions& options) {
   trainer_options.pattern = options.pattern;
   trainer_options.normalize = options.normalize;
   trainer_options.merges = 1;  // unused: counting only
+  trainer_options.split_lines = options.split_lines;
   trainer_options.threads =
       options.threads > 0 ? options.threads : std::max<size_t>(1, std::thread::hardware_concurrency());
   TOKVEC_ASSIGN_OR_RETURN(TokenizerTrainer trainer, TokenizerTrainer::Create(std::move(trainer_options)));
@@ -88,11 +90,15 @@ void RegisterCountCommand(CLI::App& app, CommandAction* action) {
       ->check(CLI::PositiveNumber);
   CLI::Option* shard = sub->add_option(
       "--shard", options->shard,
-      "i/P: count only share i of P of the files (byte ranges cut at line starts; the P count files add up to "
-      "the whole, with count --merge)");
+      "i/P: count only share i of P of the files (byte ranges cut where the text may be cut, line starts with "
+      "--split-lines; the P count files add up to the whole, with count --merge)");
+  CLI::Option* split_lines = sub->add_flag(
+      "--split-lines", options->split_lines,
+      "Count each line on its own (Hugging Face's trainer; train --split-lines) instead of each file as one "
+      "text as encode cuts it; a regex --pattern is always counted by lines");
   CLI::Option* merge = sub->add_flag("--merge", options->merge,
                                      "FILE... are count files: add them up (their headers must agree)");
-  merge->excludes(type)->excludes(pattern)->excludes(normalize)->excludes(shard);
+  merge->excludes(type)->excludes(pattern)->excludes(normalize)->excludes(shard)->excludes(split_lines);
   sub->add_option("-o,--output", options->output, "Count file to write (piece<TAB>count, sorted)")->required();
   sub->add_option("files", options->files, "Text files (none or '-': standard input), or count files with --merge");
   sub->callback([options, action] { *action = [options] { return RunCount(*options); }; });

@@ -3,7 +3,12 @@
 //   tokvec train --type word --merges 4 -o seed.tokvec corpus.txt
 //   tokvec train --type byte --pattern gpt2 --vocab-size 30000 --special '<|endoftext|>' --threads 2 -o m.tokvec *.txt
 //   tokvec train --from-counts --type byte --vocab-size 30000 -o m.tokvec counts.tsv   # counts from `tokvec count`
+//   tokvec train --type byte --split-lines --vocab-size 30000 -o m.tokvec *.txt   # count each line on its own
 //
+// The pieces counted are the ones `tokvec encode` cuts from each file as a whole (so a merge can join a line end
+// to the indentation after it, `Ċ ĠĠĠ`); --split-lines counts each line on its own as Hugging Face's trainer
+// does, and so does a split pattern given as a regex, which cannot be cut safely (tokenizer/word_counter.h).
+// A corpus without text (every file empty) is an error naming the files.
 // Word models cut words at Unicode White_Space; byte models cut pieces with a split pattern (default gpt2). The
 // training rules and the id layout are in tokenizer/bpe_trainer.h; the file format in tokenizer/model_file.cc.
 // Invalid UTF-8 in a word corpus is an error naming the file and byte offset (train a byte model for such
@@ -48,6 +53,7 @@ struct TrainCommandOptions {
   std::vector<std::string> special_tokens;
   size_t threads = 0;  // 0: one per core.
   bool from_counts = false;  // files are count files (tokenizer/count_file.h)
+  bool split_lines = false;  // count each line on its own (word_counter.h)
   std::vector<std::string> files;
 };
 
@@ -84,6 +90,22 @@ class Progress {
   Clock::time_point start_, last_, merge_start_;
 };
 
+// Training on nothing would write a model without merges: say which files were empty instead.
+absl::Status EmptyCorpusError(const std::vector<std::string>& files, bool from_counts, bool word) {
+  std::string names;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (i > 0) names += i + 1 == files.size() ? " and " : ", ";
+    names += files[i] == "-" ? "standard input" : fmt::format("'{}'", files[i]);
+  }
+  if (from_counts) {
+    return absl::InvalidArgumentError(fmt::format("no pieces to learn from: {} {} no counts", names,
+                                                  files.size() == 1 ? "holds" : "hold"));
+  }
+  return absl::InvalidArgumentError(fmt::format(
+      "no text to learn from: {} {} empty{}; give files that hold text", names, files.size() == 1 ? "is" : "are",
+      word ? " or only white space" : ""));
+}
+
 absl::Status RunTrain(const TrainCommandOptions& options) {
   // 1. The pieces to count: whitespace words or split-pattern pieces, after the optional normalizer.
   const bool word = options.type == "word";
@@ -107,6 +129,7 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
   trainer_options.special_tokens = options.special_tokens;
   trainer_options.threads =
       options.threads > 0 ? options.threads : std::max<size_t>(1, std::thread::hardware_concurrency());
+  trainer_options.split_lines = options.split_lines;
   trainer_options.count_progress = [&](uint64_t bytes) { progress.Bytes(bytes); };
   trainer_options.merge_progress = [&](size_t done) {
     progress.Merges(done, options.has_merges ? options.merges : 0);
@@ -114,6 +137,10 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
   TOKVEC_ASSIGN_OR_RETURN(TokenizerTrainer trainer, TokenizerTrainer::Create(std::move(trainer_options)));
   std::vector<std::string> files = options.files;
   if (files.empty()) files.push_back("-");
+  if (!options.from_counts && !options.split_lines && trainer.CountsLines()) {
+    std::fprintf(stderr, "note: the split pattern is a regex, which cannot be cut safely: each line is counted "
+                         "on its own (as --split-lines)\n");
+  }
   const distributed::World world = distributed::JoinWorld();  // one process, unless started by mpirun
   if (world.size > 1 && (options.from_counts || std::find(files.begin(), files.end(), "-") != files.end())) {
     return absl::InvalidArgumentError(fmt::format(
@@ -159,6 +186,7 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
   } else {
     TOKVEC_RETURN_IF_ERROR(trainer.CountFiles(files));
   }
+  if (trainer.CountedNothing()) return EmptyCorpusError(files, options.from_counts, word);
 
   // 3. Learn the merges (tokenizer/tokenizer_trainer.h).
   progress.StartMerges();
@@ -218,8 +246,13 @@ void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
       ->allow_extra_args(false);  // One token per --special, so FILE... after it stay files.
   sub->add_option("--threads", options->threads, "Threads for counting and for big merge steps (default: one per core)")
       ->check(whole_number(false));
-  sub->add_flag("--from-counts", options->from_counts,
-                "FILE... are count files (tokvec count, or Spark / Dask; format in README.md): train from them");
+  CLI::Option* from_counts = sub->add_flag(
+      "--from-counts", options->from_counts,
+      "FILE... are count files (tokvec count, or Spark / Dask; format in README.md): train from them");
+  sub->add_flag("--split-lines", options->split_lines,
+                "Count each line on its own (Hugging Face's trainer) instead of each file as one text as encode "
+                "cuts it; a regex --pattern is always counted by lines")
+      ->excludes(from_counts);
   sub->add_option("files", options->files, "Text files to learn from; none or '-' reads standard input");
   sub->callback([options, merges, vocab_size, action] {
     options->has_merges = merges->count() > 0;

@@ -1,6 +1,7 @@
 // `tokvec train` through the real binary: the goldens of the foundation issue, determinism across runs and
 // thread counts, the error paths, and the shared corpora.
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 #include "fmt/format.h"
@@ -93,6 +94,44 @@ TEST(TrainCommandTest, EarlyStopNoteOnStderr) {
   ShellResult r = RunShell(fmt::format("{} train --merges 50 -o {} {}", Tokvec(), dir / "m.tokvec", dir / "corpus.txt"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("note: stopped after 2 merges: no pair of symbols is left to merge"));
+}
+
+// Training counts pieces as encode cuts them (the whole file), so on code GPT-2's pattern learns line end plus
+// indentation ("\n" + spaces, spelled `ĊĠĠĠ`): "\n    return" encodes as `ĊĠĠĠ Ġreturn`. With --split-lines
+// each line is counted on its own, as Hugging Face's trainer does, and no token joins a line end to a space.
+TEST(TrainCommandTest, LearnsNewlinePlusIndentOnCode) {
+  ScratchDir dir;
+  std::string code;
+  for (int i = 0; i < 80; ++i) {
+    code += fmt::format("def step_{}(value, other):\n    if value > {}:\n        return other * value\n", i, i);
+    code += "    for item in range(value):\n        other -= item\n    return other\n\n";
+    code += fmt::format("int f{}(int x) {{\n    if (x < {}) {{\n        return x + 1;\n    }}\n    return 0;\n}}\n", i, i);
+  }
+  WriteWhole(dir / "code.txt", code);
+  WriteWhole(dir / "probe.txt", "x\n    return\n        return");
+  for (const bool split_lines : {false, true}) {
+    const std::string model = dir / (split_lines ? "lines.tokvec" : "whole.tokvec");
+    ShellResult r = RunShell(fmt::format("{} train --type byte --pattern gpt2 --vocab-size 400 {} -o {} {}", Tokvec(),
+                                         split_lines ? "--split-lines" : "", model, dir / "code.txt"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    r = RunShell(fmt::format("{} encode -m {} --format tokens {}", Tokvec(), model, dir / "probe.txt"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    r.out.pop_back();  // the output's line end
+    if (split_lines) {
+      EXPECT_EQ(r.out, "x Ċ ĠĠĠ Ġreturn Ċ ĠĠĠĠĠĠĠ Ġreturn");
+    } else {
+      EXPECT_EQ(r.out, "x ĊĠĠĠ Ġreturn ĊĠĠĠĠĠĠĠ Ġreturn");
+    }
+    r = RunShell(fmt::format("{} inspect --merges {}", Tokvec(), model));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // A merge of a line end with spaces: `Ċ ĠĠ`, `ĊĠĠ Ġ`, ...
+    bool joins_line_end = false;
+    std::istringstream merges(r.out);
+    for (std::string line; std::getline(merges, line);) {
+      joins_line_end |= line.starts_with("Ċ") && line.find(" Ġ") != std::string::npos;
+    }
+    EXPECT_EQ(joins_line_end, !split_lines) << r.out;
+  }
 }
 
 // The normalizer chosen at training is stored in the model and applied at encode; offsets stay in the input.

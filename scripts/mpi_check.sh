@@ -2,7 +2,8 @@
 # `mpirun -np P tokvec train` gives the bytes of `tokvec train` (issue 15): word and byte models, P = 1, 2, 3, 4
 # and 7 ranks (oversubscribed on this machine), over files of mixed sizes: the shared corpora (English, Japanese),
 # data/corpus.txt, a CRLF file, a file without a final newline, an empty file and a two-line file (fewer lines
-# than ranks); share boundaries fall mid-line and mid-character and move to line starts. One run exchanges its
+# than ranks); share boundaries fall mid-line and mid-character and move to cut points (line starts with
+# --split-lines, also checked). One run exchanges its
 # counts in rounds of 1000 bytes (TOKVEC_MPI_CHUNK_BYTES). A missing file and invalid UTF-8 in one rank's share
 # stop every rank with an error and no model file, without hanging. `mpirun tokvec embed` writes one part per
 # rank, and `embed --gather` joins them into the bytes of one process; `encode --lines` likewise.
@@ -37,12 +38,16 @@ run_mpi() {  # run_mpi NP ARGS...: mpirun with a time limit; prints stderr on fa
   timeout 300 mpirun -np "$np" "$tokvec" "$@" > "$work/mpi.out" 2> "$work/mpi.err"
 }
 
-for type in word byte; do
-  "$tokvec" train --type "$type" --vocab-size 6000 --special '<|endoftext|>' --threads 2 -o "$work/single.tokvec" \
+# Byte models count whole texts (share boundaries move to cut points) or, with --split-lines, lines; the plain
+# byte model goes last: the 1000-byte rounds below compare with its single-process model.
+for type in word "byte --split-lines" byte; do
+  # shellcheck disable=SC2086  # "$type" may hold two options
+  "$tokvec" train --type $type --vocab-size 6000 --special '<|endoftext|>' --threads 2 -o "$work/single.tokvec" \
     "${files[@]}" 2> "$work/single.err" || fail "$type: single-process training failed: $(cat "$work/single.err")"
   for np in 1 2 3 4 7; do
     rm -f "$work/mpi.tokvec"
-    run_mpi "$np" train --type "$type" --vocab-size 6000 --special '<|endoftext|>' --threads 1 \
+    # shellcheck disable=SC2086
+    run_mpi "$np" train --type $type --vocab-size 6000 --special '<|endoftext|>' --threads 1 \
       -o "$work/mpi.tokvec" "${files[@]}"
     status=$?
     if [[ $status -ne 0 ]]; then

@@ -179,7 +179,7 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
     if (counts.header && !(*counts.header == expected)) {
       return absl::InvalidArgumentError(fmt::format(
           "the count files were counted with {}, but this training cuts pieces with {}; give the same --type, "
-          "--pattern and --normalize as `tokvec count` had",
+          "--pattern, --normalize and --split-lines as `tokvec count` had",
           counts.header->ToString(), expected.ToString()));
     }
     trainer.AddCounts(std::move(counts.pieces));
@@ -246,13 +246,12 @@ void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
       ->allow_extra_args(false);  // One token per --special, so FILE... after it stay files.
   sub->add_option("--threads", options->threads, "Threads for counting and for big merge steps (default: one per core)")
       ->check(whole_number(false));
-  CLI::Option* from_counts = sub->add_flag(
-      "--from-counts", options->from_counts,
-      "FILE... are count files (tokvec count, or Spark / Dask; format in README.md): train from them");
+  sub->add_flag("--from-counts", options->from_counts,
+                "FILE... are count files (tokvec count, or Spark / Dask; format in README.md): train from them");
   sub->add_flag("--split-lines", options->split_lines,
                 "Count each line on its own (Hugging Face's trainer) instead of each file as one text as encode "
-                "cuts it; a regex --pattern is always counted by lines")
-      ->excludes(from_counts);
+                "cuts it; a regex --pattern is always counted by lines (with --from-counts: the counts' header "
+                "must say split=lines)");
   sub->add_option("files", options->files, "Text files to learn from; none or '-' reads standard input");
   sub->callback([options, merges, vocab_size, action] {
     options->has_merges = merges->count() > 0;

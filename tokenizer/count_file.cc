@@ -23,7 +23,7 @@ absl::Status LineError(const std::string& name, size_t line, std::string_view wh
   return absl::InvalidArgumentError(fmt::format("count file '{}', line {}: {}", name, line, what));
 }
 
-// "tokvec-counts 1 type=byte pre_tokenizer=gpt2 normalizer=none"
+// "tokvec-counts 1 type=byte pre_tokenizer=gpt2 normalizer=none", maybe followed by " split=lines"
 absl::StatusOr<CountFileHeader> ParseHeader(std::string_view line, const std::string& name, size_t number) {
   std::vector<std::string_view> fields;
   for (size_t at = 0;;) {
@@ -32,9 +32,10 @@ absl::StatusOr<CountFileHeader> ParseHeader(std::string_view line, const std::st
     if (space == std::string_view::npos) break;
     at = space + 1;
   }
-  if (fields.size() != 5 || fields[0] != kMagic) {
+  if ((fields.size() != 5 && fields.size() != 6) || fields[0] != kMagic) {
     return LineError(name, number, fmt::format("a line with a space must be the header `{} {} type=… "
-                                               "pre_tokenizer=… normalizer=…` (write spaces in pieces as \\s)",
+                                               "pre_tokenizer=… normalizer=…[ split=lines]` (write spaces in "
+                                               "pieces as \\s)",
                                                kMagic, kVersion));
   }
   if (fields[1] != std::to_string(kVersion)) {
@@ -53,6 +54,12 @@ absl::StatusOr<CountFileHeader> ParseHeader(std::string_view line, const std::st
     if (!value) return LineError(name, number, fmt::format("header field `{}`: {}", keys[k], error));
     *values[k] = std::move(*value);
   }
+  if (fields.size() == 6) {
+    if (fields[5] != "split=lines") {
+      return LineError(name, number, fmt::format("header field 6 is '{}'; it can only be `split=lines`", fields[5]));
+    }
+    header.split_lines = true;
+  }
   if (header.type != "word" && header.type != "byte") {
     return LineError(name, number, fmt::format("type is '{}', not word or byte", header.type));
   }
@@ -68,8 +75,8 @@ bool IsWordPiece(std::string_view piece) {
 }  // namespace
 
 std::string CountFileHeader::ToString() const {
-  return fmt::format("type={} pre_tokenizer={} normalizer={}", EscapeText(type), EscapeText(pre_tokenizer),
-                     EscapeText(normalizer));
+  return fmt::format("type={} pre_tokenizer={} normalizer={}{}", EscapeText(type), EscapeText(pre_tokenizer),
+                     EscapeText(normalizer), split_lines ? " split=lines" : "");
 }
 
 std::string FormatCountFile(const std::optional<CountFileHeader>& header, std::vector<WordCount> pieces) {

@@ -1,7 +1,8 @@
 // Piece counts as a file: the interface between counting (`tokvec count`, or Spark, Dask, any tool that can
 // split text as tokvec does) and training (`tokvec train --from-counts`).
 //
-//   tokvec-counts 1 type=byte pre_tokenizer=gpt2 normalizer=none     optional first line (written by tokvec count)
+//   tokvec-counts 1 type=byte pre_tokenizer=gpt2 normalizer=none     optional first line (written by tokvec count;
+//                                                                     ` split=lines` after it when counted by lines)
 //   \sthe	53421                                                      one piece per line: escaped bytes, TAB, count
 //   ,	31337
 //
@@ -28,14 +29,16 @@
 namespace tokvec {
 
 // How the pieces were cut: the model type ("word" | "byte"), the pre-tokenizer's and the normalizer's names as
-// tokvec's model file writes them (e.g. "whitespace", "gpt2", "none", "nfkc").
+// tokvec's model file writes them (e.g. "whitespace", "gpt2", "none", "nfkc"), and whether each line was counted
+// on its own (word_counter.h: --split-lines, or a regex pattern) rather than each text whole.
 struct CountFileHeader {
   std::string type;
   std::string pre_tokenizer;
   std::string normalizer;
+  bool split_lines = false;  // written as a last field ` split=lines`, absent for whole texts
 
   bool operator==(const CountFileHeader&) const = default;
-  std::string ToString() const;  // "type=byte pre_tokenizer=gpt2 normalizer=none"
+  std::string ToString() const;  // "type=byte pre_tokenizer=gpt2 normalizer=none" (+ " split=lines")
 };
 
 struct PieceCounts {

@@ -79,7 +79,8 @@ absl::Status TokenizerTrainer::CountText(std::string_view text, const std::strin
 CountFileHeader TokenizerTrainer::CountHeader() const {
   return {.type = options_.type == ModelType::kWord ? "word" : "byte",
           .pre_tokenizer = pre_tokenizer_->name(),
-          .normalizer = normalizer_ ? normalizer_->name() : "none"};
+          .normalizer = normalizer_ ? normalizer_->name() : "none",
+          .split_lines = options_.type == ModelType::kByte && CountsLines()};  // words count alike either way
 }
 
 std::vector<WordCount> TokenizerTrainer::TakeCounts() && {

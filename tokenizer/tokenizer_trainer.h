@@ -62,7 +62,8 @@ class TokenizerTrainer {
 
   // Adds counts made elsewhere (a count file, count_file.h); they add up with the counted ones.
   void AddCounts(std::vector<WordCount> pieces) { Add(std::move(pieces)); }
-  // How this trainer cuts pieces, as a count file's header names it (its type, pre-tokenizer and normalizer).
+  // How this trainer cuts pieces, as a count file's header names it (its type, pre-tokenizer, normalizer and
+  // whether it counts lines).
   CountFileHeader CountHeader() const;
   // True when nothing has been counted (or added): an empty corpus.
   bool CountedNothing() const { return words_.empty() && totals_.empty(); }

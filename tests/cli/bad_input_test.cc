@@ -102,6 +102,8 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     RunFixtureCommand({"train", "--type", "byte", "--pattern", "gpt2", "--merges", "10", "--special",
                        "<|endoftext|>", "-o", (d / "byte.tokvec").string(), (d / "corpus.txt").string()});
     RunFixtureCommand({"count", "--type", "byte", "-o", (d / "byte_counts.tsv").string(), (d / "corpus.txt").string()});
+    RunFixtureCommand({"count", "--type", "byte", "--split-lines", "-o", (d / "byte_line_counts.tsv").string(),
+                       (d / "corpus.txt").string()});
     WriteFixture(d / "zero_counts.tsv", "ab\t3\ncd\t0\n");
     WriteFixture(d / "huge_counts.tsv", "ab\t6000000000000000000\ncd\t6000000000000000000\n");
     const std::string word_model = ReadFixture(d / "word.tokvec");
@@ -226,9 +228,6 @@ const BadInput kUsageRows[] = {
     BadInput("TrainUnknownType", {"train", "--type", "bogus", "--merges", "5", "-o", kOut, "{dir}/corpus.txt"}, 2,
              "bogus"),
     BadInput("TrainNoOutput", {"train", "--merges", "5", "{dir}/corpus.txt"}, 2, "--output"),
-    BadInput("TrainSplitLinesFromCounts",
-             {"train", "--from-counts", "--split-lines", "--merges", "5", "-o", kOut, "{dir}/corpus.txt"}, 2,
-             "--from-counts excludes --split-lines"),
     BadInput("EncodeUnknownFormat", {"encode", "-m", "{dir}/word.tokvec", "--format", "bogus", "{dir}/corpus.txt"}, 2,
              "bogus"),
     BadInput("EncodeZeroThreads", {"encode", "-m", "{dir}/word.tokvec", "--lines", "--threads", "0",
@@ -278,6 +277,10 @@ const BadInput kDataRows[] = {
     BadInput("TrainFromCountsOtherPattern", {"train", "--from-counts", "--type", "byte", "--pattern", "cl100k",
                                              "--merges", "5", "-o", kOut, "{dir}/byte_counts.tsv"},
              1, "were counted with type=byte pre_tokenizer=gpt2"),
+    BadInput("TrainFromLineCountsWithoutSplitLines", {"train", "--from-counts", "--type", "byte", "--merges", "5",
+                                                      "-o", kOut, "{dir}/byte_line_counts.tsv"},
+             1, "normalizer=none split=lines, but this training cuts pieces with type=byte pre_tokenizer=gpt2 "
+                "normalizer=none;"),
     BadInput("TrainWordFromByteCounts", {"train", "--from-counts", "--type", "word", "--merges", "5", "-o", kOut,
                                          "{dir}/byte_counts.tsv"},
              1, "a word model's piece"),

@@ -37,7 +37,8 @@ TEST(CountCommandTest, TrainingFromCountsGivesTheBytesOfTrainingFromText) {
     std::printf("note: %s is absent; data/corpus.txt only\n", kShakespeare.c_str());
   }
   for (const std::string& corpus : corpora) {
-    for (const char* options : {"--type word", "--type byte", "--type byte --pattern cl100k --normalize nfkc"}) {
+    for (const char* options : {"--type word", "--type byte", "--type byte --pattern cl100k --normalize nfkc",
+                                "--type byte --split-lines"}) {
       const std::string train = fmt::format("{} train {} --vocab-size 2000 --special '<|endoftext|>' --threads 2",
                                             Tokvec(), options);
       RunOk(fmt::format("{} -o {} {}", train, scratch / "text.tokvec", corpus));

@@ -74,6 +74,8 @@ TEST(CountFileTest, MalformedLinesNameTheFileAndLine) {
       {"tokvec-counts 2 type=byte pre_tokenizer=gpt2 normalizer=none\n", false, "version 2"},
       {"tokvec-counts 1 type=bytes pre_tokenizer=gpt2 normalizer=none\n", false, "not word or byte"},
       {"tokvec-counts 1 kind=byte pre_tokenizer=gpt2 normalizer=none\n", false, "should start with `type=`"},
+      {"tokvec-counts 1 type=byte pre_tokenizer=gpt2 normalizer=none split=words\n", false,
+       "header field 6 is 'split=words'; it can only be `split=lines`"},
   };
   for (const Case& c : cases) {
     PieceCounts counts;
@@ -93,6 +95,19 @@ TEST(CountFileTest, FilesWithDifferentHeadersAreRefused) {
   const absl::Status status = ParseCountText(
       "tokvec-counts 1 type=byte pre_tokenizer=cl100k normalizer=none\nc\t1\n", "c", false, &counts);
   EXPECT_THAT(std::string(status.message()), HasSubstr("counted with type=byte pre_tokenizer=cl100k"));
+}
+
+// Counts made line by line say so in a last header field, and differ from counts of whole texts.
+TEST(CountFileTest, SplitLinesIsPartOfTheHeader) {
+  const CountFileHeader lines{.type = "byte", .pre_tokenizer = "gpt2", .normalizer = "none", .split_lines = true};
+  EXPECT_EQ(lines.ToString(), "type=byte pre_tokenizer=gpt2 normalizer=none split=lines");
+  PieceCounts counts;
+  ASSERT_TRUE(ParseCountText(FormatCountFile(lines, {{"a", 1}}), "a", false, &counts).ok());
+  ASSERT_TRUE(counts.header.has_value());
+  EXPECT_EQ(*counts.header, lines);
+  const absl::Status status = ParseCountText(
+      "tokvec-counts 1 type=byte pre_tokenizer=gpt2 normalizer=none\nb\t1\n", "b", false, &counts);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("counted with type=byte pre_tokenizer=gpt2 normalizer=none,"));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // encode splits it), for the three presets on real text, indented code and CRLF line ends, for any chunk size,
 // thread count and number of shares; with split_lines they are the pieces of each line split on its own; a
 // regex that cannot be cut is counted per line; normalizers cut only where the normalized whole splits alike.
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -199,6 +200,26 @@ TEST(WordCounterWholeTextTest, NormalizedCountsArePiecesOfTheNormalizedWhole) {
                            fmt::format("{} {}", preset, name));
     }
   }
+}
+
+// A text without any cut point is one chunk that grows as it is read; it is searched for a cut only where it grew,
+// so reading it in 64-byte steps takes linear time (0.06 s here; searching it whole after each step took 43 s).
+TEST(WordCounterWholeTextTest, TextWithoutCutPointsIsReadInLinearTime) {
+  std::string text;
+  while (text.size() < (size_t{2} << 20)) text += "(+)\t-> ";  // white space, never after a letter or digit
+  auto split = MakeSplitPreTokenizer("gpt2");
+  ASSERT_TRUE(split.ok()) << split.status();
+  WordCounterOptions options;
+  options.pre_tokenizer = split->get();
+  options.chunk_bytes = 64;
+  const std::string path = TempFile("tokvec_no_cut_test.txt", text);
+  const auto start = std::chrono::steady_clock::now();
+  auto words = CountWords({path}, options);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(words.ok()) << words.status();
+  EXPECT_TRUE(AsMap(*words) == WholeOracle(text, **split));
+  EXPECT_LT(seconds, 5.0);
+  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ namespace {
 TokenizerTrainerOptions MakeOptions(const std::string& type, std::optional<size_t> vocab_size,
                                     std::optional<size_t> merges, std::optional<std::string> pattern,
                                     std::vector<std::string> special_tokens, uint64_t min_frequency, size_t threads,
-                                    const std::string& normalize) {
+                                    const std::string& normalize, bool split_lines) {
   TokenizerTrainerOptions options;
   if (type == "word") {
     options.type = ModelType::kWord;
@@ -36,6 +36,7 @@ TokenizerTrainerOptions MakeOptions(const std::string& type, std::optional<size_
   options.special_tokens = std::move(special_tokens);
   options.min_frequency = min_frequency;
   options.threads = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+  options.split_lines = split_lines;
   return options;
 }
 
@@ -55,9 +56,10 @@ void RegisterTraining(py::module_& m) {
       "_train",
       [](const std::vector<std::string>& files, const std::string& type, std::optional<size_t> vocab_size,
          std::optional<size_t> merges, std::optional<std::string> pattern, std::vector<std::string> special_tokens,
-         uint64_t min_frequency, size_t threads, const std::string& normalize) {
+         uint64_t min_frequency, size_t threads, const std::string& normalize, bool split_lines) {
         TokenizerTrainer trainer = Check(TokenizerTrainer::Create(MakeOptions(
-            type, vocab_size, merges, pattern, std::move(special_tokens), min_frequency, threads, normalize)));
+            type, vocab_size, merges, pattern, std::move(special_tokens), min_frequency, threads, normalize,
+            split_lines)));
         absl::Status counted;
         {
           py::gil_scoped_release release;
@@ -67,14 +69,16 @@ void RegisterTraining(py::module_& m) {
         return Finish(std::move(trainer));
       },
       py::arg("files"), py::arg("type"), py::arg("vocab_size"), py::arg("merges"), py::arg("pattern"),
-      py::arg("special_tokens"), py::arg("min_frequency"), py::arg("threads"), py::arg("normalize"));
+      py::arg("special_tokens"), py::arg("min_frequency"), py::arg("threads"), py::arg("normalize"),
+      py::arg("split_lines"));
   m.def(
       "_train_from_iterator",
       [](py::iterable texts, const std::string& type, std::optional<size_t> vocab_size,
          std::optional<size_t> merges, std::optional<std::string> pattern, std::vector<std::string> special_tokens,
-         uint64_t min_frequency, size_t threads, const std::string& normalize) {
+         uint64_t min_frequency, size_t threads, const std::string& normalize, bool split_lines) {
         TokenizerTrainer trainer = Check(TokenizerTrainer::Create(MakeOptions(
-            type, vocab_size, merges, pattern, std::move(special_tokens), min_frequency, threads, normalize)));
+            type, vocab_size, merges, pattern, std::move(special_tokens), min_frequency, threads, normalize,
+            split_lines)));
         size_t index = 0;
         for (py::handle text : texts) {
           Check(trainer.CountText(TextView(text), fmt::format("item {}", index)));
@@ -83,7 +87,8 @@ void RegisterTraining(py::module_& m) {
         return Finish(std::move(trainer));
       },
       py::arg("texts"), py::arg("type"), py::arg("vocab_size"), py::arg("merges"), py::arg("pattern"),
-      py::arg("special_tokens"), py::arg("min_frequency"), py::arg("threads"), py::arg("normalize"));
+      py::arg("special_tokens"), py::arg("min_frequency"), py::arg("threads"), py::arg("normalize"),
+      py::arg("split_lines"));
 }
 
 }  // namespace tokvec::python

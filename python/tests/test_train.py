@@ -15,6 +15,7 @@ CORPUS = ROOT / "data" / "corpus.txt"
      dict(type="byte", pattern="cl100k", merges=200, min_frequency=3)),
     (["--type", "word", "--merges", "150", "--normalize", "nfkc+lowercase"],
      dict(type="word", merges=150, normalize="nfkc+lowercase")),
+    (["--type", "byte", "--vocab-size", "600", "--split-lines"], dict(type="byte", vocab_size=600, split_lines=True)),
 ])
 def test_train_writes_the_cli_model(tokvec_bin, tmp_path, args, kwargs):
     cli = tmp_path / "cli.tokvec"
@@ -33,6 +34,13 @@ def test_train_from_iterator_equals_the_file(tmp_path):
     a, b = tmp_path / "a.tokvec", tmp_path / "b.tokvec"
     from_file.save(str(a))
     from_text.save(str(b))
+    assert a.read_bytes() == b.read_bytes()
+    # split_lines=True: each line on its own, as an iterator of the file's lines gives.
+    lines = text.splitlines(keepends=True)
+    from_file = tokvec.train([str(CORPUS)], type="byte", vocab_size=500, split_lines=True)
+    from_lines = tokvec.train_from_iterator(iter(lines), type="byte", vocab_size=500)
+    from_file.save(str(a))
+    from_lines.save(str(b))
     assert a.read_bytes() == b.read_bytes()
 
 

@@ -33,37 +33,39 @@ __version__ = "0.1.0"
 PathLike = Union[str, bytes, "os.PathLike[str]"]
 
 
-def _options(type, vocab_size, merges, pattern, special_tokens, min_frequency, threads, normalize):
+def _options(type, vocab_size, merges, pattern, special_tokens, min_frequency, threads, normalize, split_lines):
     if isinstance(special_tokens, str):
         raise TypeError("special_tokens must be a collection of str, not one str")
     return dict(type=type, vocab_size=vocab_size, merges=merges, pattern=pattern,
                 special_tokens=list(special_tokens), min_frequency=min_frequency, threads=threads,
-                normalize=normalize)
+                normalize=normalize, split_lines=split_lines)
 
 
 def train(files: Union[PathLike, Sequence[PathLike]], type: str = "byte", vocab_size: Optional[int] = None,
           merges: Optional[int] = None, pattern: Optional[str] = None, special_tokens: Iterable[str] = (),
-          min_frequency: int = 0, threads: int = 0, normalize: str = "none") -> Tokenizer:
+          min_frequency: int = 0, threads: int = 0, normalize: str = "none", split_lines: bool = False) -> Tokenizer:
     """Learns a BPE tokenizer from text files, exactly as `tokvec train` does (the same options give the same
     model file). Give exactly one of `vocab_size` and `merges`.
 
     type: "byte" (byte-level, GPT-2 style; `pattern` is a split preset gpt2/r50k/p50k/cl100k/o200k or an ICU
     regex, default gpt2) or "word" (classic BPE, words at whitespace, `</w>`). special_tokens get ids 0.. in order.
     normalize: none, nfc, nfkc, lowercase or a combination such as "nfkc+lowercase". threads=0: one per core.
+    Each file is counted as one text, cut into pieces as encode cuts it; split_lines=True counts each line on its
+    own instead (Hugging Face's trainer; `tokvec train --split-lines`).
     """
     if isinstance(files, (str, bytes, os.PathLike)):
         files = [files]
     paths = [os.fsdecode(f) for f in files]
     return _train(paths, **_options(type, vocab_size, merges, pattern, special_tokens, min_frequency, threads,
-                                    normalize))
+                                    normalize, split_lines))
 
 
 def train_from_iterator(texts: Iterable[Union[str, bytes]], type: str = "byte", vocab_size: Optional[int] = None,
                         merges: Optional[int] = None, pattern: Optional[str] = None,
                         special_tokens: Iterable[str] = (), min_frequency: int = 0, threads: int = 0,
-                        normalize: str = "none") -> Tokenizer:
+                        normalize: str = "none", split_lines: bool = False) -> Tokenizer:
     """Like `train`, from texts in memory (any iterable of str or bytes, consumed once). Each text is counted on
     its own, as a whole as a file is (pieces may span its lines, as encode cuts them); a file's whole text as one
     item gives the model of the file."""
     return _train_from_iterator(texts, **_options(type, vocab_size, merges, pattern, special_tokens, min_frequency,
-                                                  threads, normalize))
+                                                  threads, normalize, split_lines))

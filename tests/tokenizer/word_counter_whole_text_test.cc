@@ -3,6 +3,8 @@
 // encode splits it), for the three presets on real text, indented code and CRLF line ends, for any chunk size,
 // thread count and number of shares; with split_lines they are the pieces of each line split on its own; a
 // regex that cannot be cut is counted per line; normalizers cut only where the normalized whole splits alike.
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -92,8 +94,11 @@ std::string MixedText(bool utf8 = true) {
   return text;
 }
 
+// A file of its own per test and process: ctest -j runs this binary's tests side by side.
 std::string TempFile(const std::string& name, std::string_view bytes) {
-  std::string path = (std::filesystem::temp_directory_path() / name).string();
+  const std::string unique = fmt::format("{}_{}_{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(),
+                                         getpid(), name);
+  std::string path = (std::filesystem::temp_directory_path() / unique).string();
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
 }

@@ -229,6 +229,12 @@ class IcuNormalizer : public Normalizer {
   }
 
   std::string name() const override { return name_; }
+  // Every step maps code points on their own, except the normalization forms and lowercasing: ASCII white space
+  // is a starter that composes with nothing (a normalization boundary), and the one context lowercasing has
+  // (final sigma) is not used. Only the prefix space depends on where the text starts.
+  bool CutsBeforeAsciiWhiteSpace() const override {
+    return std::find(steps_.begin(), steps_.end(), Step::kPrefixSpace) == steps_.end();
+  }
 
  private:
   std::string name_;

@@ -27,6 +27,10 @@ class Normalizer {
   virtual absl::StatusOr<NormalizedText> Normalize(std::string_view text) const = 0;
   // How the model file names it, e.g. "nfkc" or "nfc+lowercase".
   virtual std::string name() const = 0;
+  // True when, for every p where text[p] is ASCII white space (' ', \t, \n, \r), normalizing text[0, p) and
+  // text[p, ...) on their own and joining the results gives the normalization of the whole (so the input may be
+  // cut there into chunks).
+  virtual bool CutsBeforeAsciiWhiteSpace() const { return false; }
 };
 
 }  // namespace tokvec

@@ -241,7 +241,12 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
 }
 
 size_t Tokenizer::FindCut(std::string_view text, size_t limit, const EncodeOptions& options) const {
-  if (spec_.normalizer != nullptr) return 0;
+  // WordPiece pre-tokenizers cut only at white space, where the normalizers may cut too (checked against
+  // Hugging Face on whole texts by scripts/conformance.sh); BPE keeps normalized text whole.
+  if (spec_.normalizer != nullptr &&
+      (spec_.type != ModelType::kWordPiece || !spec_.normalizer->CutsBeforeAsciiWhiteSpace())) {
+    return 0;
+  }
   for (const SpecialToken& special : spec_.special_tokens) {
     const bool allowed = options.allow_all_special || std::find(options.allowed_special.begin(),
                                                                 options.allowed_special.end(),

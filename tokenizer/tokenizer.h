@@ -112,8 +112,8 @@ class Tokenizer {
   // A position p in [1, limit] where `text` may be cut so that encoding text[0, p) and text[p, ...) on their own
   // gives the ids of the whole (for splitting a large input into chunks, e.g. over threads), from the
   // pre-tokenizer's PreTokenizer::FindCut. 0 when there is none, or when this tokenizer cannot be cut: a
-  // pre-tokenizer that cannot tell (an arbitrary regex), a normalizer, or an allowed special token holding
-  // white space.
+  // pre-tokenizer that cannot tell (an arbitrary regex), a normalizer (for WordPiece models: one that cannot be
+  // cut before white space), or an allowed special token holding white space.
   size_t FindCut(std::string_view text, size_t limit, const EncodeOptions& options) const;
   // Errors: an id outside the vocabulary (OutOfRange, naming the id).
   absl::StatusOr<std::string> Decode(absl::Span<const TokenId> ids) const;

@@ -160,6 +160,32 @@ TEST(WordPieceFilesTest, SharedTokenizerGivesTheSameOnEveryThread) {
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
 }
 
+// `tokvec encode --threads N` cuts a whole text where FindCut says: chunks must give the ids of the whole.
+TEST(WordPieceFilesTest, ChunksAtFindCutGiveTheIdsOfTheWhole) {
+  absl::StatusOr<std::string> corpus = ReadFile(std::string(TOKVEC_SHARED_DIR) + "/corpora/botchan.txt");
+  if (!corpus.ok()) GTEST_SKIP() << "shared corpora not found";
+  const std::string text = corpus->substr(0, 200000) + " Héllo 吾輩\u200b\tX\u0301 \u0301";
+  for (const char* name : {"uncased.json", "cased.json", "short-words.json", "whitespace-split.json"}) {
+    std::unique_ptr<Tokenizer> tokenizer = LoadFile(name);
+    ASSERT_NE(tokenizer, nullptr);
+    std::vector<TokenId> whole;
+    ASSERT_TRUE(tokenizer->EncodeIds(text, {}, &whole).ok());
+    std::vector<TokenId> chunked;
+    size_t pos = 0;
+    int cuts = 0;
+    while (pos < text.size()) {
+      std::string_view rest = std::string_view(text).substr(pos);
+      size_t cut = tokenizer->FindCut(rest, 997, {});
+      if (cut == 0) cut = rest.size();
+      cuts += cut < rest.size();
+      ASSERT_TRUE(tokenizer->EncodeIds(rest.substr(0, cut), {}, &chunked, pos).ok());
+      pos += cut;
+    }
+    EXPECT_GT(cuts, 100) << name;
+    EXPECT_EQ(chunked, whole) << name;
+  }
+}
+
 // A minimal WordPiece file, then one thing broken at a time.
 nlohmann::json TinyWordPiece() {
   return nlohmann::json::parse(R"({

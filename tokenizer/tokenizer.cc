@@ -302,10 +302,10 @@ absl::StatusOr<std::string> Tokenizer::DecodeWordPiece(absl::Span<const TokenId>
       return absl::OutOfRangeError(
           fmt::format("token id {} is outside the vocabulary (ids are 0..{})", id, vocab_size_ - 1));
     }
-    std::string spelling = TokenSpelling(id);
     if (!is_special_[id] && (id >= spec_.wordpiece.size() || spec_.wordpiece.token(id).empty())) {
       return absl::OutOfRangeError(fmt::format("token id {} is not used by this vocabulary", id));
     }
+    const std::string spelling = TokenSpelling(id);
     if (spec_.decoder) {
       spec_.decoder->Append(spelling, i, &text);
     } else {  // Hugging Face without a decoder: spellings joined by spaces.

@@ -24,7 +24,28 @@ struct InspectCommandOptions {
   bool merges = false;
 };
 
+std::string WordPieceSummary(const Tokenizer& tokenizer, const std::string& path) {
+  const TokenizerSpec& spec = tokenizer.spec();
+  const WordPieceModel& model = spec.wordpiece;
+  std::string out;
+  out += fmt::format("model: {}\n", path);
+  out += "type: wordpiece (greedy longest match, continuation prefix)\n";
+  out += fmt::format("vocab_size: {}\n", tokenizer.vocab_size());
+  out += fmt::format("unk_token: {} (id {})\n", model.options().unk_token, model.unk_id());
+  out += fmt::format("continuing_subword_prefix: {}\n", model.options().continuing_subword_prefix);
+  out += fmt::format("max_input_chars_per_word: {}\n", model.options().max_input_chars_per_word);
+  out += fmt::format("pre_tokenizer: {}\n", spec.pre_tokenizer->name());
+  out += fmt::format("normalizer: {}\n", spec.normalizer ? spec.normalizer->name() : "none");
+  out += fmt::format("decoder: {}\n", spec.decoder ? fmt::format("wordpiece (prefix {}, cleanup {})", spec.decoder->prefix,
+                                                                  spec.decoder->cleanup)
+                                                    : "none (spellings joined by spaces)");
+  out += fmt::format("special_tokens: {}\n", spec.special_tokens.size());
+  for (const SpecialToken& special : spec.special_tokens) out += fmt::format("  {} {}\n", special.id, special.text);
+  return out;
+}
+
 std::string Summary(const Tokenizer& tokenizer, const std::string& path) {
+  if (tokenizer.type() == ModelType::kWordPiece) return WordPieceSummary(tokenizer, path);
   const TokenizerSpec& spec = tokenizer.spec();
   const BpeModel& bpe = spec.bpe;
   const bool word = spec.type == ModelType::kWord;
@@ -64,6 +85,10 @@ absl::Status RunInspect(const InspectCommandOptions& options) {
   load.pattern = options.pattern;
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::Load(options.model, load));
   if (!options.merges) return WriteAll(stdout, Summary(*tokenizer, options.model));
+  if (tokenizer->type() == ModelType::kWordPiece) {
+    return absl::FailedPreconditionError(
+        fmt::format("'{}' is a WordPiece model: it has a vocabulary and no merges", options.model));
+  }
   const BpeModel& bpe = tokenizer->bpe();
   if (bpe.rule() == BpeModel::Rule::kRanks) {
     return absl::FailedPreconditionError(fmt::format(

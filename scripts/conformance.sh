@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Conformance of tokvec's byte-level BPE with tiktoken 1.0.22 and Hugging Face tokenizers 0.23.2 (npm):
 # ids identical on every file of ../shared/corpora (whole and per line), llama.cpp's GPT-2 cases and seeded
-# random strings; `tokvec convert` output and a tokvec-trained byte model loaded in Hugging Face. Details and
-# the suites: scripts/conformance_peer.mjs.
+# random strings; `tokvec convert` output and a tokvec-trained byte model loaded in Hugging Face; the WordPiece
+# tokenizer.json files of tests/data/wordpiece (ids and decode). Details and the suites:
+# scripts/conformance_peer.mjs. Extra arguments go to it (e.g. `--only wordpiece`).
 #
-#   scripts/conformance.sh [TOKVEC_BINARY]        (default build/tokvec; build it first)
+#   scripts/conformance.sh [TOKVEC_BINARY [--only PREFIX]]   (default build/tokvec; build it first)
 #
 # Environment: TOKVEC_SHARED_DIR (default ../shared), TOKVEC_VOCAB_DIR (default $TOKVEC_SHARED_DIR/vocab),
 # XDG_CACHE_HOME (peers go to ${XDG_CACHE_HOME:-$HOME/.cache}/tokvec/npm, installed once and reused).
@@ -39,4 +40,4 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/tokvec-conformance.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 node scripts/conformance_peer.mjs --tokvec "$tokvec" --shared "$shared" --vocab "$vocab" \
-  --npm "$cache/node_modules" --work "$work"
+  --npm "$cache/node_modules" --work "$work" "${@:2}"

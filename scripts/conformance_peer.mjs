@@ -16,6 +16,12 @@
 //   hf/convert/<enc>        Hugging Face on `tokvec convert`'s tokenizer.json against tiktoken
 //   hf/trained/<pattern>    a byte model trained by `tokvec train --type byte`, exported to tokenizer.json:
 //                           Hugging Face against tokvec on every corpus file
+//   wordpiece/<file>/whole  the WordPiece tokenizer.json files of tests/data/wordpiece (BERT-style, made by
+//   wordpiece/<file>/lines  scripts/gen_wordpiece_files.mjs): Hugging Face against tokvec on every line of every
+//   wordpiece/<file>/decode corpus file, on whole texts (each large corpus file, and UDHR's files joined into
+//                           one text; uncased and cased only, as Hugging Face is slow on them), and `tokvec decode`
+//                           of the whole-text ids against Hugging Face's decode (text; "ids" counts characters)
+// --only PREFIX runs only the suites whose name starts with PREFIX (e.g. --only wordpiece).
 // Text special tokens spell (<|endoftext|>) is ordinary text on both sides (tiktoken's encode_ordinary).
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -36,6 +42,7 @@ const { get_encoding } = require("tiktoken");
 const hf = require("tokenizers");
 fs.mkdirSync(args.work, { recursive: true });
 const ENCODINGS = ["gpt2", "cl100k_base", "o200k_base"];
+const want = (suite) => !args.only || suite.startsWith(args.only) || args.only.startsWith(suite);
 const decoder = new TextDecoder("utf-8");
 
 // ---- Running tokvec (two at a time: the machine has two cores).
@@ -188,6 +195,7 @@ const vocabPath = (name) => path.join(args.vocab, name);
 
 for (const name of ENCODINGS) {
   const model = vocabPath(`${name}.tiktoken`);
+  if (!want("tiktoken") && !want("llamacpp")) continue;
   if (!fs.existsSync(model)) {
     console.log(`SKIP tiktoken/${name}: ${model} not found`);
     continue;
@@ -245,7 +253,7 @@ async function compareHfWithTiktoken(suite, tokenizer, name, allSpecial) {
   encoding.free();
 }
 
-if (fs.existsSync(vocabPath("gpt2/vocab.json"))) {
+if (want("hf/vocab.json") && fs.existsSync(vocabPath("gpt2/vocab.json"))) {
   log("hf/vocab.json: Hugging Face on vocab.json + merges.txt");
   const model = await hf.BPE.fromFile(vocabPath("gpt2/vocab.json"), vocabPath("gpt2/merges.txt"));
   const tokenizer = new hf.Tokenizer(model);
@@ -257,7 +265,7 @@ if (fs.existsSync(vocabPath("gpt2/vocab.json"))) {
 
 for (const name of ENCODINGS) {
   const model = vocabPath(`${name}.tiktoken`);
-  if (!fs.existsSync(model)) continue;
+  if (!want("hf/convert") || !fs.existsSync(model)) continue;
   log(`hf/convert/${name}: tokvec convert, then Hugging Face`);
   const stem = path.join(args.work, `converted-${name}`);
   await runTokvec(["convert", "-m", model, "-o", stem, "--to", "json"]);
@@ -266,7 +274,7 @@ for (const name of ENCODINGS) {
 
 // A byte-level model trained by tokvec, exported: Hugging Face must give tokvec's ids. Its special token is
 // an added token that Hugging Face always matches, so tokvec encodes with --allow-special.
-for (const pattern of ["gpt2", "cl100k"]) {
+for (const pattern of want("hf/trained") ? ["gpt2", "cl100k"] : []) {
   log(`hf/trained/${pattern}: tokvec train --type byte, convert, Hugging Face`);
   const stem = path.join(args.work, `trained-${pattern}`);
   const training = ["botchan.txt", "tinyshakespeare.txt", "wagahaiwa_nekodearu.txt"].map((f) => path.join(args.shared, "corpora", f));
@@ -280,6 +288,75 @@ for (const pattern of ["gpt2", "cl100k"]) {
   const ourLines = outputLines(await runTokvec(["encode", "-m", `${stem}.tokvec`, "--allow-special", "--lines", randomLinesPath]));
   const theirLines = await hfIds(tokenizer, randomLines);
   randomLines.forEach((text, i) => compare(`hf/trained/${pattern}`, JSON.stringify(text), theirLines[i], parseIds(ourLines[i] ?? ""), spell));
+}
+
+// WordPiece tokenizer.json files (BERT-style; tests/data/wordpiece, from scripts/gen_wordpiece_files.mjs). Their
+// special tokens ([CLS], ...) are added tokens that Hugging Face always matches: tokvec encodes with
+// --allow-special. Hugging Face adds no [CLS]/[SEP] here (addSpecialTokens: false), as tokvec.
+function compareText(suite, label, expected, actual) {
+  let s = suites.get(suite);
+  if (!s) suites.set(suite, (s = { cases: 0, ids: 0, diffCases: 0, diffIds: 0, shown: 0 }));
+  s.cases += 1;
+  s.ids += expected.length;
+  if (expected === actual) return;
+  failed = true;
+  s.diffCases += 1;
+  s.diffIds += 1;
+  if (s.shown++ >= 3) return;
+  let first = 0;
+  while (first < Math.min(expected.length, actual.length) && expected[first] === actual[first]) first++;
+  console.log(`MISMATCH ${suite} ${label}: first difference at character ${first}`);
+  console.log(`  expected: ${JSON.stringify(expected.slice(Math.max(0, first - 20), first + 40))}`);
+  console.log(`  actual:   ${JSON.stringify(actual.slice(Math.max(0, first - 20), first + 40))}`);
+}
+const wordpieceDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "tests", "data", "wordpiece");
+const wordpieceFiles = want("wordpiece") && fs.existsSync(wordpieceDir)
+  ? fs.readdirSync(wordpieceDir).filter((f) => f.endsWith(".json") && f !== "golden.json").sort()
+  : [];
+// Whole texts: the six large corpora, and UDHR's 532 files as one text (one tokvec process each, not 540).
+const wholeLabels = [];
+const wholeTexts = [];
+let udhrText = "";
+corpusFiles.forEach((file, i) => {
+  if (file.includes(`${path.sep}udhr${path.sep}`)) {
+    udhrText += corpusTexts[i].endsWith("\n") || corpusTexts[i] === "" ? corpusTexts[i] : corpusTexts[i] + "\n";
+  } else {
+    wholeLabels.push(file);
+    wholeTexts.push(corpusTexts[i]);
+  }
+});
+if (udhrText !== "") {
+  wholeLabels.push("udhr/*.txt (joined)");
+  wholeTexts.push(udhrText);
+}
+const wholePaths = wholeTexts.map((text, i) => {
+  const file = path.join(args.work, `whole-${i}.txt`);
+  fs.writeFileSync(file, text);
+  return file;
+});
+for (const name of wordpieceFiles) {
+  const file = path.join(wordpieceDir, name);
+  const suite = `wordpiece/${name.replace(/\.json$/, "")}`;
+  log(`${suite}: Hugging Face against tokvec (whole texts, lines, decode)`);
+  const tokenizer = hf.Tokenizer.fromFile(file);
+  const spell = hfSpell(tokenizer);
+  const ours = (await pool(wholePaths, (f) => runTokvec(["encode", "-m", file, "--allow-special", f]))).map(parseIds);
+  // Hugging Face encodes a whole text on one thread (~1.5 MB/s here): only the two BERT configurations compare
+  // whole texts; the other files compare every line, and decode tokvec's whole-text ids.
+  const full = name === "uncased.json" || name === "cased.json";
+  const theirs = full ? await hfIds(tokenizer, wholeTexts) : ours;
+  if (full) wholeLabels.forEach((label, i) => compare(`${suite}/whole`, label, theirs[i], ours[i], spell));
+  const ourLines = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--lines", "--threads", "2", linesPath]));
+  if (ourLines.length !== corpusLines.length) {
+    failed = true;
+    console.log(`MISMATCH ${suite}/lines: ${corpusLines.length} lines in, ${ourLines.length} lines out`);
+  }
+  const theirLines = await hfIds(tokenizer, corpusLines);
+  corpusLines.forEach((line, i) => compare(`${suite}/lines`, `line ${i + 1}`, theirLines[i], parseIds(ourLines[i] ?? ""), spell));
+  const decoded = await pool(theirs, (ids) => runTokvec(["decode", "-m", file], ids.join(" ")));
+  for (let i = 0; i < theirs.length; i++) {
+    compareText(`${suite}/decode`, wholeLabels[i], await tokenizer.decode(theirs[i], false), decoded[i]);
+  }
 }
 
 // ---- Summary.

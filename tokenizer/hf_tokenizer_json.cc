@@ -9,21 +9,34 @@
 //   added_tokens      [{id, content, ...}]: our special tokens (matched only when allowed)
 // Other parts (decoder, post_processor, truncation, padding) do not change ids and are ignored.
 //
+// WordPiece models (BERT, all-MiniLM):
+//   model             {"type": "WordPiece", "vocab": {spelling: id}, "unk_token": "[UNK]",
+//                      "continuing_subword_prefix": "##", "max_input_chars_per_word": 100}
+//   normalizer        as above, plus BertNormalizer {clean_text, handle_chinese_chars, strip_accents (null:
+//                     as lowercase), lowercase}, NFD, NFKD, StripAccents
+//   pre_tokenizer     BertPreTokenizer, WhitespaceSplit
+//   decoder           null (spellings joined by spaces) or WordPiece {prefix, cleanup}
+//   added_tokens      as above; post_processor ([CLS] ... [SEP]) is ignored
+//
 // The writer emits the same shapes. A rank model (tiktoken) has no merge list: each token's merge is the split
 // into two tokens that BPE with lower ranks gives, and ignore_merges is set, as tiktoken looks whole pieces up.
 #include <algorithm>
+#include <limits>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+#include "tokenizer/bert_pre_tokenizer.h"
 #include "tokenizer/byte_unicode.h"
 #include "tokenizer/formats.h"
 #include "tokenizer/icu_normalizer.h"
 #include "tokenizer/spelled_vocab.h"
 #include "tokenizer/split_pattern.h"
 #include "tokenizer/utf8.h"
+#include "tokenizer/whitespace_pre_tokenizer.h"
 
 namespace tokvec {
 namespace {
@@ -88,8 +101,32 @@ absl::Status ReadNormalizer(const Json& node, const std::string& path, const std
     steps->push_back("nfc");
   } else if (type == "NFKC") {
     steps->push_back("nfkc");
+  } else if (type == "NFD") {
+    steps->push_back("nfd");
+  } else if (type == "NFKD") {
+    steps->push_back("nfkd");
   } else if (type == "Lowercase") {
     steps->push_back("lowercase");
+  } else if (type == "StripAccents") {
+    steps->push_back("strip_accents");
+  } else if (type == "BertNormalizer") {
+    // Hugging Face's order: clean, Chinese characters, strip accents (NFD, then drop marks), lowercase.
+    auto flag = [&](const char* name, bool fallback) -> absl::StatusOr<bool> {
+      if (!node.contains(name) || node[name].is_null()) return fallback;
+      if (!node[name].is_boolean()) return KeyError(path, fmt::format("{}.{}", key, name), "expected true or false");
+      return node[name].get<bool>();
+    };
+    TOKVEC_ASSIGN_OR_RETURN(const bool clean_text, flag("clean_text", true));
+    TOKVEC_ASSIGN_OR_RETURN(const bool chinese, flag("handle_chinese_chars", true));
+    TOKVEC_ASSIGN_OR_RETURN(const bool lowercase, flag("lowercase", true));
+    TOKVEC_ASSIGN_OR_RETURN(const bool strip_accents, flag("strip_accents", lowercase));
+    if (clean_text) steps->push_back("bert_clean");
+    if (chinese) steps->push_back("bert_chinese");
+    if (strip_accents) {
+      steps->push_back("nfd");
+      steps->push_back("strip_accents");
+    }
+    if (lowercase) steps->push_back("lowercase");
   } else if (type == "Sequence" && node.contains("normalizers") && node["normalizers"].is_array()) {
     for (size_t i = 0; i < node["normalizers"].size(); ++i) {
       TOKVEC_RETURN_IF_ERROR(
@@ -97,7 +134,8 @@ absl::Status ReadNormalizer(const Json& node, const std::string& path, const std
     }
   } else {
     return KeyError(path, key + ".type",
-                    fmt::format("normalizer '{}' is not supported (supported: NFC, NFKC, Lowercase, Sequence)", type));
+                    fmt::format("normalizer '{}' is not supported (supported: NFC, NFKC, NFD, NFKD, Lowercase, StripAccents, "
+                                "BertNormalizer, Sequence)", type));
   }
   return absl::OkStatus();
 }
@@ -189,6 +227,130 @@ std::optional<BpeModel::MergePair> RankMergeOf(const BpeModel& bpe, TokenId id,
   return BpeModel::MergePair{parts[0], parts[1]};
 }
 
+// Appends the added tokens to `special_tokens`. `model_size` is one past the model's largest id and `spelling`
+// gives a model token's tokenizer.json spelling (empty for an id no token has).
+template <typename Spelling>
+absl::Status ReadAddedTokens(const Json& json, const std::string& path, size_t model_size, Spelling spelling,
+                             std::vector<SpecialToken>* special_tokens) {
+  if (!json.contains("added_tokens") || json["added_tokens"].is_null()) return absl::OkStatus();
+  const Json& added = json["added_tokens"];
+  if (!added.is_array()) return KeyError(path, "added_tokens", "expected an array");
+  for (size_t i = 0; i < added.size(); ++i) {
+    const Json& token = added[i];
+    if (!token.is_object() || !token.contains("id") || !token["id"].is_number_unsigned() ||
+        !token.contains("content") || !token["content"].is_string() || token["content"].get<std::string>().empty()) {
+      return KeyError(path, fmt::format("added_tokens[{}]", i), "expected {\"id\": N, \"content\": \"...\"}");
+    }
+    const uint64_t id = token["id"].get<uint64_t>();
+    const std::string content = token["content"].get<std::string>();
+    // Ids far beyond the vocabulary would make every per-id table huge: refuse them.
+    const uint64_t max_id = model_size + added.size() + 65536;
+    if (id > max_id) {
+      return KeyError(path, fmt::format("added_tokens[{}].id", i),
+                      fmt::format("id {} is far beyond the {} vocabulary tokens", id, model_size));
+    }
+    if (id < model_size) {
+      const std::string in_vocab = spelling(static_cast<TokenId>(id));
+      if (!in_vocab.empty() && in_vocab != content) {
+        return KeyError(path, fmt::format("added_tokens[{}]", i),
+                        fmt::format("'{}' has id {}, which is the vocabulary token '{}'", content, id, in_vocab));
+      }
+    }
+    special_tokens->push_back({content, static_cast<TokenId>(id)});
+  }
+  return absl::OkStatus();
+}
+
+// The normalizer of `json` as MakeNormalizer's '+'-joined steps, with `extra_steps` after them.
+absl::StatusOr<std::unique_ptr<Normalizer>> ReadNormalizerOf(const Json& json, const std::string& path,
+                                                             const std::vector<std::string>& extra_steps) {
+  std::vector<std::string> steps;
+  if (json.contains("normalizer")) TOKVEC_RETURN_IF_ERROR(ReadNormalizer(json["normalizer"], path, "normalizer", &steps));
+  steps.insert(steps.end(), extra_steps.begin(), extra_steps.end());
+  std::string name;
+  for (const std::string& step : steps) name += (name.empty() ? "" : "+") + step;
+  return MakeNormalizer(name);
+}
+
+// A WordPiece model (see the header); `json` is the whole file.
+absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string& path) {
+  const Json& model = json["model"];
+  // 1. The model.
+  WordPieceModel::Options options;
+  if (model.contains("unk_token")) {
+    if (!model["unk_token"].is_string()) return KeyError(path, "model.unk_token", "expected a string");
+    options.unk_token = model["unk_token"].get<std::string>();
+  }
+  if (model.contains("continuing_subword_prefix")) {
+    if (!model["continuing_subword_prefix"].is_string()) {
+      return KeyError(path, "model.continuing_subword_prefix", "expected a string");
+    }
+    options.continuing_subword_prefix = model["continuing_subword_prefix"].get<std::string>();
+  }
+  if (model.contains("max_input_chars_per_word")) {
+    if (!model["max_input_chars_per_word"].is_number_unsigned()) {
+      return KeyError(path, "model.max_input_chars_per_word", "expected a non-negative integer");
+    }
+    options.max_input_chars_per_word = model["max_input_chars_per_word"].get<uint64_t>();
+  }
+  if (!model.contains("vocab") || !model["vocab"].is_object()) {
+    return KeyError(path, "model.vocab", "missing or not an object {\"spelling\": id}");
+  }
+  std::vector<std::pair<std::string, TokenId>> vocab;
+  vocab.reserve(model["vocab"].size());
+  for (const auto& [spelling, id] : model["vocab"].items()) {
+    if (!id.is_number_unsigned() || id.get<uint64_t>() > std::numeric_limits<TokenId>::max()) {
+      return KeyError(path, fmt::format("model.vocab.{}", spelling), "the id must be a non-negative integer");
+    }
+    vocab.emplace_back(spelling, static_cast<TokenId>(id.get<uint64_t>()));
+  }
+  absl::StatusOr<WordPieceModel> wordpiece = WordPieceModel::Create(std::move(vocab), std::move(options));
+  if (!wordpiece.ok()) return KeyError(path, "model.vocab", std::string(wordpiece.status().message()));
+  TOKVEC_ASSIGN_OR_RETURN(BpeModel no_bpe, BpeModel::FromMerges({}, {}));
+  TokenizerSpec spec{.type = ModelType::kWordPiece, .bpe = std::move(no_bpe)};
+  spec.wordpiece = std::move(wordpiece).value();
+  spec.source = path;
+  // 2. Pre-tokenizer, normalizer, decoder.
+  const Json* pre = json.contains("pre_tokenizer") ? &json["pre_tokenizer"] : nullptr;
+  const std::string pre_type = pre != nullptr && pre->is_object() && pre->contains("type") && (*pre)["type"].is_string()
+                                   ? (*pre)["type"].get<std::string>()
+                                   : "";
+  if (pre_type == "BertPreTokenizer") {
+    spec.pre_tokenizer = std::make_unique<BertPreTokenizer>();
+  } else if (pre_type == "WhitespaceSplit") {
+    spec.pre_tokenizer = std::make_unique<WhitespacePreTokenizer>();
+  } else {
+    return KeyError(path, "pre_tokenizer",
+                    fmt::format("pre-tokenizer {} is not supported with WordPiece (supported: BertPreTokenizer, "
+                                "WhitespaceSplit)",
+                                pre == nullptr ? "(missing)" : pre->dump()));
+  }
+  TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
+  if (json.contains("decoder") && !json["decoder"].is_null()) {
+    const Json& decoder = json["decoder"];
+    if (!decoder.is_object() || decoder.value("type", "") != "WordPiece") {
+      return KeyError(path, "decoder",
+                      fmt::format("decoder {} is not supported with WordPiece (supported: WordPiece, null)",
+                                  decoder.dump()));
+    }
+    WordPieceDecoder wordpiece_decoder;
+    if (decoder.contains("prefix")) {
+      if (!decoder["prefix"].is_string()) return KeyError(path, "decoder.prefix", "expected a string");
+      wordpiece_decoder.prefix = decoder["prefix"].get<std::string>();
+    }
+    if (decoder.contains("cleanup")) {
+      if (!decoder["cleanup"].is_boolean()) return KeyError(path, "decoder.cleanup", "expected true or false");
+      wordpiece_decoder.cleanup = decoder["cleanup"].get<bool>();
+    }
+    spec.decoder = std::move(wordpiece_decoder);
+  }
+  // 3. Added tokens.
+  TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.wordpiece.size(),
+                                         [&](TokenId id) { return spec.wordpiece.token(id); },
+                                         &spec.special_tokens));
+  return spec;
+}
+
 }  // namespace
 
 absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const std::string& path) {
@@ -201,8 +363,10 @@ absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const s
   // 1. The model.
   if (!json.contains("model") || !json["model"].is_object()) return KeyError(path, "model", "missing");
   const Json& model = json["model"];
+  if (model.contains("type") && model["type"] == "WordPiece") return ReadWordPiece(json, path);
   if (model.contains("type") && model["type"] != "BPE") {
-    return KeyError(path, "model.type", fmt::format("only BPE models are supported, got {}", model["type"].dump()));
+    return KeyError(path, "model.type",
+                    fmt::format("only BPE and WordPiece models are supported, got {}", model["type"].dump()));
   }
   for (const char* affix : {"continuing_subword_prefix", "end_of_word_suffix"}) {
     if (model.contains(affix) && model[affix].is_string() && !model[affix].get<std::string>().empty()) {
@@ -253,45 +417,21 @@ absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const s
   absl::StatusOr<std::unique_ptr<PreTokenizer>> pre_tokenizer = MakeSplitPreTokenizer(choice.pattern);
   if (!pre_tokenizer.ok()) return KeyError(path, "pre_tokenizer", std::string(pre_tokenizer.status().message()));
   spec.pre_tokenizer = std::move(pre_tokenizer).value();
-  std::vector<std::string> steps;
-  if (json.contains("normalizer")) TOKVEC_RETURN_IF_ERROR(ReadNormalizer(json["normalizer"], path, "normalizer", &steps));
-  if (choice.add_prefix_space) steps.push_back("prefix_space");
-  std::string normalizer_name;
-  for (const std::string& step : steps) normalizer_name += (normalizer_name.empty() ? "" : "+") + step;
-  TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, MakeNormalizer(normalizer_name));
+  std::vector<std::string> prefix_step;
+  if (choice.add_prefix_space) prefix_step.push_back("prefix_space");
+  TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, prefix_step));
   // 3. Added tokens.
-  if (json.contains("added_tokens") && !json["added_tokens"].is_null()) {
-    const Json& added = json["added_tokens"];
-    if (!added.is_array()) return KeyError(path, "added_tokens", "expected an array");
-    for (size_t i = 0; i < added.size(); ++i) {
-      const Json& token = added[i];
-      if (!token.is_object() || !token.contains("id") || !token["id"].is_number_unsigned() ||
-          !token.contains("content") || !token["content"].is_string() || token["content"].get<std::string>().empty()) {
-        return KeyError(path, fmt::format("added_tokens[{}]", i), "expected {\"id\": N, \"content\": \"...\"}");
-      }
-      const uint64_t id = token["id"].get<uint64_t>();
-      const std::string content = token["content"].get<std::string>();
-      // Ids far beyond the vocabulary would make every per-id table huge: refuse them.
-      const uint64_t max_id = spec.bpe.size() + added.size() + 65536;
-      if (id > max_id) {
-        return KeyError(path, fmt::format("added_tokens[{}].id", i),
-                        fmt::format("id {} is far beyond the {} vocabulary tokens", id, spec.bpe.size()));
-      }
-      if (id < spec.bpe.size() && !spec.bpe.token(id).empty() && BytesToUnicode(spec.bpe.token(id)) != content) {
-        return KeyError(path, fmt::format("added_tokens[{}]", i),
-                        fmt::format("'{}' has id {}, which is the vocabulary token '{}'", content, id,
-                                    BytesToUnicode(spec.bpe.token(id))));
-      }
-      spec.special_tokens.push_back({content, static_cast<TokenId>(id)});
-    }
-  }
+  TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.bpe.size(),
+                                         [&](TokenId id) { return BytesToUnicode(spec.bpe.token(id)); },
+                                         &spec.special_tokens));
   return spec;
 }
 
 absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
   if (tokenizer.type() != ModelType::kByte) {
-    return absl::FailedPreconditionError(
-        "only byte-level models can be written as tokenizer.json; this is a word model (train with --type byte)");
+    return absl::FailedPreconditionError(fmt::format(
+        "only byte-level models can be written as tokenizer.json; this is a {} model{}",
+        ModelTypeName(tokenizer.type()), tokenizer.type() == ModelType::kWord ? " (train with --type byte)" : ""));
   }
   const TokenizerSpec& spec = tokenizer.spec();
   const BpeModel& bpe = tokenizer.bpe();

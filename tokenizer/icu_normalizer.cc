@@ -1,9 +1,13 @@
 #include "tokenizer/icu_normalizer.h"
 
 #include <algorithm>
+#include <iterator>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "tokenizer/bert_unicode.h"
 #include "fmt/format.h"
 #include "tokenizer/utf8.h"
 #include "unicode/bytestream.h"
@@ -14,7 +18,7 @@
 namespace tokvec {
 namespace {
 
-enum class Step { kNfc, kNfkc, kLowercase, kPrefixSpace };
+enum class Step { kNfc, kNfkc, kNfd, kNfkd, kLowercase, kPrefixSpace, kStripAccents, kBertClean, kBertChinese };
 
 // One step's output: text and, per output byte, the span [begin, end) of the step's input it came from.
 struct StepOutput {
@@ -106,20 +110,74 @@ absl::Status Lowercase(std::string_view in, StepOutput* out) {
   return absl::OkStatus();
 }
 
+// Calls `map(c, at, length, out)` for each well-formed code point c at in[at, at + length); other bytes are
+// copied. For the code-point-wise steps of Hugging Face's BERT normalizers.
+template <typename Map>
+void MapCodePoints(std::string_view in, Map map, StepOutput* out) {
+  for (size_t pos = 0; pos < in.size();) {
+    const size_t length = Utf8SequenceLength(in, pos);
+    if (length == 0) {
+      out->Copy(in, pos, 1);
+      ++pos;
+      continue;
+    }
+    size_t decoded_length = 0;
+    map(DecodeWellFormedUtf8(in, pos, &decoded_length), pos, length, out);
+    pos += length;
+  }
+}
+
+void BertClean(char32_t c, size_t at, size_t length, StepOutput* out, std::string_view in) {
+  if (IsBertDropped(c)) return;
+  if (c != ' ' && IsBertWhitespace(c)) {
+    out->Replace(" ", at, length);
+  } else {
+    out->Copy(in, at, length);
+  }
+}
+
 absl::Status ApplyStep(Step step, std::string_view in, StepOutput* out) {
   switch (step) {
     case Step::kNfc:
-    case Step::kNfkc: {
+    case Step::kNfkc:
+    case Step::kNfd:
+    case Step::kNfkd: {
       UErrorCode status = U_ZERO_ERROR;
-      const icu::Normalizer2* normalizer = step == Step::kNfc ? icu::Normalizer2::getNFCInstance(status)
-                                                              : icu::Normalizer2::getNFKCInstance(status);
+      const icu::Normalizer2* normalizer = step == Step::kNfc    ? icu::Normalizer2::getNFCInstance(status)
+                                           : step == Step::kNfkc ? icu::Normalizer2::getNFKCInstance(status)
+                                           : step == Step::kNfd  ? icu::Normalizer2::getNFDInstance(status)
+                                                                 : icu::Normalizer2::getNFKDInstance(status);
       if (U_FAILURE(status)) {
         return absl::InternalError(fmt::format("ICU has no normalization data: {}", u_errorName(status)));
       }
       auto normalize = [normalizer](icu::StringPiece stretch, icu::ByteSink& sink, icu::Edits& edits,
                                     UErrorCode& error) { normalizer->normalizeUTF8(0, stretch, sink, &edits, error); };
-      return ApplyToValid(in, step == Step::kNfc ? "NFC" : "NFKC", normalize, out);
+      return ApplyToValid(in, "normalization", normalize, out);
     }
+    case Step::kStripAccents:
+      MapCodePoints(
+          in,
+          [in](char32_t c, size_t at, size_t length, StepOutput* o) {
+            if (!IsNonspacingMark(c)) o->Copy(in, at, length);
+          },
+          out);
+      return absl::OkStatus();
+    case Step::kBertClean:
+      MapCodePoints(
+          in, [in](char32_t c, size_t at, size_t length, StepOutput* o) { BertClean(c, at, length, o, in); }, out);
+      return absl::OkStatus();
+    case Step::kBertChinese:
+      // The spaces are inserted text: empty spans before and after the ideograph.
+      MapCodePoints(
+          in,
+          [in](char32_t c, size_t at, size_t length, StepOutput* o) {
+            if (!IsChineseChar(c)) return o->Copy(in, at, length);
+            o->Replace(" ", at, 0);
+            o->Copy(in, at, length);
+            o->Replace(" ", at + length, 0);
+          },
+          out);
+      return absl::OkStatus();
     case Step::kLowercase:
       return Lowercase(in, out);
     case Step::kPrefixSpace:
@@ -170,9 +228,10 @@ class IcuNormalizer : public Normalizer {
     return result;
   }
 
-  // Before ASCII white space: NFC and NFKC have a boundary before it (a starter that no composition takes as
-  // its second character, with no decomposition), lowercasing maps code point by code point (Σ included, see
-  // Lowercase), and each step leaves the white space where it was. A prefix space is put before the second part
+  // Before ASCII white space: the normalization forms (NFC, NFKC, NFD, NFKD) have a boundary before it (a starter
+  // that no composition takes as its second character, with no decomposition), lowercasing maps code point by code
+  // point (Σ included, see Lowercase), the BERT steps (clean, CJK spacing, accent stripping) too, and each step
+  // leaves the white space where it was. A prefix space is put before the second part
   // too unless that part starts with a space, so with prefix_space only a space qualifies.
   bool CutsBefore(char ascii) const override {
     if (ascii != ' ' && ascii != '\t' && ascii != '\n' && ascii != '\r') return false;
@@ -191,21 +250,27 @@ class IcuNormalizer : public Normalizer {
 absl::StatusOr<std::unique_ptr<Normalizer>> MakeNormalizer(const std::string& name) {
   if (name.empty() || name == "none") return std::unique_ptr<Normalizer>();
   std::vector<Step> steps;
+  static constexpr std::pair<std::string_view, Step> kSteps[] = {
+      {"nfc", Step::kNfc},
+      {"nfkc", Step::kNfkc},
+      {"nfd", Step::kNfd},
+      {"nfkd", Step::kNfkd},
+      {"lowercase", Step::kLowercase},
+      {"prefix_space", Step::kPrefixSpace},
+      {"strip_accents", Step::kStripAccents},
+      {"bert_clean", Step::kBertClean},
+      {"bert_chinese", Step::kBertChinese},
+  };
   for (absl::string_view part : absl::StrSplit(name, '+')) {
-    if (part == "nfc") {
-      steps.push_back(Step::kNfc);
-    } else if (part == "nfkc") {
-      steps.push_back(Step::kNfkc);
-    } else if (part == "lowercase") {
-      steps.push_back(Step::kLowercase);
-    } else if (part == "prefix_space") {
-      steps.push_back(Step::kPrefixSpace);
-    } else {
+    const auto* it = std::find_if(std::begin(kSteps), std::end(kSteps),
+                                  [&](const auto& entry) { return entry.first == std::string_view(part.data(), part.size()); });
+    if (it == std::end(kSteps)) {
       return absl::InvalidArgumentError(fmt::format(
-          "unknown normalizer '{}' in '{}'; known: nfc, nfkc, lowercase, prefix_space, joined by '+' "
-          "(e.g. nfkc+lowercase)",
+          "unknown normalizer '{}' in '{}'; known: nfc, nfkc, nfd, nfkd, lowercase, prefix_space, strip_accents, "
+          "bert_clean, bert_chinese, joined by '+' (e.g. nfkc+lowercase)",
           std::string(part), name));
     }
+    steps.push_back(it->second);
   }
   return std::unique_ptr<Normalizer>(new IcuNormalizer(name, std::move(steps)));
 }

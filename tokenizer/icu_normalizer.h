@@ -1,4 +1,4 @@
-// Unicode normalization before pre-tokenization, by ICU: NFC, NFKC, lowercase, and combinations.
+// Unicode normalization before pre-tokenization, by ICU: NFC, NFKC, NFD, NFKD, lowercase, and combinations.
 //
 //   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> normalizer, MakeNormalizer("nfkc+lowercase"));
 //   TOKVEC_ASSIGN_OR_RETURN(NormalizedText out, normalizer->Normalize("Ｈｅｌｌｏ"));  // out.text == "hello"
@@ -6,7 +6,11 @@
 // Names: "nfc", "nfkc" (Unicode Standard Annex #15), "lowercase" (full case mapping, code point by code point,
 // as Rust's char::to_lowercase used by Hugging Face's Lowercase: "Σ" is always "σ", never the final "ς"), and
 // "prefix_space" (Hugging Face's ByteLevel add_prefix_space: a space is put before text that does not start
-// with one). Combine them with '+', applied left to right: "nfc+lowercase". "none" or "" means no normalizer.
+// with one). For Hugging Face's BERT normalizers: "nfd", "nfkd", "strip_accents" (StripAccents: removes
+// nonspacing marks), "bert_clean" (BertNormalizer clean_text: drops NUL, U+FFFD and control characters, turns
+// white space into ' ') and "bert_chinese" (handle_chinese_chars: a space on each side of a CJK ideograph);
+// their classes are tokenizer/bert_unicode.h's. Combine them with '+', applied left to right: "nfc+lowercase".
+// "none" or "" means no normalizer.
 //
 // Offsets: ICU reports which input spans changed (icu::Edits); an unchanged byte maps to itself and every byte
 // of a changed span maps to the whole input span it came from, so token offsets point into the original input.

@@ -26,7 +26,8 @@ class Normalizer {
   virtual ~Normalizer() = default;
   virtual absl::StatusOr<NormalizedText> Normalize(std::string_view text) const = 0;
   // True when normalizing text[0, p) and text[p, ...) on their own gives the normalization of the whole whenever
-  // text[p] is the ASCII byte `ascii` (for counting a corpus in chunks, word_counter.h); false when unknown.
+  // text[p] is the ASCII byte `ascii` (for counting a corpus in chunks, word_counter.h, and for encoding WordPiece
+  // text in chunks, Tokenizer::FindCut); false when unknown.
   virtual bool CutsBefore(char /*ascii*/) const { return false; }
   // How the model file names it, e.g. "nfkc" or "nfc+lowercase".
   virtual std::string name() const = 0;

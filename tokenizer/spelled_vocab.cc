@@ -60,7 +60,7 @@ absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::s
 }
 
 TokenizerSpec ByteLevelSpec(BpeModel bpe) {
-  return TokenizerSpec{ModelType::kByte, std::move(bpe), nullptr, nullptr, {}, std::nullopt, std::nullopt, false, ""};
+  return TokenizerSpec{.type = ModelType::kByte, .bpe = std::move(bpe)};
 }
 
 }  // namespace tokvec

@@ -238,8 +238,9 @@ absl::StatusOr<TokenizerSpec> ReadTiktoken(std::string_view text, const std::str
 absl::StatusOr<std::string> WriteTiktoken(const Tokenizer& tokenizer) {
   const BpeModel& bpe = tokenizer.bpe();
   if (tokenizer.type() != ModelType::kByte) {
-    return absl::FailedPreconditionError(
-        "a .tiktoken file holds byte-level ranks; this is a word model (train with --type byte)");
+    return absl::FailedPreconditionError(fmt::format(
+        "a .tiktoken file holds byte-level ranks; this is a {} model{}", ModelTypeName(tokenizer.type()),
+        tokenizer.type() == ModelType::kWord ? " (train with --type byte)" : ""));
   }
   // tiktoken merges by id: a merge-list model converts exactly when merges produce tokens in increasing id order.
   if (bpe.rule() == BpeModel::Rule::kMergeList) {

@@ -23,13 +23,25 @@ size_t Utf8Length(unsigned char lead) {
 
 }  // namespace
 
+std::string_view ModelTypeName(ModelType type) {
+  switch (type) {
+    case ModelType::kWord:
+      return "word";
+    case ModelType::kByte:
+      return "byte";
+    case ModelType::kWordPiece:
+      return "wordpiece";
+  }
+  return "unknown";
+}
+
 Tokenizer::Tokenizer(TokenizerSpec spec) : spec_(std::move(spec)) {}
 
 absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec) {
   if (spec.pre_tokenizer == nullptr) return absl::InvalidArgumentError("tokenizer has no pre-tokenizer");
   std::unique_ptr<Tokenizer> tokenizer(new Tokenizer(std::move(spec)));
   const TokenizerSpec& s = tokenizer->spec_;
-  size_t vocab_size = s.bpe.size();
+  size_t vocab_size = s.type == ModelType::kWordPiece ? s.wordpiece.size() : s.bpe.size();
   for (const SpecialToken& special : s.special_tokens) {
     if (special.text.empty()) return absl::InvalidArgumentError("special token with empty text");
     vocab_size = std::max<size_t>(vocab_size, size_t{special.id} + 1);
@@ -42,6 +54,8 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
       std::optional<TokenId> id = s.bpe.Find(std::string(1, static_cast<char>(b)));
       tokenizer->byte_ids_[b] = id.value_or(kNoToken);
     }
+  } else if (s.type == ModelType::kWordPiece) {
+    if (s.wordpiece.size() == 0) return absl::InvalidArgumentError("WordPiece model has no vocabulary");
   } else {
     if (!s.end_of_word_id || *s.end_of_word_id >= s.bpe.size()) {
       return absl::InvalidArgumentError("word model has no end-of-word token `</w>`");
@@ -127,6 +141,14 @@ absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Cache
   } else if (caches.local == nullptr) {
     caches.local = &PieceCache::ForThread(cache_serial_);
   }
+  if (spec_.type == ModelType::kWordPiece) {
+    // Checked before normalization, which would pass bad bytes on: offsets name the input byte.
+    if (std::optional<size_t> bad = FindInvalidUtf8(text)) {
+      return absl::InvalidArgumentError(
+          fmt::format("invalid UTF-8 at byte offset {} (byte 0x{:02X}); WordPiece models need UTF-8 text",
+                      base + *bad, static_cast<unsigned char>(text[*bad])));
+    }
+  }
   if (spec_.normalizer == nullptr) {
     absl::Status split = spec_.pre_tokenizer->Split(text, &pieces);
     if (!split.ok()) {
@@ -162,7 +184,9 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
   std::string_view bytes = text.substr(piece.begin, piece.end - piece.begin);
   if (bytes.empty()) return;
   scratch.clear();
-  if (spec_.type == ModelType::kByte) {
+  if (spec_.type == ModelType::kWordPiece) {
+    spec_.wordpiece.Tokenize(bytes, piece.begin, &scratch);
+  } else if (spec_.type == ModelType::kByte) {
     // A piece seen before is copied from a cache (piece_cache.h).
     const uint64_t hash = PieceCache::Hash(bytes);
     const PieceCache* cache = caches.local;
@@ -217,17 +241,25 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
 }
 
 size_t Tokenizer::FindCut(std::string_view text, size_t limit, const EncodeOptions& options) const {
-  if (spec_.normalizer != nullptr) return 0;
+  // WordPiece pre-tokenizers cut only before ASCII white space, where the normalizer must cut too (checked
+  // against Hugging Face on whole texts by scripts/conformance.sh); BPE keeps normalized text whole.
+  if (spec_.normalizer != nullptr && spec_.type != ModelType::kWordPiece) return 0;
   for (const SpecialToken& special : spec_.special_tokens) {
     const bool allowed = options.allow_all_special || std::find(options.allowed_special.begin(),
                                                                 options.allowed_special.end(),
                                                                 special.text) != options.allowed_special.end();
     if (allowed && special.text.find_first_of(" \t\r\n") != std::string::npos) return 0;
   }
-  return spec_.pre_tokenizer->FindCut(text, limit);
+  const size_t cut = spec_.pre_tokenizer->FindCut(text, limit);
+  if (cut != 0 && spec_.normalizer != nullptr &&
+      (cut >= text.size() || !spec_.normalizer->CutsBefore(text[cut]))) {
+    return 0;
+  }
+  return cut;
 }
 
 absl::StatusOr<std::string> Tokenizer::Decode(absl::Span<const TokenId> ids) const {
+  if (spec_.type == ModelType::kWordPiece) return DecodeWordPiece(ids);
   std::string text;
   for (TokenId id : ids) {
     if (id >= vocab_size_) {
@@ -264,11 +296,36 @@ absl::StatusOr<std::string> Tokenizer::Decode(absl::Span<const TokenId> ids) con
   return text;
 }
 
+absl::StatusOr<std::string> Tokenizer::DecodeWordPiece(absl::Span<const TokenId> ids) const {
+  std::string text;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const TokenId id = ids[i];
+    if (id >= vocab_size_) {
+      return absl::OutOfRangeError(
+          fmt::format("token id {} is outside the vocabulary (ids are 0..{})", id, vocab_size_ - 1));
+    }
+    if (!is_special_[id] && (id >= spec_.wordpiece.size() || spec_.wordpiece.token(id).empty())) {
+      return absl::OutOfRangeError(fmt::format("token id {} is not used by this vocabulary", id));
+    }
+    const std::string spelling = TokenSpelling(id);
+    if (spec_.decoder) {
+      spec_.decoder->Append(spelling, i, &text);
+    } else {  // Hugging Face without a decoder: spellings joined by spaces.
+      if (i > 0) text += ' ';
+      text += spelling;
+    }
+  }
+  return text;
+}
+
 std::string Tokenizer::TokenSpelling(TokenId id) const {
   if (id < is_special_.size() && is_special_[id]) {
     for (const SpecialToken& special : spec_.special_tokens) {
       if (special.id == id) return special.text;
     }
+  }
+  if (spec_.type == ModelType::kWordPiece) {
+    return id < spec_.wordpiece.size() ? spec_.wordpiece.token(id) : fmt::format("<id {}>", id);
   }
   if (spec_.unk_id && id == *spec_.unk_id && (id >= spec_.bpe.size() || spec_.bpe.token(id).empty())) {
     return "<unk>";

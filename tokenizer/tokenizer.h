@@ -7,12 +7,14 @@
 // A Tokenizer is immutable after construction; Encode and Decode keep their scratch per call, so one
 // tokenizer may be shared by any number of threads.
 //
-// Two model types:
+// Three model types:
 //   - kWord (classic BPE, Sennrich et al. 2016): words are maximal runs of non-White_Space code points; the
 //     symbols are code points plus an end-of-word symbol spelled `</w>` after each word; a code point outside
 //     the alphabet encodes as `<unk>`. Decode joins token spellings and turns each `</w>` into one space.
 //   - kByte (byte-level BPE, GPT-2): a split pattern cuts the text into pieces; the symbols are bytes, so any
 //     input encodes, and Decode gives back the same bytes.
+//   - kWordPiece (BERT, Hugging Face tokenizer.json): pre-tokenizer pieces are cut by WordPieceModel (greedy
+//     longest match, "##" continuations, unk for a word that cannot be cut); Decode runs the WordPiece decoder.
 #ifndef TOKVEC_TOKENIZER_TOKENIZER_H_
 #define TOKVEC_TOKENIZER_TOKENIZER_H_
 
@@ -30,10 +32,14 @@
 #include "tokenizer/bpe_model.h"
 #include "tokenizer/normalizer.h"
 #include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/wordpiece_decoder.h"
+#include "tokenizer/wordpiece_model.h"
 
 namespace tokvec {
 
-enum class ModelType { kWord, kByte };
+enum class ModelType { kWord, kByte, kWordPiece };
+// "word", "byte" or "wordpiece".
+std::string_view ModelTypeName(ModelType type);
 
 // In word models the end-of-word symbol is stored as this single byte, which never occurs in valid UTF-8,
 // so no text can spell it; it is shown (inspect, model files, --tokens) as `</w>`.
@@ -66,7 +72,9 @@ struct EncodeOptions {
 // Everything a Tokenizer is made of; loaders fill it, Tokenizer::Create checks it.
 struct TokenizerSpec {
   ModelType type = ModelType::kByte;
-  BpeModel bpe;                                  // The vocabulary and merge rule.
+  BpeModel bpe;                                  // kWord, kByte: the vocabulary and merge rule.
+  WordPieceModel wordpiece;                      // kWordPiece: the vocabulary.
+  std::optional<WordPieceDecoder> decoder;       // kWordPiece: none joins token spellings with spaces.
   std::unique_ptr<PreTokenizer> pre_tokenizer;   // Required.
   std::unique_ptr<Normalizer> normalizer;        // Optional.
   std::vector<SpecialToken> special_tokens;      // Ids outside or inside the BPE vocabulary.
@@ -104,19 +112,19 @@ class Tokenizer {
   // A position p in [1, limit] where `text` may be cut so that encoding text[0, p) and text[p, ...) on their own
   // gives the ids of the whole (for splitting a large input into chunks, e.g. over threads), from the
   // pre-tokenizer's PreTokenizer::FindCut. 0 when there is none, or when this tokenizer cannot be cut: a
-  // pre-tokenizer that cannot tell (an arbitrary regex), a normalizer, or an allowed special token holding
-  // white space.
+  // pre-tokenizer that cannot tell (an arbitrary regex), a normalizer (for WordPiece models: one that cannot be
+  // cut before white space), or an allowed special token holding white space.
   size_t FindCut(std::string_view text, size_t limit, const EncodeOptions& options) const;
   // Errors: an id outside the vocabulary (OutOfRange, naming the id).
   absl::StatusOr<std::string> Decode(absl::Span<const TokenId> ids) const;
 
   // How a token is shown: `er</w>` for word models, GPT-2's byte-to-unicode spelling for byte models
-  // (`Ġt`), the text of a special token.
+  // (`Ġt`), the vocabulary spelling for WordPiece models (`##ing`), the text of a special token.
   std::string TokenSpelling(TokenId id) const;
-  // One past the largest id (BPE tokens and special tokens).
+  // One past the largest id (model tokens and special tokens).
   size_t vocab_size() const { return vocab_size_; }
   ModelType type() const { return spec_.type; }
-  const BpeModel& bpe() const { return spec_.bpe; }
+  const BpeModel& bpe() const { return spec_.bpe; }  // Empty for WordPiece models.
   const TokenizerSpec& spec() const { return spec_; }
   const std::vector<SpecialToken>& special_tokens() const { return spec_.special_tokens; }
   std::optional<TokenId> FindSpecial(std::string_view text) const;
@@ -141,6 +149,8 @@ class Tokenizer {
   // `caches.local` is set for byte models (null for word models, which do not cache).
   void EncodePiece(std::string_view text, Piece piece, size_t base, std::vector<BpeModel::Symbol>& scratch,
                    Caches caches, Sink out) const;
+
+  absl::StatusOr<std::string> DecodeWordPiece(absl::Span<const TokenId> ids) const;
 
   TokenizerSpec spec_;
   size_t vocab_size_ = 0;

@@ -157,6 +157,9 @@ py::str DecodeText(const TokenizerObject& self, const std::vector<TokenId>& ids)
 }
 
 void Save(const TokenizerObject& self, const std::string& path) {
+  if (self.tokenizer().type() == ModelType::kWordPiece) {
+    Check(absl::FailedPreconditionError("a WordPiece tokenizer has no tokvec model file form; keep its tokenizer.json"));
+  }
   Check(WriteFileAtomically(path, WriteTokvecModel(self.tokenizer())));
 }
 
@@ -251,7 +254,7 @@ void RegisterTokenizer(py::module_& m) {
       .def_property_readonly("n_vocab", [](const TokenizerObject& self) { return self.tokenizer().vocab_size(); })
       .def_property_readonly("type",
                              [](const TokenizerObject& self) {
-                               return self.tokenizer().type() == ModelType::kWord ? "word" : "byte";
+                               return std::string(ModelTypeName(self.tokenizer().type()));
                              })
       .def_property_readonly("special_tokens",
                              [](const TokenizerObject& self) {
@@ -276,7 +279,7 @@ void RegisterTokenizer(py::module_& m) {
       .def("save_tiktoken", &SaveTiktoken, py::arg("path"), "Writes tiktoken ranks (byte models).")
       .def("__repr__", [](const TokenizerObject& self) {
         return fmt::format("<tokvec.Tokenizer {} vocab_size={} from '{}'>",
-                           self.tokenizer().type() == ModelType::kWord ? "word" : "byte",
+                           ModelTypeName(self.tokenizer().type()),
                            self.tokenizer().vocab_size(), self.tokenizer().spec().source);
       });
 }

@@ -119,6 +119,23 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     fs::create_directories(d / "gpt2_bad");
     WriteFixture(d / "gpt2_bad" / "vocab.json", "[\"a\", \"b\"]");
     WriteFixture(d / "gpt2_bad" / "merges.txt", "#version: 0.2\na b\n");
+    // WordPiece tokenizer.json files: a good one (tests/data/wordpiece), then one thing broken in each.
+    fs::create_directories(d / "wordpiece");
+    WriteFixture(d / "wordpiece" / "uncased.json",
+                 ReadFixture(fs::path(TOKVEC_SOURCE_DIR) / "tests" / "data" / "wordpiece" / "uncased.json"));
+    const std::string bert = R"("pre_tokenizer": {"type": "BertPreTokenizer"}, "normalizer": {"type": "BertNormalizer"},
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": true}, )";
+    auto wordpiece = [&](const std::string& name, const std::string& parts, const std::string& model) {
+      WriteFixture(d / "wordpiece" / name, "{" + parts + R"("model": {"type": "WordPiece", )" + model + "}}");
+    };
+    wordpiece("no_vocab_key.json", bert, R"("unk_token": "[UNK]")");
+    wordpiece("bad_unk.json", bert, R"("unk_token": "<unk>", "vocab": {"[UNK]": 0, "a": 1})");
+    wordpiece("string_id.json", bert, R"("unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": "1"})");
+    wordpiece("dup_ids.json", bert, R"("unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1, "b": 1})");
+    wordpiece("bad_decoder.json", R"("pre_tokenizer": {"type": "BertPreTokenizer"}, "decoder": {"type": "Metaspace"}, )",
+              R"("unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1})");
+    wordpiece("bad_pre_tokenizer.json", R"("pre_tokenizer": {"type": "Metaspace"}, )",
+              R"("unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1})");
     // Model directories: a good one, then one with truncated weights and one with a malformed config.json.
     RunFixtureCommand({"init", "--tokenizer", (d / "byte.tokvec").string(), "--arch", "gpt2", "--d-model", "16",
                        "--heads", "2", "--layers", "1", "--max-len", "32", "--seed", "1", "-o",
@@ -339,6 +356,25 @@ const BadInput kDataRows[] = {
                                               "{dir}/corpus.txt"}, 1, "merges.txt"),
     BadInput("EncodeMalformedVocabJson", {"encode", "-m", "{dir}/gpt2_bad/vocab.json", "{dir}/corpus.txt"}, 1,
              "vocab.json"),
+    BadInput("EncodeWordPieceWithoutVocab", {"encode", "-m", "{dir}/wordpiece/no_vocab_key.json", "{dir}/corpus.txt"},
+             1, "key 'model.vocab': missing or not an object"),
+    BadInput("EncodeWordPieceUnkNotInVocab", {"encode", "-m", "{dir}/wordpiece/bad_unk.json", "{dir}/corpus.txt"}, 1,
+             "the unk token '<unk>' is not in the vocabulary"),
+    BadInput("EncodeWordPieceStringId", {"encode", "-m", "{dir}/wordpiece/string_id.json", "{dir}/corpus.txt"}, 1,
+             "key 'model.vocab.a': the id must be a non-negative integer"),
+    BadInput("EncodeWordPieceDuplicateIds", {"encode", "-m", "{dir}/wordpiece/dup_ids.json", "{dir}/corpus.txt"}, 1,
+             "id 1 is given to two tokens, 'a' and 'b'"),
+    BadInput("EncodeWordPieceOtherDecoder", {"encode", "-m", "{dir}/wordpiece/bad_decoder.json", "{dir}/corpus.txt"},
+             1, "is not supported with WordPiece (supported: WordPiece, null)"),
+    BadInput("EncodeWordPieceOtherPreTokenizer",
+             {"encode", "-m", "{dir}/wordpiece/bad_pre_tokenizer.json", "{dir}/corpus.txt"}, 1,
+             "is not supported with WordPiece (supported: BertPreTokenizer, WhitespaceSplit)"),
+    BadInput("EncodeWordPieceInvalidUtf8", {"encode", "-m", "{dir}/wordpiece/uncased.json", "{dir}/bad_utf8.txt"}, 1,
+             "invalid UTF-8 at byte offset 6 (byte 0xC3); WordPiece models need UTF-8 text"),
+    BadInput("InspectWordPieceMerges", {"inspect", "--merges", "{dir}/wordpiece/uncased.json"}, 1,
+             "is a WordPiece model: it has a vocabulary and no merges"),
+    BadInput("ConvertWordPieceToJson", {"convert", "-m", "{dir}/wordpiece/uncased.json", "--to", "json", "-o",
+                                        "{dir}/converted"}, 1, "this is a wordpiece model"),
     BadInput("EncodeMissingInput", {"encode", "-m", "{dir}/word.tokvec", "{dir}/missing.txt"}, 1, "missing.txt"),
     BadInput("EncodeWordInvalidUtf8", {"encode", "-m", "{dir}/word.tokvec", "{dir}/bad_utf8.txt"}, 1,
              "invalid UTF-8 at byte offset 6"),

@@ -1,5 +1,5 @@
-// Fuzz target: the Hugging Face tokenizer.json reader (BPE models, byte-level or classic). Any bytes give a
-// status or a tokenizer that encodes and decodes a sample text (see ExerciseTokenizer).
+// Fuzz target: the Hugging Face tokenizer.json reader (BPE models, byte-level or classic, and WordPiece). Any bytes
+// give a status or a tokenizer that encodes and decodes a sample text (see ExerciseTokenizer).
 //
 //   build-fuzz/fuzz_hf_tokenizer_json tests/fuzz/corpus/hf_tokenizer_json -max_total_time=30
 //

@@ -206,6 +206,30 @@ def main():
                   "vocab": classic_vocab, "merges": [[a, b] for a, b in classic_merges]},
     }
     write("hf_tokenizer_json", "classic", json.dumps(classic))
+    # WordPiece (BERT-style, as tests/data/wordpiece): an uncased file with a sample, and a Sequence normalizer
+    # with WhitespaceSplit and a small max_input_chars_per_word.
+    wordpiece_vocab = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4}
+    for piece in ["hell", "##o", "world", "low", "##er", "##est", "e", "##e", "\u732b", ",", "!", "'", "s"]:
+        wordpiece_vocab[piece] = len(wordpiece_vocab)
+    bert = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [{"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False,
+                          "normalized": False, "special": True} for t, i in list(wordpiece_vocab.items())[:5]],
+        "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                       "strip_accents": None, "lowercase": True},
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "post_processor": {"type": "BertProcessing", "sep": ["[SEP]", 3], "cls": ["[CLS]", 2]},
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+        "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                  "max_input_chars_per_word": 100, "vocab": wordpiece_vocab},
+    }
+    bert_sample = "\n#\nHello, World! lower l\u00f6west \u732b\u200b [CLS] don't\x00\t\ufffd".encode("utf-8")
+    write("hf_tokenizer_json", "wordpiece_sample", json.dumps(bert, ensure_ascii=False).encode() + bert_sample)
+    sequence = dict(bert, normalizer={"type": "Sequence", "normalizers": [{"type": "NFD"}, {"type": "Lowercase"},
+                                                                          {"type": "StripAccents"}]},
+                    pre_tokenizer={"type": "WhitespaceSplit"}, decoder=None,
+                    model=dict(bert["model"], max_input_chars_per_word=5))
+    write("hf_tokenizer_json", "wordpiece_sequence", json.dumps(sequence, ensure_ascii=False))
 
     write("model_load", "encoder", fdp_string(json.dumps(ENCODER_CONFIG)) + weights + bytes([7, 0, 2]))
 

@@ -164,9 +164,16 @@ TEST(ServerTest, TokenizeDetokenizeModelsHealthMetrics) {
   httplib::Result health = client.Get("/health");
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);
+  // A request is counted by httplib's logger, which runs after its response has been sent: under load the
+  // client can ask /metrics before the second /tokenize is counted, so wait (up to 2 s) for the count.
+  const std::string counted = "tokvec_requests_total{path=\"/tokenize\",status=\"200\"} 2";
   httplib::Result metrics = client.Get("/metrics");
+  for (int attempt = 0; attempt < 200 && metrics && metrics->body.find(counted) == std::string::npos; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    metrics = client.Get("/metrics");
+  }
   ASSERT_TRUE(metrics);
-  EXPECT_THAT(metrics->body, HasSubstr("tokvec_requests_total{path=\"/tokenize\",status=\"200\"} 2"));
+  EXPECT_THAT(metrics->body, HasSubstr(counted));
   EXPECT_THAT(metrics->body, HasSubstr("tokvec_request_seconds_bucket{le=\"+Inf\"}"));
   EXPECT_THAT(metrics->body, HasSubstr("tokvec_queue_length{model=\"hf_gpt2_f32\"} 0"));
   httplib::Result page = client.Get("/");

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "fmt/format.h"
-#include "tokenizer/utf8.h"
 
 namespace tokvec {
 namespace {

@@ -5,6 +5,7 @@
 //   tiktoken ranks                ReadTiktoken             WriteTiktoken             tiktoken_file.cc
 //   GPT-2 vocab.json+merges.txt   ReadGpt2VocabAndMerges   -                         gpt2_files.cc
 //   Hugging Face tokenizer.json   ReadHfTokenizerJson      WriteHfTokenizerJson      hf_tokenizer_json.cc
+//   BERT vocab.txt (+ config)     ReadBertVocabTxt         -                         bert_vocab_txt.cc
 //
 // Readers return a TokenizerSpec for Tokenizer::Create; errors name the file and the line or JSON key.
 #ifndef TOKVEC_TOKENIZER_FORMATS_H_
@@ -38,6 +39,9 @@ absl::StatusOr<TokenizerSpec> ReadGpt2VocabAndMerges(const std::string& vocab_js
 
 absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const std::string& path);
 absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer);
+
+// vocab.txt, with the tokenizer_config.json beside it when there is one (do_lower_case, ...).
+absl::StatusOr<TokenizerSpec> ReadBertVocabTxt(const std::string& vocab_txt_path);
 
 }  // namespace tokvec
 

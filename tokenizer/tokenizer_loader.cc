@@ -21,7 +21,7 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 
 // A model directory holds one tokenizer file; the first of these names that exists is used.
 absl::StatusOr<std::string> FindInDirectory(const std::string& dir) {
-  for (const char* name : {"tokenizer.tokvec", "tokenizer.json", "vocab.json"}) {
+  for (const char* name : {"tokenizer.tokvec", "tokenizer.json", "vocab.json", "vocab.txt"}) {
     fs::path candidate = fs::path(dir) / name;
     if (fs::is_regular_file(candidate)) return candidate.string();
   }
@@ -30,7 +30,8 @@ absl::StatusOr<std::string> FindInDirectory(const std::string& dir) {
     if (entry.is_regular_file() && EndsWith(entry.path().string(), ".tiktoken")) return entry.path().string();
   }
   return absl::NotFoundError(fmt::format(
-      "directory '{}' holds no tokenizer (looked for tokenizer.tokvec, tokenizer.json, vocab.json, *.tiktoken)",
+      "directory '{}' holds no tokenizer (looked for tokenizer.tokvec, tokenizer.json, vocab.json, vocab.txt, "
+      "*.tiktoken)",
       dir));
 }
 
@@ -42,6 +43,7 @@ absl::StatusOr<TokenizerSpec> ReadAny(const std::string& path, const Tokenizer::
     }
     return ReadGpt2VocabAndMerges(path, merges);
   }
+  if (EndsWith(path, "vocab.txt")) return ReadBertVocabTxt(path);  // BERT's WordPiece vocabulary
   TOKVEC_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   if (text.empty()) return absl::InvalidArgumentError(fmt::format("tokenizer file '{}' is empty", path));
   if (absl::StartsWith(text, std::string(kTokvecModelMagic))) return ReadTokvecModel(text, path);

@@ -21,7 +21,7 @@ constexpr int64_t kSinusoidRows = 4096;  // sinusoidal positions precomputed at 
 // Reads tensors under one name prefix and checks each one's shape.
 class TensorReader {
  public:
-  TensorReader(SafetensorsFile* file, std::string prefix) : file_(file), prefix_(std::move(prefix)) {}
+  TensorReader(SafetensorsShards* file, std::string prefix) : file_(file), prefix_(std::move(prefix)) {}
 
   // The tensor `name` (prefix added), which must have `shape`; `shape_doc` says where the shape comes from,
   // e.g. "[n_embd, 3 * n_embd]".
@@ -77,13 +77,13 @@ class TensorReader {
   void set_arch_name(std::string_view name) { arch_name_ = name; }
 
  private:
-  SafetensorsFile* file_;
+  SafetensorsShards* file_;
   std::string prefix_;
   std::string arch_name_;
 };
 
 // The name prefix under which `anchor` exists: "" or one of `prefixes`. NotFound lists every name tried.
-absl::StatusOr<std::string> FindPrefix(const SafetensorsFile& file, const std::string& anchor,
+absl::StatusOr<std::string> FindPrefix(const SafetensorsShards& file, const std::string& anchor,
                                        std::string_view other_prefix, std::string_view arch) {
   if (file.Find(anchor) != nullptr) return std::string();
   const std::string prefixed = std::string(other_prefix) + anchor;
@@ -97,14 +97,17 @@ absl::StatusOr<std::string> FindPrefix(const SafetensorsFile& file, const std::s
 
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir) {
   const std::string weights = dir + "/model.safetensors";
+  const std::string index = dir + "/model.safetensors.index.json";
   if (!std::filesystem::exists(weights)) {
+    if (std::filesystem::exists(index)) return Load(dir + "/config.json", index);  // sharded
     std::string hint = "`tokvec init` makes a model directory";
-    if (std::filesystem::exists(dir + "/model.safetensors.index.json")) {
-      hint = "sharded checkpoints (model.safetensors.index.json) are not supported; merge the shards into one file";
-    } else if (std::filesystem::exists(dir + "/pytorch_model.bin")) {
-      hint = "only safetensors is read, not pytorch_model.bin; convert it (e.g. safetensors.torch.save_file)";
+    if (std::filesystem::exists(dir + "/pytorch_model.bin") ||
+        std::filesystem::exists(dir + "/pytorch_model.bin.index.json")) {
+      hint = "only safetensors is read, not PyTorch pickles (pytorch_model.bin, which can run code when loaded); "
+             "convert it, e.g. with safetensors.torch.save_file, or download the model's model.safetensors";
     }
-    return absl::NotFoundError(fmt::format("model directory '{}' has no model.safetensors; {}", dir, hint));
+    return absl::NotFoundError(fmt::format(
+        "model directory '{}' has no model.safetensors (nor model.safetensors.index.json); {}", dir, hint));
   }
   return Load(dir + "/config.json", weights);
 }
@@ -117,7 +120,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& config_pat
 }
 
 absl::Status Model::Bind(const std::string& weights_path) {
-  TOKVEC_ASSIGN_OR_RETURN(weights_, SafetensorsFile::Open(weights_path));
+  TOKVEC_ASSIGN_OR_RETURN(weights_, SafetensorsShards::Open(weights_path));
   const ModelConfig& c = config_;
   const int64_t d = c.d_model, f = c.d_ff;
   stack_.config.n_heads = c.n_heads;
@@ -126,10 +129,11 @@ absl::Status Model::Bind(const std::string& weights_path) {
   stack_.blocks.clear();
   stack_.final_norm.reset();
 
-  if (c.arch == Architecture::kRoberta) {
-    // 1. RoBERTa embeddings, nn.Linear blocks, post-LN.
+  if (c.arch == Architecture::kRoberta || c.arch == Architecture::kBert) {
+    // 1. RoBERTa / BERT embeddings, nn.Linear blocks, post-LN (BertModel's names; BertFor* prefix them "bert.").
+    const std::string_view other_prefix = c.arch == Architecture::kBert ? "bert." : "roberta.";
     TOKVEC_ASSIGN_OR_RETURN(std::string prefix,
-                            FindPrefix(*weights_, "embeddings.word_embeddings.weight", "roberta.", c.model_type));
+                            FindPrefix(*weights_, "embeddings.word_embeddings.weight", other_prefix, c.model_type));
     TensorReader r(weights_.get(), prefix);
     r.set_arch_name(c.model_type);
     TOKVEC_ASSIGN_OR_RETURN(token_table_, r.Matrix2("embeddings.word_embeddings.weight", c.vocab_size, d,
@@ -286,9 +290,12 @@ absl::StatusOr<Matrix> Model::Embed(std::span<const uint32_t> ids) const {
       }
       break;
     }
-    case Architecture::kRoberta: {
-      // Position ids pad_token_id + 1, + 2, ... (transformers' create_position_ids_from_input_ids, no padding).
-      TOKVEC_RETURN_IF_ERROR(AddPositions(position_table_, config_.pad_token_id + 1, &x));
+    case Architecture::kRoberta:
+    case Architecture::kBert: {
+      // RoBERTa: position ids pad_token_id + 1, + 2, ... (transformers' create_position_ids_from_input_ids, no
+      // padding). BERT: 0, 1, ... (BertEmbeddings' position_ids buffer). Token type 0 for every token.
+      const int64_t first = config_.arch == Architecture::kBert ? 0 : config_.pad_token_id + 1;
+      TOKVEC_RETURN_IF_ERROR(AddPositions(position_table_, first, &x));
       for (int64_t t = 0; t < seq_len; ++t) {
         float* row = x.row(t);
         for (int64_t j = 0; j < d; ++j) row[j] += token_type_row_[static_cast<size_t>(j)];

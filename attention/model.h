@@ -25,6 +25,11 @@
 //     encoder.layer.{i}.attention.output.{dense.*, LayerNorm.*}, encoder.layer.{i}.intermediate.dense.{weight [F, D],
 //     bias}, encoder.layer.{i}.output.{dense.weight [D, F], dense.bias, LayerNorm.*} (nn.Linear, [out, in]).
 //     x = LN(word[ids] + position[pad_token_id + 1 + t] + token_type[0]); post-LN bidirectional blocks.
+//   bert (Devlin et al. 2018): RoBERTa's names (prefix "bert." in BertFor* checkpoints; pooler.* and cls.* heads
+//     ignored); x = LN(word[ids] + position[t] + token_type[0]), positions from 0.
+//
+// Weights come from DIR/model.safetensors, or from the shards DIR/model.safetensors.index.json lists
+// (safetensors_shards.h). pytorch_model.bin (a pickle) is refused with a message saying how to convert it.
 //
 //   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, Model::Load("models/gpt2"));
 //   TOKVEC_ASSIGN_OR_RETURN(ModelOutput out, model->Forward(ids, {.threads = 2, .keep_weights_of = {0}}));
@@ -47,6 +52,7 @@
 #include "attention/model_config.h"
 #include "attention/transformer_block.h"
 #include "embeddings/safetensors.h"
+#include "embeddings/safetensors_shards.h"
 #include "embeddings/tensor.h"
 
 namespace tokvec {
@@ -63,9 +69,9 @@ struct ModelOutput {
 
 class Model {
  public:
-  // Reads DIR/config.json and DIR/model.safetensors.
+  // Reads DIR/config.json and DIR/model.safetensors (or DIR/model.safetensors.index.json and its shards).
   static absl::StatusOr<std::unique_ptr<Model>> Load(const std::string& dir);
-  // The same from explicit files.
+  // The same from explicit files; `weights_path` may be a model.safetensors.index.json.
   static absl::StatusOr<std::unique_ptr<Model>> Load(const std::string& config_path,
                                                      const std::string& weights_path);
 
@@ -92,7 +98,7 @@ class Model {
   absl::StatusOr<Matrix> Embed(std::span<const uint32_t> ids) const;
 
   ModelConfig config_;
-  std::unique_ptr<SafetensorsFile> weights_;  // owns the memory every view below points into
+  std::unique_ptr<SafetensorsShards> weights_;  // owns the memory every view below points into
   MatrixView token_table_;                    // [V, D]
   MatrixView position_table_;                 // [N, D] (gpt2: wpe; roberta: position_embeddings)
   Matrix sinusoid_;                           // [max_len, D] (encoder)

@@ -204,25 +204,49 @@ absl::StatusOr<std::vector<AttentionKind>> ParseLayerAttention(const json& value
 
 namespace {
 
+// The keys RoBERTa and BERT share (BertConfig's names): sizes, type_vocab_size, layer_norm_eps, hidden_act, and
+// position_embedding_type, of which only "absolute" is run.
+absl::Status ReadBertFamilyKeys(const json& j, ModelConfig* config, std::string_view path) {
+  TOKVEC_ASSIGN_OR_RETURN(config->d_model, GetPositive(j, "hidden_size", path));
+  TOKVEC_ASSIGN_OR_RETURN(config->n_heads, GetPositive(j, "num_attention_heads", path));
+  TOKVEC_ASSIGN_OR_RETURN(config->n_layers, GetPositive(j, "num_hidden_layers", path));
+  TOKVEC_ASSIGN_OR_RETURN(config->d_ff, GetPositive(j, "intermediate_size", path));
+  TOKVEC_ASSIGN_OR_RETURN(config->max_position_rows, GetPositive(j, "max_position_embeddings", path));
+  TOKVEC_ASSIGN_OR_RETURN(config->vocab_size, GetPositive(j, "vocab_size", path));
+  TOKVEC_ASSIGN_OR_RETURN(config->type_vocab_size, GetPositive(j, "type_vocab_size", path));
+  TOKVEC_ASSIGN_OR_RETURN(config->layer_norm_eps, GetFloat(j, "layer_norm_eps", path));
+  auto act = j.find("hidden_act");
+  if (act == j.end()) return KeyError("hidden_act", path, "is missing");
+  TOKVEC_ASSIGN_OR_RETURN(config->activation, ParseActivationKey(*act, "hidden_act", path));
+  if (auto pos = j.find("position_embedding_type"); pos != j.end() && *pos != "absolute") {
+    return KeyError("position_embedding_type", path,
+                    fmt::format("is {}; tokvec supports only \"absolute\" (not relative_key / relative_key_query)",
+                                pos->dump()));
+  }
+  return CheckHeads(*config, path);
+}
+
+// Hugging Face BERT (Devlin et al. 2018): RoBERTa's keys without bos/eos; positions start at 0, so every row of
+// position_embeddings is a token position. pad_token_id is optional (default 0) and only checked.
+absl::StatusOr<ModelConfig> ParseBertKeys(const json& j, ModelConfig config, std::string_view path) {
+  TOKVEC_RETURN_IF_ERROR(ReadBertFamilyKeys(j, &config, path));
+  config.pad_token_id = 0;
+  if (auto pad = j.find("pad_token_id"); pad != j.end() && !pad->is_null()) {
+    TOKVEC_ASSIGN_OR_RETURN(config.pad_token_id, GetInt(j, "pad_token_id", path));
+    if (config.pad_token_id < 0 || config.pad_token_id >= config.vocab_size) {
+      return KeyError("pad_token_id", path,
+                      fmt::format("is {}, outside the vocabulary [0, {})", config.pad_token_id, config.vocab_size));
+    }
+  }
+  config.max_len = config.max_position_rows;
+  return config;
+}
+
 absl::StatusOr<ModelConfig> ParseRobertaKeys(const json& j, ModelConfig config, std::string_view path) {
-  TOKVEC_ASSIGN_OR_RETURN(config.d_model, GetPositive(j, "hidden_size", path));
-  TOKVEC_ASSIGN_OR_RETURN(config.n_heads, GetPositive(j, "num_attention_heads", path));
-  TOKVEC_ASSIGN_OR_RETURN(config.n_layers, GetPositive(j, "num_hidden_layers", path));
-  TOKVEC_ASSIGN_OR_RETURN(config.d_ff, GetPositive(j, "intermediate_size", path));
-  TOKVEC_ASSIGN_OR_RETURN(config.max_position_rows, GetPositive(j, "max_position_embeddings", path));
-  TOKVEC_ASSIGN_OR_RETURN(config.vocab_size, GetPositive(j, "vocab_size", path));
-  TOKVEC_ASSIGN_OR_RETURN(config.type_vocab_size, GetPositive(j, "type_vocab_size", path));
+  TOKVEC_RETURN_IF_ERROR(ReadBertFamilyKeys(j, &config, path));
   TOKVEC_ASSIGN_OR_RETURN(config.pad_token_id, GetInt(j, "pad_token_id", path));
   TOKVEC_ASSIGN_OR_RETURN(config.bos_token_id, GetInt(j, "bos_token_id", path));
   TOKVEC_ASSIGN_OR_RETURN(config.eos_token_id, GetInt(j, "eos_token_id", path));
-  TOKVEC_ASSIGN_OR_RETURN(config.layer_norm_eps, GetFloat(j, "layer_norm_eps", path));
-  auto act = j.find("hidden_act");
-  if (act == j.end()) return KeyError("hidden_act", path, "is missing");
-  TOKVEC_ASSIGN_OR_RETURN(config.activation, ParseActivationKey(*act, "hidden_act", path));
-  if (auto pos = j.find("position_embedding_type"); pos != j.end() && *pos != "absolute") {
-    return KeyError("position_embedding_type", path,
-                    fmt::format("is {}; tokvec supports only \"absolute\"", pos->dump()));
-  }
   for (auto [key, id] : {std::pair<const char*, int64_t>{"pad_token_id", config.pad_token_id},
                          {"bos_token_id", config.bos_token_id},
                          {"eos_token_id", config.eos_token_id}}) {
@@ -237,7 +261,6 @@ absl::StatusOr<ModelConfig> ParseRobertaKeys(const json& j, ModelConfig config, 
                     fmt::format("is {}, leaving no positions after pad_token_id {} + 1", config.max_position_rows,
                                 config.pad_token_id));
   }
-  TOKVEC_RETURN_IF_ERROR(CheckHeads(config, path));
   return config;
 }
 
@@ -258,6 +281,8 @@ std::string_view ArchitectureName(Architecture arch) {
       return "roberta";
     case Architecture::kGptNeo:
       return "gpt_neo";
+    case Architecture::kBert:
+      return "bert";
   }
   return "unknown";
 }
@@ -288,8 +313,12 @@ absl::StatusOr<ModelConfig> ParseModelConfig(std::string_view json_text, std::st
     config.arch = Architecture::kGptNeo;
     return ParseGptNeoKeys(j, config, path);
   }
+  if (config.model_type == "bert") {
+    config.arch = Architecture::kBert;
+    return ParseBertKeys(j, config, path);
+  }
   return absl::InvalidArgumentError(fmt::format(
-      "config '{}': unsupported model_type \"{}\"; tokvec runs \"gpt2\", \"gpt_neo\", \"roberta\" and its own \"encoder\"", path,
+      "config '{}': unsupported model_type \"{}\"; tokvec runs \"gpt2\", \"gpt_neo\", \"roberta\", \"bert\" and its own \"encoder\"", path,
       config.model_type));
 }
 

@@ -21,6 +21,10 @@
 //   - Hugging Face RoBERTa (`"model_type": "roberta"`, also sentence-transformers models built on it): hidden_size,
 //     num_attention_heads, num_hidden_layers, intermediate_size, max_position_embeddings, vocab_size,
 //     type_vocab_size, pad_token_id, bos_token_id, eos_token_id, layer_norm_eps, hidden_act (all required).
+//   - Hugging Face BERT (`"model_type": "bert"`: all-MiniLM, BGE, GTE and other sentence-transformers models):
+//     RoBERTa's keys except bos_token_id / eos_token_id; pad_token_id optional. position_embedding_type
+//     "absolute" only (relative_key and relative_key_query are refused). Positions run 0, 1, ... so max_len is
+//     max_position_embeddings.
 //
 //   TOKVEC_ASSIGN_OR_RETURN(ModelConfig config, LoadModelConfig("models/gpt2/config.json"));
 //   // config.arch == Architecture::kGpt2, config.d_model == 768, config.max_len == 1024
@@ -49,6 +53,7 @@ enum class Architecture {
   kEncoder,  // Vaswani et al. 2017 encoder: sinusoidal positions, post-LN, bidirectional, ReLU
   kRoberta,  // Liu et al. 2019: word + position + token-type embeddings, embedding LN, post-LN, exact GELU
   kGptNeo,   // Black et al. 2021: GPT-2's layout with q/k/v/out projections, unscaled scores, local layers
+  kBert,     // Devlin et al. 2018: RoBERTa's layout, positions from 0, [CLS] ... [SEP]
 };
 
 struct ModelConfig {
@@ -68,10 +73,10 @@ struct ModelConfig {
   std::vector<AttentionKind> attention;
   uint64_t attention_seed = 0;           // BigBird random blocks, Performer features: layer l uses seed + l
   std::optional<float> attention_scale;  // default 1/√head_dim; GPT-Neo 1
-  // RoBERTa only.
+  // RoBERTa and BERT.
   int64_t type_vocab_size = 0;      // rows of token_type_embeddings
   int64_t max_position_rows = 0;    // rows of position_embeddings (max_position_embeddings)
-  int64_t pad_token_id = -1;        // positions start at pad_token_id + 1
+  int64_t pad_token_id = -1;        // RoBERTa: positions start at pad_token_id + 1
   int64_t bos_token_id = -1;        // <s>, prepended to every text
   int64_t eos_token_id = -1;        // </s>, appended to every text
 

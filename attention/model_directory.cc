@@ -9,6 +9,21 @@
 #include "fmt/format.h"
 
 namespace tokvec {
+namespace {
+
+// BERT's [CLS] / [SEP] (or another name) as the tokenizer spells it: a special token, else a vocabulary token.
+absl::StatusOr<uint32_t> FindBertToken(const Tokenizer& tokenizer, std::string_view name, const std::string& dir) {
+  if (std::optional<TokenId> id = tokenizer.FindSpecial(name)) return *id;
+  if (tokenizer.type() == ModelType::kWordPiece) {
+    if (std::optional<TokenId> id = tokenizer.spec().wordpiece.Find(name)) return *id;
+  }
+  return absl::InvalidArgumentError(fmt::format(
+      "model directory '{}': config.json says model_type \"bert\", whose inputs are {} ... {}, but the tokenizer "
+      "has no token '{}'",
+      dir, "[CLS]", "[SEP]", name));
+}
+
+}  // namespace
 
 absl::StatusOr<ModelDirectory> ModelDirectory::Load(const std::string& dir) {
   namespace fs = std::filesystem;
@@ -23,6 +38,18 @@ absl::StatusOr<ModelDirectory> ModelDirectory::Load(const std::string& dir) {
   TOKVEC_ASSIGN_OR_RETURN(out.model_, Model::Load(dir));
   TOKVEC_ASSIGN_OR_RETURN(out.tokenizer_, Tokenizer::Load(dir));
   TOKVEC_ASSIGN_OR_RETURN(out.sentence_pooling_, LoadSentenceTransformersPooling(dir));
+  // The ids wrapped around every text: RoBERTa <s> ... </s> from config.json; BERT [CLS] ... [SEP] from the
+  // tokenizer's vocabulary (Hugging Face's BertProcessing / TemplateProcessing of BERT tokenizer.json files).
+  const ModelConfig& config = out.model_->config();
+  if (config.arch == Architecture::kRoberta) {
+    out.before_ = {static_cast<uint32_t>(config.bos_token_id)};
+    out.after_ = {static_cast<uint32_t>(config.eos_token_id)};
+  } else if (config.arch == Architecture::kBert) {
+    TOKVEC_ASSIGN_OR_RETURN(const uint32_t cls, FindBertToken(*out.tokenizer_, "[CLS]", dir));
+    TOKVEC_ASSIGN_OR_RETURN(const uint32_t sep, FindBertToken(*out.tokenizer_, "[SEP]", dir));
+    out.before_ = {cls};
+    out.after_ = {sep};
+  }
   const int64_t vocab_size = out.model_->config().vocab_size;
   if (static_cast<int64_t>(out.tokenizer_->vocab_size()) > vocab_size) {
     return absl::InvalidArgumentError(fmt::format(
@@ -38,16 +65,15 @@ absl::StatusOr<std::vector<uint32_t>> ModelDirectory::Tokenize(std::string_view 
   return WithSpecialTokens(encoding.ids);
 }
 
-int ModelDirectory::SpecialTokensBefore() const { return model_->config().arch == Architecture::kRoberta ? 1 : 0; }
-int ModelDirectory::SpecialTokensAfter() const { return model_->config().arch == Architecture::kRoberta ? 1 : 0; }
+int ModelDirectory::SpecialTokensBefore() const { return static_cast<int>(before_.size()); }
+int ModelDirectory::SpecialTokensAfter() const { return static_cast<int>(after_.size()); }
 
 std::vector<uint32_t> ModelDirectory::WithSpecialTokens(std::span<const uint32_t> ids) const {
-  const ModelConfig& config = model_->config();
   std::vector<uint32_t> out;
-  out.reserve(ids.size() + 2);
-  if (SpecialTokensBefore() > 0) out.push_back(static_cast<uint32_t>(config.bos_token_id));
+  out.reserve(ids.size() + before_.size() + after_.size());
+  out.insert(out.end(), before_.begin(), before_.end());
   out.insert(out.end(), ids.begin(), ids.end());
-  if (SpecialTokensAfter() > 0) out.push_back(static_cast<uint32_t>(config.eos_token_id));
+  out.insert(out.end(), after_.begin(), after_.end());
   return out;
 }
 
@@ -78,7 +104,8 @@ absl::StatusOr<EmbeddedText> ModelDirectory::EmbedIds(std::vector<uint32_t> ids,
     return out;
   }
 
-  // Sliding windows. RoBERTa: windows cover the text between <s> and </s>, and each gets its own <s> ... </s>.
+  // Sliding windows. RoBERTa / BERT: windows cover the text between <s> and </s> ([CLS] and [SEP]), and each
+  // gets its own <s> ... </s>.
   if (!options.keep_weights_of.empty()) {
     return absl::InvalidArgumentError("attention weights are not available with --window");
   }
@@ -86,23 +113,25 @@ absl::StatusOr<EmbeddedText> ModelDirectory::EmbedIds(std::vector<uint32_t> ids,
     return absl::InvalidArgumentError(
         fmt::format("--window {} is longer than the model's maximum of {} tokens", options.window, config.max_len));
   }
-  const bool wrap = config.arch == Architecture::kRoberta;
-  const int64_t extra = wrap ? 2 : 0;
+  const int64_t first = SpecialTokensBefore(), extra = first + SpecialTokensAfter();
   if (options.window <= extra) {
-    return absl::InvalidArgumentError(
-        fmt::format("--window {} leaves no room for text between <s> and </s>", options.window));
+    return absl::InvalidArgumentError(fmt::format("--window {} leaves no room for text between {}", options.window,
+                                                  config.arch == Architecture::kBert ? "[CLS] and [SEP]"
+                                                                                     : "<s> and </s>"));
   }
-  const int64_t first = wrap ? 1 : 0;
   const int64_t content_len = seq_len - extra;
+  if (content_len < 0) {
+    return absl::InvalidArgumentError(fmt::format("{} ids cannot hold the model's {} special tokens", seq_len, extra));
+  }
   TOKVEC_ASSIGN_OR_RETURN(std::vector<Window> windows, PlanWindows(content_len, options.window - extra,
                                                                    options.stride));
   const std::vector<int> owner = AssignTokensToWindows(windows, content_len, model_->causal());
   out.hidden = Matrix(seq_len, config.d_model);
   for (size_t w = 0; w < windows.size(); ++w) {
     std::vector<uint32_t> window_ids;
-    if (wrap) window_ids.push_back(ids.front());
+    window_ids.insert(window_ids.end(), ids.begin(), ids.begin() + first);
     window_ids.insert(window_ids.end(), ids.begin() + first + windows[w].begin, ids.begin() + first + windows[w].end);
-    if (wrap) window_ids.push_back(ids.back());
+    window_ids.insert(window_ids.end(), ids.end() - (extra - first), ids.end());
     TOKVEC_ASSIGN_OR_RETURN(ModelOutput result, model_->Forward(window_ids, forward));
     auto copy_row = [&](int64_t from, int64_t to) {
       std::copy(result.hidden.row(from), result.hidden.row(from) + config.d_model, out.hidden.row(to));
@@ -110,8 +139,10 @@ absl::StatusOr<EmbeddedText> ModelDirectory::EmbedIds(std::vector<uint32_t> ids,
     for (int64_t t = windows[w].begin; t < windows[w].end; ++t) {
       if (owner[t] == static_cast<int>(w)) copy_row(first + t - windows[w].begin, first + t);
     }
-    if (wrap && w == 0) copy_row(0, 0);                                        // <s> from the first window
-    if (wrap && w + 1 == windows.size()) copy_row(result.hidden.rows() - 1, seq_len - 1);  // </s> from the last
+    for (int64_t t = 0; w == 0 && t < first; ++t) copy_row(t, t);  // <s> from the first window
+    for (int64_t t = 1; w + 1 == windows.size() && t <= extra - first; ++t) {
+      copy_row(result.hidden.rows() - t, seq_len - t);  // </s> from the last
+    }
   }
   out.ids = std::move(ids);
   return out;

@@ -9,8 +9,8 @@
 //   TOKVEC_ASSIGN_OR_RETURN(EmbeddedText text, dir.Embed("Your cat is a lovely cat", {.threads = 2}));
 //   // text.tokens: {"Your", "Ġcat", ...}; text.ids: the same, as ids; text.hidden: [T, D]
 //
-// RoBERTa models get `<s>` (bos_token_id) before and `</s>` (eos_token_id) after each text, as Hugging Face's
-// tokenizer adds them. Input longer than the model's maximum is an error unless a window is given (see
+// RoBERTa models get `<s>` (bos_token_id) before and `</s>` (eos_token_id) after each text, BERT models `[CLS]`
+// and `[SEP]` (looked up in the tokenizer's vocabulary), as Hugging Face's tokenizer adds them. Input longer than the model's maximum is an error unless a window is given (see
 // sliding_window.h); it is never truncated.
 #ifndef TOKVEC_ATTENTION_MODEL_DIRECTORY_H_
 #define TOKVEC_ATTENTION_MODEL_DIRECTORY_H_
@@ -55,7 +55,7 @@ class ModelDirectory {
   // From modules.json, when the directory is a sentence-transformers model.
   const std::optional<SentenceTransformersPooling>& sentence_pooling() const { return sentence_pooling_; }
 
-  // Text -> ids as the model expects them (RoBERTa: <s> ... </s>).
+  // Text -> ids as the model expects them (RoBERTa: <s> ... </s>; BERT: [CLS] ... [SEP]).
   absl::StatusOr<std::vector<uint32_t>> Tokenize(std::string_view text) const;
   // Ids with the model's special tokens added as Tokenize adds them (RoBERTa: <s> ids </s>; GPT-2: unchanged).
   std::vector<uint32_t> WithSpecialTokens(std::span<const uint32_t> ids) const;
@@ -72,6 +72,7 @@ class ModelDirectory {
   std::unique_ptr<Tokenizer> tokenizer_;
   std::unique_ptr<Model> model_;
   std::optional<SentenceTransformersPooling> sentence_pooling_;
+  std::vector<uint32_t> before_, after_;  // special ids around every text (RoBERTa <s> </s>, BERT [CLS] [SEP])
 };
 
 }  // namespace tokvec

@@ -2,6 +2,7 @@
 //
 //   tokvec embed -m models/tiny input.txt                               # json {"tokens", "ids", "vectors" [T, D]}
 //   tokvec embed -m all-distilroberta-v1 --lines --format npy -o v.npy  # sentence-transformers pooling: [N, D]
+//   tokvec embed -m all-MiniLM-L6-v2 --lines --format npy -o v.npy      # BERT: [CLS] ... [SEP], mean + Normalize
 //   tokvec embed -m gpt2 --window 1024 --stride 512 book.txt            # longer than n_positions
 //   tokvec embed -m M --lines --pooling mean --format npy --shard 3/8 -o parts/ a.txt b.txt   # part 3 of 8
 //   tokvec embed --gather parts/ -o all.npy                              # rows back in input order

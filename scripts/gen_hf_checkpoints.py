@@ -5,6 +5,7 @@ states.
 Run with Debian's python3 (it has torch; the pyenv python3 on PATH does not):
 
     /usr/bin/python3 scripts/gen_hf_checkpoints.py tests/attention/testdata
+    /usr/bin/python3 scripts/gen_hf_checkpoints.py --check [--tolerance 1e-5]   # CI: regenerate and compare
 
 Writes, under the output folder:
   hf_gpt2_{f32,f16,bf16}/     config.json (Hugging Face GPT2Config keys), vocab.json, merges.txt, model.safetensors
@@ -12,10 +13,24 @@ Writes, under the output folder:
                               sentence-transformers modules.json + 1_Pooling/config.json (mean pooling + Normalize)
   hf_gpt_neo_{f32,bf16}/      config.json (GPTNeoConfig keys: attention_types [[["global", "local"], 1]], window_size,
                               intermediate_size null), vocab.json, merges.txt (GPT-2's), model.safetensors
-  hf_gpt2_reference.json, hf_roberta_reference.json, hf_gpt_neo_reference.json:
+  hf_bert_{f32,f16,bf16,sharded}/  config.json (BertConfig keys), a WordPiece vocabulary of its own (BERT_VOCAB)
+                              as tokenizer.json and/or vocab.txt + tokenizer_config.json, and the safetensors:
+        f32      BertModel names, tokenizer.json + vocab.txt, sentence-transformers mean pooling + Normalize
+                 (all-MiniLM-L6-v2's modules)
+        f16      "bert." names plus cls.* heads and a position_ids buffer (BertForMaskedLM), tokenizer.json only,
+                 cls pooling + Normalize (BGE's modules)
+        bf16     vocab.txt + tokenizer_config.json only (no tokenizer.json), no sentence-transformers files
+        sharded  F32 in model-0000{1,2}-of-00002.safetensors + model.safetensors.index.json, last-token pooling
+  hf_gpt2_reference.json, hf_roberta_reference.json, hf_gpt_neo_reference.json, hf_bert_reference.json:
       {"texts": [...], "ids": [[...]], "f32": {"hidden": [[[...]]], "attentions": [L][H][T][T] of text 0,
        "pooled": [[...]] (RoBERTa: mean pooling + L2 normalize)}, "f16": ..., "bf16": ...}
-      (GPT-Neo has only "f32" and "bf16".)
+      (GPT-Neo has only "f32" and "bf16". BERT has "f32", "f16", "bf16", "sharded", each with "pooled": the
+      vectors its sentence-transformers modules give, as "pooling" and "normalize" say; bf16: mean, not normalized.)
+
+BERT differs from RoBERTa in positions (0, 1, ... instead of from pad_token_id + 1) and in its inputs: [CLS] text
+[SEP], whose ids the script looks up by name (the vocabulary puts them at 4 and 5, not BERT's 101 and 102). Ids
+come from the reference WordPiece encoder below (BERT's BasicTokenizer and WordpieceTokenizer written out: lowercase,
+accents dropped after NFD, CJK ideographs and punctuation split off, greedy longest match with "##").
 
 Tensor names follow transformers' GPT2Model / RobertaModel state dicts. The F16 copies use the prefixes a
 *LMHeadModel / *ForMaskedLM checkpoint has ("transformer.", "roberta.") plus tensors tokvec must ignore (lm_head,
@@ -249,12 +264,13 @@ def gpt_neo_forward(w, ids, eps):
     return layer_norm(x, w["ln_f.weight"], w["ln_f.bias"], eps), attentions
 
 
-def roberta_forward(w, ids, eps):
+def roberta_forward(w, ids, eps, first_position=ROBERTA_PAD + 1):
     """transformers RobertaModel: word + position (from pad+1) + token-type embeddings, LayerNorm, post-LN blocks
-    with nn.Linear [out, in] weights and exact GELU; output = last_hidden_state."""
+    with nn.Linear [out, in] weights and exact GELU; output = last_hidden_state. BertModel is the same network with
+    positions from 0 (first_position=0)."""
     w = {k: v.double() for k, v in w.items()}
     t = len(ids)
-    positions = torch.arange(t) + ROBERTA_PAD + 1
+    positions = torch.arange(t) + first_position
     x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][positions] + \
         w["embeddings.token_type_embeddings.weight"][0]
     x = layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], eps)
@@ -389,6 +405,210 @@ def write_gpt_neo(out_dir, vocab, merges):
         json.dump(reference, f, separators=(",", ":"))
 
 
+# BERT (Devlin et al. 2018) as sentence-transformers models built on it ship it (all-MiniLM-L6-v2, BGE, GTE).
+BERT_TEXTS = TEXTS + ["Ünïcode CAFÉ, naïve résumé — 東京 tokvec!"]
+BERT_POSITIONS = 40
+BERT_TYPES = 2
+# Not [PAD] [UNK] [CLS] [SEP] [MASK] = 0..4: tokvec must look [CLS] and [SEP] up by name.
+BERT_SPECIALS = ["[PAD]", "[unused0]", "[unused1]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+BERT_WORDS = ["the", "quick", "brown", "fox", "over", "lazy", "dog", "your", "cat", "is", "love", "jump",
+              "tok", "head", "layer", "un", "cafe", "naive", "re", "東"]
+BERT_SUFFIXES = ["ly", "vec", "ic", "ode", "sum"]  # single letters are continuations already
+BERT_PUNCTUATION = set(chr(c) for c in list(range(33, 48)) + list(range(58, 65)) + list(range(91, 97)) +
+                       list(range(123, 127)))
+
+
+def bert_vocab():
+    """Specials, then every printable ASCII character but A-Z (alone and as "##" continuation), some words and
+    word endings (so that "lovely" is love ##ly and "résumé" re ##sum ##e), no "京" (so 東京 gives [UNK])."""
+    chars = [chr(c) for c in range(33, 127) if not "A" <= chr(c) <= "Z"]
+    tokens = BERT_SPECIALS + chars + ["##" + c for c in chars if c.isalnum()] + BERT_WORDS + \
+        ["##" + s for s in BERT_SUFFIXES]
+    assert len(tokens) == len(set(tokens))
+    return tokens
+
+
+def bert_basic_tokens(text):
+    """BERT's BasicTokenizer (tokenization.py of Devlin et al., do_lower_case): drop control characters and NUL /
+    U+FFFD, white space to " ", spaces around CJK ideographs, lowercase, NFD and drop combining marks (Mn), split
+    on white space and around punctuation (Unicode P* and ASCII symbols)."""
+    import unicodedata
+    out = []
+    for ch in text:
+        cp = ord(ch)
+        if cp == 0 or cp == 0xFFFD or (unicodedata.category(ch).startswith("C") and ch not in "\t\n\r"):
+            continue
+        if ch in " \t\n\r" or unicodedata.category(ch) == "Zs":
+            out.append(" ")
+        elif 0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0xF900 <= cp <= 0xFAFF:
+            out.append(" " + ch + " ")
+        else:
+            out.append(ch)
+    words = []
+    for word in "".join(out).split():
+        word = "".join(c for c in unicodedata.normalize("NFD", word.lower()) if unicodedata.category(c) != "Mn")
+        current = ""
+        for ch in word:
+            if ch in BERT_PUNCTUATION or unicodedata.category(ch).startswith("P"):
+                if current:
+                    words.append(current)
+                words.append(ch)
+                current = ""
+            else:
+                current += ch
+        if current:
+            words.append(current)
+    return words
+
+
+def wordpiece_encode(text, vocab):
+    """WordPiece as BERT's WordpieceTokenizer runs it: greedy longest match from the start of each word, "##" on
+    pieces after the first; a word that cannot be cut (or of more than 100 characters) is one [UNK]."""
+    ids = []
+    for word in bert_basic_tokens(text):
+        pieces, start = [], 0
+        while start < len(word) and len(word) <= 100:
+            end = len(word)
+            while end > start:
+                piece = ("##" if start > 0 else "") + word[start:end]
+                if piece in vocab:
+                    break
+                end -= 1
+            if end == start:
+                pieces = None
+                break
+            pieces.append(vocab[("##" if start > 0 else "") + word[start:end]])
+            start = end
+        ids.extend(pieces if pieces else [vocab["[UNK]"]])
+    return ids
+
+
+def bert_shapes(vocab_size):
+    """BertModel: RoBERTa's tensors (with BERT's position and type table sizes) and the pooler."""
+    shapes = roberta_shapes(vocab_size)
+    resized = {"embeddings.position_embeddings.weight": (BERT_POSITIONS, D_MODEL),
+               "embeddings.token_type_embeddings.weight": (BERT_TYPES, D_MODEL)}
+    return [(name, resized.get(name, shape)) for name, shape in shapes]
+
+
+def write_bert_tokenizer_files(folder, tokens, tokenizer_json, vocab_txt):
+    vocab = {tok: i for i, tok in enumerate(tokens)}
+    if vocab_txt:
+        with open(os.path.join(folder, "vocab.txt"), "w", encoding="utf-8") as f:
+            f.write("".join(tok + "\n" for tok in tokens))
+        with open(os.path.join(folder, "tokenizer_config.json"), "w") as f:
+            json.dump({"do_lower_case": True, "tokenize_chinese_chars": True, "strip_accents": None,
+                       "unk_token": "[UNK]", "cls_token": "[CLS]", "sep_token": "[SEP]", "pad_token": "[PAD]",
+                       "mask_token": "[MASK]", "model_max_length": BERT_POSITIONS,
+                       "tokenizer_class": "BertTokenizer"}, f, indent=2)
+    if tokenizer_json:
+        def special(name):
+            return {"SpecialToken": {"id": name, "type_id": 0}}
+        added = [{"id": vocab[t], "content": t, "single_word": False, "lstrip": False, "rstrip": False,
+                  "normalized": False, "special": True} for t in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")]
+        data = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
+                "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                               "strip_accents": None, "lowercase": True},
+                "pre_tokenizer": {"type": "BertPreTokenizer"},
+                "post_processor": {"type": "TemplateProcessing",
+                                   "single": [special("[CLS]"), {"Sequence": {"id": "A", "type_id": 0}},
+                                              special("[SEP]")],
+                                   "pair": [special("[CLS]"), {"Sequence": {"id": "A", "type_id": 0}},
+                                            special("[SEP]"), {"Sequence": {"id": "B", "type_id": 1}},
+                                            {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
+                                   "special_tokens": {t: {"id": t, "ids": [vocab[t]], "tokens": [t]}
+                                                      for t in ("[CLS]", "[SEP]")}},
+                "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+                "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                          "max_input_chars_per_word": 100, "vocab": vocab}}
+        with open(os.path.join(folder, "tokenizer.json"), "w", encoding="utf-8") as f:
+            json.dump(data, f, ensure_ascii=False, separators=(",", ":"))
+
+
+def write_sentence_modules(folder, pooling, normalize):
+    """sentence-transformers: modules.json (Transformer, Pooling[, Normalize]) and 1_Pooling/config.json."""
+    modules = [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+               {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]
+    if normalize:
+        modules.append({"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"})
+    with open(os.path.join(folder, "modules.json"), "w") as f:
+        json.dump(modules, f, indent=2)
+    os.makedirs(os.path.join(folder, "1_Pooling"), exist_ok=True)
+    with open(os.path.join(folder, "1_Pooling", "config.json"), "w") as f:
+        json.dump({"word_embedding_dimension": D_MODEL, "pooling_mode_cls_token": pooling == "cls",
+                   "pooling_mode_mean_tokens": pooling == "mean", "pooling_mode_max_tokens": False,
+                   "pooling_mode_mean_sqrt_len_tokens": False, "pooling_mode_weightedmean_tokens": False,
+                   "pooling_mode_lasttoken": pooling == "last"}, f, indent=2)
+
+
+def pool(h, pooling, normalize):
+    """sentence-transformers' Pooling (no padding: every token counts) and Normalize."""
+    v = {"mean": lambda: h.mean(dim=0), "cls": lambda: h[0], "last": lambda: h[-1]}[pooling]()
+    return F.normalize(v, dim=0) if normalize else v
+
+
+# name: (dtype, tensor prefix, extra tensors, tokenizer.json, vocab.txt, sentence-transformers pooling, Normalize,
+#        shards)
+BERT_COPIES = {
+    "f32": ("F32", "", False, True, True, "mean", True, 1),        # all-MiniLM-L6-v2's layout
+    "f16": ("F16", "bert.", True, True, False, "cls", True, 1),    # BGE's pooling; a BertForMaskedLM checkpoint
+    "bf16": ("BF16", "", False, False, True, None, False, 1),      # only vocab.txt; no sentence-transformers files
+    "sharded": ("F32", "", False, True, False, "last", False, 2),  # model.safetensors.index.json + 2 shards
+}
+
+
+def write_bert(out_dir):
+    """hf_bert_{f32,f16,bf16,sharded}/ and hf_bert_reference.json (see BERT_COPIES)."""
+    gen = torch.Generator().manual_seed(SEED + 11)
+    tokens = bert_vocab()
+    vocab = {tok: i for i, tok in enumerate(tokens)}
+    weights = random_weights(bert_shapes(len(tokens)), gen)
+    eps = 1e-12
+    ids = [[vocab["[CLS]"]] + wordpiece_encode(text, vocab) + [vocab["[SEP]"]] for text in BERT_TEXTS]
+    assert vocab["[UNK]"] in ids[3], "text 3 must meet [UNK]"
+    reference = {"texts": BERT_TEXTS, "ids": ids}
+    for copy, (dtype, prefix, extra, tokenizer_json, vocab_txt, pooling, normalize, shards) in BERT_COPIES.items():
+        folder = os.path.join(out_dir, f"hf_bert_{copy}")
+        os.makedirs(folder, exist_ok=True)
+        write_bert_tokenizer_files(folder, tokens, tokenizer_json, vocab_txt)
+        if pooling:
+            write_sentence_modules(folder, pooling, normalize)
+        config = {"architectures": ["BertModel"], "model_type": "bert", "hidden_act": "gelu",
+                  "hidden_size": D_MODEL, "num_attention_heads": N_HEADS, "num_hidden_layers": N_LAYERS,
+                  "intermediate_size": D_FF, "max_position_embeddings": BERT_POSITIONS, "vocab_size": len(tokens),
+                  "type_vocab_size": BERT_TYPES, "pad_token_id": 0, "layer_norm_eps": eps,
+                  "position_embedding_type": "absolute", "hidden_dropout_prob": 0.1,
+                  "attention_probs_dropout_prob": 0.1, "initializer_range": 0.02, "gradient_checkpointing": False,
+                  "use_cache": True, "classifier_dropout": None}
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump(config, f, indent=2)
+        tensors = [(prefix + k, v, dtype) for k, v in weights.items()]
+        if extra:  # what a BertForMaskedLM checkpoint also holds
+            tensors += [(prefix + "embeddings.position_ids", torch.arange(BERT_POSITIONS).view(1, -1), "I64"),
+                        ("cls.predictions.bias", torch.zeros(len(tokens)), dtype),
+                        ("cls.predictions.transform.dense.weight", weights["pooler.dense.weight"], dtype)]
+        if shards == 1:
+            write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+        else:  # embeddings and layer 0 in the first shard, the rest in the second, as save_pretrained cuts
+            parts = [[t for t in tensors if not t[0].startswith("encoder.layer.1.") and "pooler" not in t[0]],
+                     [t for t in tensors if t[0].startswith("encoder.layer.1.") or "pooler" in t[0]]]
+            names = [f"model-{i + 1:05d}-of-{len(parts):05d}.safetensors" for i in range(len(parts))]
+            for name, part in zip(names, parts):
+                write_safetensors(os.path.join(folder, name), part)
+            index = {"metadata": {"total_size": sum(len(tensor_bytes(t, d)) for _, t, d in tensors)},
+                     "weight_map": {t[0]: name for name, part in zip(names, parts) for t in sorted(part)}}
+            with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
+                json.dump(index, f, indent=2, sort_keys=True)
+        hidden_and_weights = [roberta_forward(rounded(weights, dtype), seq, eps, first_position=0) for seq in ids]
+        entry = {"hidden": [nested(h) for h, _ in hidden_and_weights],
+                 "attentions": [nested(a) for a in hidden_and_weights[0][1]],
+                 "pooling": pooling or "mean", "normalize": normalize,
+                 "pooled": [floats(pool(h, pooling or "mean", normalize)) for h, _ in hidden_and_weights]}
+        reference[copy] = entry
+    with open(os.path.join(out_dir, "hf_bert_reference.json"), "w") as f:
+        json.dump(reference, f, separators=(",", ":"))
+
+
 def floats(t):
     return [float(f"{x:.9g}") for x in t.flatten().tolist()]
 
@@ -399,8 +619,59 @@ def nested(t):
     return [nested(row) for row in t]
 
 
+def check(committed, tolerance):
+    """Regenerates into a temporary folder and compares with `committed`: every file byte for byte, except the
+    *_reference.json goldens, whose numbers may move by `tolerance` (another CPU or BLAS kernel)."""
+    import tempfile
+
+    def close(a, b):
+        if isinstance(a, list) and isinstance(b, list):
+            return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b))
+        if isinstance(a, dict) and isinstance(b, dict):
+            return a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
+        if isinstance(a, float) or isinstance(b, float):
+            return isinstance(a, (int, float)) and isinstance(b, (int, float)) and abs(a - b) <= tolerance
+        return a == b
+
+    with tempfile.TemporaryDirectory() as fresh:
+        generate(fresh)
+        bad = 0
+        for root, _, files in os.walk(fresh):
+            for name in files:
+                path = os.path.join(root, name)
+                rel = os.path.relpath(path, fresh)
+                mine = os.path.join(committed, rel)
+                if not os.path.exists(mine):
+                    print(f"missing: {rel}")
+                    bad += 1
+                    continue
+                new, old = open(path, "rb").read(), open(mine, "rb").read()
+                same = new == old or (name.endswith("_reference.json") and close(json.loads(new), json.loads(old)))
+                if not same:
+                    print(f"differs: {rel}")
+                    bad += 1
+        if bad:
+            print(f"{bad} files differ from {committed}; regenerate with /usr/bin/python3 "
+                  f"scripts/gen_hf_checkpoints.py {committed}")
+            return 1
+    print(f"every file under {committed} is what the script makes (goldens within {tolerance})")
+    return 0
+
+
 def main():
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else "tests/attention/testdata"
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out_dir", nargs="?", default="tests/attention/testdata")
+    parser.add_argument("--check", action="store_true", help="compare with out_dir instead of writing it")
+    parser.add_argument("--tolerance", type=float, default=1e-6, help="--check: for the reference numbers")
+    args = parser.parse_args()
+    if args.check:
+        sys.exit(check(args.out_dir, args.tolerance))
+    generate(args.out_dir)
+    print(f"wrote checkpoints and references under {args.out_dir}")
+
+
+def generate(out_dir):
     torch.manual_seed(SEED)
     gen = torch.Generator().manual_seed(SEED)
     merges = learn_merges(TRAINING_TEXT, NUM_MERGES)
@@ -478,7 +749,8 @@ def main():
             json.dump(reference, f, separators=(",", ":"))
     # GPT-Neo: GPT-2's tokenizer; its own generator, after the others, so their files stay as they were.
     write_gpt_neo(out_dir, gpt2_vocab, merges)
-    print(f"wrote checkpoints and references under {out_dir}")
+    # BERT: its own WordPiece vocabulary and generator, after the others, so their files stay as they were.
+    write_bert(out_dir)
 
 
 if __name__ == "__main__":

@@ -50,6 +50,63 @@ TEST(ModelConfigTest, RobertaBaseLeaves512Positions) {
   EXPECT_EQ(c->eos_token_id, 2);
 }
 
+// sentence-transformers/all-MiniLM-L6-v2's published config.json (a BertModel), abridged likewise.
+constexpr char kMiniLm[] = R"({"architectures": ["BertModel"], "model_type": "bert", "hidden_act": "gelu",
+  "hidden_size": 384, "num_attention_heads": 12, "num_hidden_layers": 6, "intermediate_size": 1536,
+  "max_position_embeddings": 512, "vocab_size": 30522, "type_vocab_size": 2, "pad_token_id": 0,
+  "layer_norm_eps": 1e-12, "position_embedding_type": "absolute", "gradient_checkpointing": false})";
+
+TEST(ModelConfigTest, MiniLmIsBertWithPositionsFromZero) {
+  absl::StatusOr<ModelConfig> c = ParseModelConfig(kMiniLm, "minilm/config.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->arch, Architecture::kBert);
+  EXPECT_EQ(ArchitectureName(c->arch), "bert");
+  EXPECT_EQ(c->d_model, 384);
+  EXPECT_EQ(c->head_dim(), 32);
+  EXPECT_EQ(c->n_layers, 6);
+  EXPECT_EQ(c->d_ff, 1536);
+  EXPECT_EQ(c->max_position_rows, 512);
+  EXPECT_EQ(c->max_len, 512);  // positions 0..511: no RoBERTa offset
+  EXPECT_EQ(c->type_vocab_size, 2);
+  EXPECT_DOUBLE_EQ(c->layer_norm_eps, 1e-12);
+  EXPECT_EQ(c->activation, Activation::kGeluExact);
+  EXPECT_FALSE(c->causal());
+}
+
+TEST(ModelConfigTest, BertKeysAreChecked) {
+  for (const char* key : {"hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size",
+                          "max_position_embeddings", "vocab_size", "type_vocab_size", "layer_norm_eps", "hidden_act"}) {
+    nlohmann::json j = nlohmann::json::parse(kMiniLm);
+    j.erase(key);
+    absl::StatusOr<ModelConfig> c = ParseModelConfig(j.dump(), "b/config.json");
+    ASSERT_FALSE(c.ok()) << key;
+    EXPECT_THAT(std::string(c.status().message()),
+                AllOf(HasSubstr("b/config.json"), HasSubstr(std::string("'") + key + "'"), HasSubstr("missing")));
+  }
+  nlohmann::json j = nlohmann::json::parse(kMiniLm);
+  j.erase("pad_token_id");  // optional for BERT
+  EXPECT_TRUE(ParseModelConfig(j.dump(), "b/config.json").ok());
+  for (const char* relative : {"relative_key", "relative_key_query"}) {
+    j["position_embedding_type"] = relative;
+    absl::StatusOr<ModelConfig> c = ParseModelConfig(j.dump(), "b/config.json");
+    ASSERT_FALSE(c.ok());
+    EXPECT_THAT(std::string(c.status().message()),
+                AllOf(HasSubstr("'position_embedding_type'"), HasSubstr(relative), HasSubstr("only \"absolute\"")));
+  }
+  j = nlohmann::json::parse(kMiniLm);
+  j["pad_token_id"] = 30522;
+  EXPECT_THAT(std::string(ParseModelConfig(j.dump(), "b/config.json").status().message()),
+              HasSubstr("outside the vocabulary"));
+  j = nlohmann::json::parse(kMiniLm);
+  j["hidden_size"] = 380;
+  EXPECT_THAT(std::string(ParseModelConfig(j.dump(), "b/config.json").status().message()),
+              HasSubstr("not divisible by 12 heads"));
+  j = nlohmann::json::parse(kMiniLm);
+  j["hidden_act"] = "swish";
+  EXPECT_THAT(std::string(ParseModelConfig(j.dump(), "b/config.json").status().message()),
+              AllOf(HasSubstr("'hidden_act'"), HasSubstr("swish")));
+}
+
 // A small tokvec config of `arch`.
 ModelConfig SmallConfig(Architecture arch) {
   ModelConfig c;
@@ -130,8 +187,8 @@ TEST(ModelConfigTest, EveryMissingKeyIsNamed) {
 }
 
 TEST(ModelConfigTest, BadValues) {
-  absl::StatusOr<ModelConfig> c = ParseModelConfig(R"({"model_type": "bert"})", "c.json");
-  EXPECT_THAT(std::string(c.status().message()), AllOf(HasSubstr("unsupported model_type \"bert\""), HasSubstr("c.json")));
+  absl::StatusOr<ModelConfig> c = ParseModelConfig(R"({"model_type": "t5"})", "c.json");
+  EXPECT_THAT(std::string(c.status().message()), AllOf(HasSubstr("unsupported model_type \"t5\""), HasSubstr("c.json")));
   nlohmann::json j = nlohmann::json::parse(kGpt2Small);
   j["n_head"] = 7;
   c = ParseModelConfig(j.dump(), "c.json");

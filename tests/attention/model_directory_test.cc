@@ -1,7 +1,14 @@
-// Model directories: tokenizer ids equal the reference encoder's, RoBERTa wraps <s> ... </s>, and sliding windows
+// Model directories: tokenizer ids equal the reference encoder's, RoBERTa wraps <s> ... </s> (BERT [CLS] ... [SEP]
+// looked up by name), BERT directories give the reference's hidden states and pooled vectors, and sliding windows
 // follow the documented rule (each token's vector is the one its owning window computes on its own).
 #include "attention/model_directory.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "attention/sliding_window.h"
@@ -18,7 +25,7 @@ using ::testing::HasSubstr;
 const std::string kTestdata = std::string(TOKVEC_SOURCE_DIR) + "/tests/attention/testdata";
 
 TEST(ModelDirectoryTest, IdsMatchTheReferenceEncoder) {
-  for (const std::string arch : {"gpt2", "roberta"}) {
+  for (const std::string arch : {"gpt2", "roberta", "bert"}) {
     absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(kTestdata + "/hf_" + arch + "_f32");
     ASSERT_TRUE(dir.ok()) << dir.status();
     nlohmann::json reference = nlohmann::json::parse(*ReadFile(kTestdata + "/hf_" + arch + "_reference.json"));
@@ -35,7 +42,7 @@ class WindowTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(WindowTest, EachTokenComesFromItsOwningWindow) {
   absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(kTestdata + "/hf_" + GetParam() + "_f32");
   ASSERT_TRUE(dir.ok()) << dir.status();
-  const bool roberta = GetParam() == "roberta";
+  const bool roberta = GetParam() != "gpt2";  // roberta <s> ... </s>, bert [CLS] ... [SEP]
   const int64_t max_len = dir->model().config().max_len;
   std::string text;
   while (true) {
@@ -84,7 +91,69 @@ TEST_P(WindowTest, OneWindowCoveringEverythingEqualsNoWindow) {
   EXPECT_EQ(plain->hidden.storage(), windowed->hidden.storage());
 }
 
-INSTANTIATE_TEST_SUITE_P(Archs, WindowTest, ::testing::Values("gpt2", "roberta"));
+INSTANTIATE_TEST_SUITE_P(Archs, WindowTest, ::testing::Values("gpt2", "roberta", "bert"));
+
+// BERT directories as sentence-transformers ships them (scripts/gen_hf_checkpoints.py, BERT_COPIES): tokenizer.json
+// or only vocab.txt, one file or shards; [CLS] ... [SEP] found by name; hidden states and the pooled vectors the
+// directory's modules ask for (bf16: none; mean checked) equal the torch reference.
+class BertDirectoryTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BertDirectoryTest, IdsHiddenStatesAndPooledVectorsMatchTorch) {
+  const std::string copy = GetParam();
+  absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(kTestdata + "/hf_bert_" + copy);
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  nlohmann::json reference = nlohmann::json::parse(*ReadFile(kTestdata + "/hf_bert_reference.json"));
+  const nlohmann::json& expected = reference[copy];
+  EXPECT_EQ(dir->sentence_pooling().has_value(), copy != "bf16");
+  Pooling pooling = Pooling::kMean;
+  bool normalize = false;
+  if (dir->sentence_pooling()) {
+    pooling = dir->sentence_pooling()->pooling;
+    normalize = dir->sentence_pooling()->normalize;
+  }
+  EXPECT_EQ(PoolingName(pooling), expected["pooling"].get<std::string>());
+  EXPECT_EQ(normalize, expected["normalize"].get<bool>());
+  double max_hidden = 0.0, max_pooled = 0.0;
+  for (size_t i = 0; i < reference["texts"].size(); ++i) {
+    absl::StatusOr<EmbeddedText> text = dir->Embed(reference["texts"][i].get<std::string>(), {.threads = 2});
+    ASSERT_TRUE(text.ok()) << text.status();
+    EXPECT_EQ(text->ids, reference["ids"][i].get<std::vector<uint32_t>>()) << reference["texts"][i];
+    EXPECT_EQ(text->tokens.front(), "[CLS]");
+    EXPECT_EQ(text->tokens.back(), "[SEP]");
+    ASSERT_EQ(text->hidden.rows(), static_cast<int64_t>(expected["hidden"][i].size()));
+    for (int64_t t = 0; t < text->hidden.rows(); ++t) {
+      for (int64_t j = 0; j < text->hidden.cols(); ++j) {
+        max_hidden = std::max(max_hidden, std::abs(text->hidden.at(t, j) - expected["hidden"][i][t][j].get<double>()));
+      }
+    }
+    absl::StatusOr<std::vector<float>> pooled = PoolVectors(text->hidden.view(), pooling);
+    ASSERT_TRUE(pooled.ok()) << pooled.status();
+    if (normalize) NormalizeL2(*pooled);
+    ASSERT_EQ(pooled->size(), expected["pooled"][i].size());
+    for (size_t j = 0; j < pooled->size(); ++j) {
+      max_pooled = std::max(max_pooled, std::abs((*pooled)[j] - expected["pooled"][i][j].get<double>()));
+    }
+  }
+  EXPECT_LE(max_hidden, 1e-4);
+  EXPECT_LE(max_pooled, 1e-4);
+  std::printf("[ measured ] bert %s: max |tokvec - torch| hidden %.3g, pooled (%s%s) %.3g\n", copy.c_str(), max_hidden,
+              std::string(PoolingName(pooling)).c_str(), normalize ? " + Normalize" : "", max_pooled);
+}
+
+INSTANTIATE_TEST_SUITE_P(Copies, BertDirectoryTest, ::testing::Values("f32", "f16", "bf16", "sharded"));
+
+TEST(ModelDirectoryTest, BertWithoutClsIsAnError) {
+  const std::string dir = ::testing::TempDir() + "/tokvec_bert_no_cls_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(kTestdata + "/hf_bert_bf16", dir, std::filesystem::copy_options::recursive);
+  std::string vocab = *ReadFile(dir + "/vocab.txt");
+  vocab.replace(vocab.find("[CLS]"), 5, "[XLS]");
+  ASSERT_TRUE(WriteFileAtomically(dir + "/vocab.txt", vocab).ok());
+  absl::StatusOr<ModelDirectory> loaded = ModelDirectory::Load(dir);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("has no token '[CLS]'"));
+  std::filesystem::remove_all(dir);
+}
 
 }  // namespace
 }  // namespace tokvec

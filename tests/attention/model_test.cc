@@ -1,4 +1,4 @@
-// Parity with PyTorch: tiny random GPT-2 and RoBERTa checkpoints in Hugging Face's layout (F32, F16, BF16 copies)
+// Parity with PyTorch: tiny random GPT-2, RoBERTa, GPT-Neo and BERT checkpoints in Hugging Face's layout (F32, F16, BF16 copies)
 // and the hidden states a torch implementation computes on them, all from scripts/gen_hf_checkpoints.py.
 #include "attention/model.h"
 
@@ -23,7 +23,7 @@ nlohmann::json LoadReference(const std::string& arch) {
 
 struct ParityCase {
   std::string arch;   // gpt2 | roberta
-  std::string dtype;  // f32 | f16 | bf16
+  std::string dtype;  // f32 | f16 | bf16 (bert: also sharded, F32 in two files)
 };
 
 class ModelParityTest : public ::testing::TestWithParam<ParityCase> {};
@@ -80,7 +80,9 @@ INSTANTIATE_TEST_SUITE_P(HuggingFace, ModelParityTest,
                          ::testing::Values(ParityCase{"gpt2", "f32"}, ParityCase{"gpt2", "f16"},
                                            ParityCase{"gpt2", "bf16"}, ParityCase{"roberta", "f32"},
                                            ParityCase{"roberta", "f16"}, ParityCase{"roberta", "bf16"},
-                                           ParityCase{"gpt_neo", "f32"}, ParityCase{"gpt_neo", "bf16"}),
+                                           ParityCase{"gpt_neo", "f32"}, ParityCase{"gpt_neo", "bf16"},
+                                           ParityCase{"bert", "f32"}, ParityCase{"bert", "f16"},
+                                           ParityCase{"bert", "bf16"}, ParityCase{"bert", "sharded"}),
                          [](const auto& info) { return info.param.arch + "_" + info.param.dtype; });
 
 // GPT-Neo's batched path (local layers through the sparse window kernel, unscaled scores) against the reference.

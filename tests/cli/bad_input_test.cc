@@ -175,6 +175,34 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
                  "\"max_position_embeddings\": 32, \"vocab_size\": " + vocab_size +
                  ", \"window_size\": 4, \"attention_types\": [[[\"local\"], 1]], \"layer_norm_epsilon\": 1e-05, "
                  "\"activation_function\": \"gelu_new\"}\n");
+    WriteBertFixtures(d);
+  }
+  // BERT directories (copies of tests/attention/testdata/hf_bert_sharded and hf_bert_bf16), each broken one way.
+  static void WriteBertFixtures(const fs::path& d) {
+    const fs::path sharded = fs::path(TOKVEC_SOURCE_DIR) / "tests/attention/testdata/hf_bert_sharded";
+    const fs::path vocab_only = fs::path(TOKVEC_SOURCE_DIR) / "tests/attention/testdata/hf_bert_bf16";
+    const std::string first = "model-00001-of-00002.safetensors", second = "model-00002-of-00002.safetensors";
+    for (const char* name : {"bert_missing_shard", "bert_two_shards", "bert_index_missing_tensor",
+                             "bert_relative_model", "bert_pickle_model"}) {
+      fs::copy(sharded, d / name, fs::copy_options::recursive);
+    }
+    fs::remove(d / "bert_missing_shard" / second);
+    fs::copy_file(d / "bert_two_shards" / first, d / "bert_two_shards" / second, fs::copy_options::overwrite_existing);
+    const std::string index = ReadFixture(sharded / "model.safetensors.index.json");
+    const size_t map_at = index.find("\"weight_map\": {") + 15;
+    WriteFixture(d / "bert_index_missing_tensor" / "model.safetensors.index.json",
+                 index.substr(0, map_at) + "\"encoder.layer.7.output.dense.bias\": \"" + first + "\", " +
+                     index.substr(map_at));
+    const std::string config = ReadFixture(sharded / "config.json");
+    const size_t close = config.rfind('}');
+    WriteFixture(d / "bert_relative_model" / "config.json",
+                 config.substr(0, close) + ", \"position_embedding_type\": \"relative_key\"}\n");
+    fs::remove(d / "bert_pickle_model" / first);
+    fs::remove(d / "bert_pickle_model" / second);
+    fs::remove(d / "bert_pickle_model" / "model.safetensors.index.json");
+    WriteFixture(d / "bert_pickle_model" / "pytorch_model.bin", std::string("PK\x03\x04", 4) + "torch pickle");
+    fs::copy(vocab_only, d / "bert_vocab_twice", fs::copy_options::recursive);
+    WriteFixture(d / "bert_vocab_twice" / "vocab.txt", ReadFixture(vocab_only / "vocab.txt") + "[CLS]\n");
   }
   static void TearDownTestSuite() {
     fs::remove_all(*dir_);
@@ -617,6 +645,25 @@ const BadInput kDataRows[] = {
              "2-dimensional vectors but --d-model is 16"),
 };
 
+// BERT directories: sharded weights, PyTorch pickles, relative positions, vocab.txt (docs/errors.md "BERT").
+const std::vector<BadInput> kBertRows = {
+    BadInput("EmbedBertMissingShard", {"embed", "-m", "{dir}/bert_missing_shard", "{dir}/corpus.txt"}, 1,
+             "names shard 'model-00002-of-00002.safetensors', which does not exist"),
+    BadInput("EmbedBertTensorInTwoShards", {"embed", "-m", "{dir}/bert_two_shards", "{dir}/corpus.txt"}, 1,
+             "is in two shards"),
+    BadInput("EmbedBertIndexNamesMissingTensor", {"embed", "-m", "{dir}/bert_index_missing_tensor",
+                                                  "{dir}/corpus.txt"}, 1,
+             "maps tensor 'encoder.layer.7.output.dense.bias' to"),
+    BadInput("EmbedBertRelativePositions", {"embed", "-m", "{dir}/bert_relative_model", "{dir}/corpus.txt"}, 1,
+             "tokvec supports only \"absolute\""),
+    BadInput("EmbedPytorchPickleOnly", {"embed", "-m", "{dir}/bert_pickle_model", "{dir}/corpus.txt"}, 1,
+             "not PyTorch pickles (pytorch_model.bin"),
+    BadInput("EmbedBertVocabTxtTokenTwice", {"embed", "-m", "{dir}/bert_vocab_twice", "{dir}/corpus.txt"}, 1,
+             "is listed twice"),
+};
+
+INSTANTIATE_TEST_SUITE_P(Bert, BadInputTest, ::testing::ValuesIn(kBertRows),
+                         [](const auto& info) { return info.param.name; });
 INSTANTIATE_TEST_SUITE_P(Usage, BadInputTest, ::testing::ValuesIn(kUsageRows),
                          [](const auto& info) { return info.param.name; });
 INSTANTIATE_TEST_SUITE_P(Data, BadInputTest, ::testing::ValuesIn(kDataRows),

@@ -83,8 +83,48 @@ TEST_P(EmbedParityTest, IdsIdenticalAndVectorsWithin1e4OfTorch) {
 INSTANTIATE_TEST_SUITE_P(HuggingFace, EmbedParityTest,
                          ::testing::Values(std::pair{"gpt2", "f32"}, std::pair{"gpt2", "f16"},
                                            std::pair{"gpt2", "bf16"}, std::pair{"roberta", "f32"},
-                                           std::pair{"roberta", "f16"}, std::pair{"roberta", "bf16"}),
+                                           std::pair{"roberta", "f16"}, std::pair{"roberta", "bf16"},
+                                           std::pair{"bert", "f32"}, std::pair{"bert", "f16"},
+                                           std::pair{"bert", "bf16"}, std::pair{"bert", "sharded"}),
                          [](const auto& info) { return info.param.first + "_" + info.param.second; });
+
+// Rows of `tokvec embed --format tsv` output as a nested JSON array.
+nlohmann::json TsvRows(const std::string& out) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (size_t begin = 0, end; (end = out.find('\n', begin)) != std::string::npos; begin = end + 1) {
+    nlohmann::json row = nlohmann::json::array();
+    std::string line = out.substr(begin, end - begin);
+    for (size_t b = 0, e; b <= line.size(); b = e + 1) {
+      e = line.find('\t', b);
+      if (e == std::string::npos) e = line.size();
+      row.push_back(std::stod(line.substr(b, e - b)));
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// sentence-transformers-shaped BERT directories (modules.json, 1_Pooling, Normalize): the default --pooling auto
+// gives the reference's pooled vectors: all-MiniLM's mean + Normalize (f32), BGE's cls + Normalize (f16), last
+// token (sharded); bf16 has no modules, so --pooling mean is asked for.
+TEST(EmbedCommandTest, BertSentenceTransformersDirectoriesGiveTheReferenceVectors) {
+  nlohmann::json reference = Reference("bert");
+  ScratchDir scratch;
+  std::string lines;
+  for (const auto& text : reference["texts"]) lines += text.get<std::string>() + "\n";
+  testing::WriteWhole(scratch / "texts.txt", lines);
+  for (const std::string copy : {"f32", "f16", "sharded", "bf16"}) {
+    const std::string pooling = copy == "bf16" ? "--pooling mean" : "";
+    testing::ShellResult r = RunShell(fmt::format("{} embed -m {}/hf_bert_{} --lines --threads 2 --format tsv {} {}",
+                                                  Tokvec(), ModelTestdata(), copy, pooling, scratch / "texts.txt"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const double diff = MaxDiff(TsvRows(r.out), reference[copy]["pooled"]);
+    EXPECT_LE(diff, 1e-4) << copy;
+    std::printf("[ measured ] embed bert %s (%s%s): max |tokvec - torch| pooled = %.3g\n", copy.c_str(),
+                reference[copy]["pooling"].get<std::string>().c_str(),
+                reference[copy]["normalize"].get<bool>() ? " + Normalize" : "", diff);
+  }
+}
 
 TEST(EmbedCommandTest, SentenceTransformersPoolingIsTheDefault) {
   nlohmann::json reference = Reference("roberta");
@@ -95,18 +135,7 @@ TEST(EmbedCommandTest, SentenceTransformersPoolingIsTheDefault) {
   testing::ShellResult r = RunShell(fmt::format("{} embed -m {}/hf_roberta_f32 --lines --format tsv {}", Tokvec(),
                                                 ModelTestdata(), scratch / "texts.txt"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  nlohmann::json rows = nlohmann::json::array();
-  for (size_t begin = 0, end; (end = r.out.find('\n', begin)) != std::string::npos; begin = end + 1) {
-    nlohmann::json row = nlohmann::json::array();
-    std::string line = r.out.substr(begin, end - begin);
-    for (size_t b = 0, e; b <= line.size(); b = e + 1) {
-      e = line.find('\t', b);
-      if (e == std::string::npos) e = line.size();
-      row.push_back(std::stod(line.substr(b, e - b)));
-    }
-    rows.push_back(row);
-  }
-  const double diff = MaxDiff(rows, reference["f32"]["pooled"]);
+  const double diff = MaxDiff(TsvRows(r.out), reference["f32"]["pooled"]);
   EXPECT_LE(diff, 1e-5);
   std::printf("[ measured ] mean pooling + Normalize vs sentence-transformers reference: %.3g\n", diff);
 }
@@ -185,6 +214,22 @@ struct BadCheckpoint {
   std::vector<std::string> mentions;
 };
 
+// Each case: a fresh copy (`copy` fills the folder), broken by `corrupt`; `embed` must exit 1 with `error: ...`
+// naming every `mentions`, and print nothing.
+void ExpectEmbedErrors(const std::vector<BadCheckpoint>& cases, const std::function<void(const std::string&)>& copy) {
+  for (const BadCheckpoint& c : cases) {
+    ScratchDir scratch;
+    copy(scratch.path());
+    c.corrupt(scratch.path());
+    testing::WriteWhole(scratch / "in.txt", "Your cat");
+    testing::ShellResult r = RunShell(fmt::format("{} embed -m {} {}", Tokvec(), scratch.path(), scratch / "in.txt"));
+    EXPECT_EQ(r.exit_code, 1) << c.label << ": " << r.err;
+    EXPECT_THAT(r.err, StartsWith("error: ")) << c.label;
+    for (const std::string& m : c.mentions) EXPECT_THAT(r.err, HasSubstr(m)) << c.label;
+    EXPECT_TRUE(r.out.empty()) << c.label;
+  }
+}
+
 TEST(EmbedCommandTest, BadCheckpointsAreErrorsNamingTheCulprit) {
   const std::vector<BadCheckpoint> cases = {
       {"missing tensor",
@@ -218,10 +263,10 @@ TEST(EmbedCommandTest, BadCheckpointsAreErrorsNamingTheCulprit) {
       {"unsupported model_type",
        [](const std::string& dir) {
          nlohmann::json c = nlohmann::json::parse(testing::ReadWhole(dir + "/config.json"));
-         c["model_type"] = "bert";
+         c["model_type"] = "t5";
          testing::WriteWhole(dir + "/config.json", c.dump());
        },
-       {"config.json", "unsupported model_type \"bert\""}},
+       {"config.json", "unsupported model_type \"t5\""}},
       {"truncated safetensors",
        [](const std::string& dir) {
          std::string bytes = testing::ReadWhole(dir + "/model.safetensors");
@@ -256,17 +301,68 @@ TEST(EmbedCommandTest, BadCheckpointsAreErrorsNamingTheCulprit) {
        [](const std::string& dir) { std::filesystem::remove(dir + "/model.safetensors"); },
        {"model.safetensors"}},
   };
-  for (const BadCheckpoint& c : cases) {
-    ScratchDir scratch;
-    CopyModel(scratch.path());
-    c.corrupt(scratch.path());
-    testing::WriteWhole(scratch / "in.txt", "Your cat");
-    testing::ShellResult r = RunShell(fmt::format("{} embed -m {} {}", Tokvec(), scratch.path(), scratch / "in.txt"));
-    EXPECT_EQ(r.exit_code, 1) << c.label << ": " << r.err;
-    EXPECT_THAT(r.err, StartsWith("error: ")) << c.label;
-    for (const std::string& m : c.mentions) EXPECT_THAT(r.err, HasSubstr(m)) << c.label;
-    EXPECT_TRUE(r.out.empty()) << c.label;
-  }
+  ExpectEmbedErrors(cases, CopyModel);
+}
+
+// The same for BERT directories: a copy of the sharded test model (two shards + model.safetensors.index.json).
+TEST(EmbedCommandTest, BadBertDirectoriesAreErrorsNamingTheCulprit) {
+  const std::string first = "model-00001-of-00002.safetensors", second = "model-00002-of-00002.safetensors";
+  auto edit_index = [](const std::string& dir, const std::function<void(nlohmann::json*)>& edit) {
+    nlohmann::json index = nlohmann::json::parse(testing::ReadWhole(dir + "/model.safetensors.index.json"));
+    edit(&index);
+    testing::WriteWhole(dir + "/model.safetensors.index.json", index.dump());
+  };
+  const std::vector<BadCheckpoint> cases = {
+      {"missing shard", [&](const std::string& dir) { std::filesystem::remove(dir + "/" + second); },
+       {"model.safetensors.index.json", second, "does not exist"}},
+      {"tensor in two shards",
+       [&](const std::string& dir) { std::filesystem::copy_file(dir + "/" + first, dir + "/" + second,
+                                                                std::filesystem::copy_options::overwrite_existing); },
+       {"model.safetensors.index.json", "is in two shards"}},
+      {"index names a missing tensor",
+       [&](const std::string& dir) {
+         edit_index(dir, [&](nlohmann::json* index) { (*index)["weight_map"]["encoder.layer.9.output.dense.weight"] = first; });
+       },
+       {"maps tensor 'encoder.layer.9.output.dense.weight'", first}},
+      {"index without weight_map",
+       [&](const std::string& dir) { edit_index(dir, [](nlohmann::json* index) { index->erase("weight_map"); }); },
+       {"model.safetensors.index.json", "'weight_map'"}},
+      {"shard outside the folder",
+       [&](const std::string& dir) {
+         edit_index(dir, [](nlohmann::json* index) { (*index)["weight_map"]["pooler.dense.bias"] = "../x.safetensors"; });
+       },
+       {"'../x.safetensors'", "beside the index"}},
+      {"only pytorch_model.bin",
+       [&](const std::string& dir) {
+         std::filesystem::remove(dir + "/model.safetensors.index.json");
+         testing::WriteWhole(dir + "/pytorch_model.bin", "PK\x03\x04 a torch pickle");
+       },
+       {"no model.safetensors", "pytorch_model.bin", "convert"}},
+      {"relative position embeddings",
+       [](const std::string& dir) {
+         nlohmann::json c = nlohmann::json::parse(testing::ReadWhole(dir + "/config.json"));
+         c["position_embedding_type"] = "relative_key_query";
+         testing::WriteWhole(dir + "/config.json", c.dump());
+       },
+       {"config.json", "'position_embedding_type'", "relative_key_query", "only \"absolute\""}},
+      {"tokenizer without [SEP]",
+       [](const std::string& dir) {
+         nlohmann::json t = nlohmann::json::parse(testing::ReadWhole(dir + "/tokenizer.json"));
+         nlohmann::json kept = nlohmann::json::array();
+         for (const nlohmann::json& a : t["added_tokens"]) {
+           if (a["content"] != "[SEP]") kept.push_back(a);
+         }
+         t["added_tokens"] = kept;
+         const uint64_t id = t["model"]["vocab"]["[SEP]"].get<uint64_t>();
+         t["model"]["vocab"].erase("[SEP]");
+         t["model"]["vocab"]["[SEPARATOR]"] = id;
+         testing::WriteWhole(dir + "/tokenizer.json", t.dump());
+       },
+       {"model_type \"bert\"", "has no token '[SEP]'"}},
+  };
+  ExpectEmbedErrors(cases, [](const std::string& dir) {
+    std::filesystem::copy(ModelTestdata() + "/hf_bert_sharded", dir, std::filesystem::copy_options::recursive);
+  });
 }
 
 }  // namespace

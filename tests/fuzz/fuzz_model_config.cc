@@ -1,4 +1,4 @@
-// Fuzz target: config.json parsing (gpt2, encoder, roberta, gpt_neo; "attention" kinds). Any text gives a status or
+// Fuzz target: config.json parsing (gpt2, encoder, roberta, gpt_neo, bert; "attention" kinds). Any text gives a status or
 // a config whose sizes are usable: positive, with d_model divisible by n_heads, and either no attention kinds or one
 // per layer, each printing back to a string that parses to the same kind. The first bytes also go to
 // ParseAttentionKind directly.

@@ -244,6 +244,59 @@ def main():
           b"\\sthe\t12\n,\t3\n\\xFF\\x00\t18446744073709551615\n")
     write("count_file", "word_parts", b"\x01low\t5\nlower\t2\r\n\nnewest\t6\nlow\t1\nwid\\\\er\t3")
 
+    bert_seeds()
+
+
+BERT_CONFIG = {"model_type": "bert", "hidden_size": 4, "num_attention_heads": 2, "num_hidden_layers": 1,
+               "intermediate_size": 8, "max_position_embeddings": 8, "vocab_size": 8, "type_vocab_size": 2,
+               "pad_token_id": 0, "layer_norm_eps": 1e-12, "hidden_act": "gelu", "position_embedding_type": "absolute"}
+
+
+def bert_tensors(V=8, D=4, F=8, N=8, types=2, seed=3, prefix=""):
+    """BertModel's names (RoBERTa's), with the pooler tokvec ignores."""
+    rng = random.Random(seed)
+    def t(name, *shape):
+        n = 1
+        for s in shape:
+            n *= s
+        return (prefix + name, list(shape), [round(rng.uniform(-0.5, 0.5), 3) for _ in range(n)])
+    out = [t("embeddings.word_embeddings.weight", V, D), t("embeddings.position_embeddings.weight", N, D),
+           t("embeddings.token_type_embeddings.weight", types, D), t("embeddings.LayerNorm.weight", D),
+           t("embeddings.LayerNorm.bias", D)]
+    p = "encoder.layer.0."
+    for name in ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"):
+        out += [t(p + name + ".weight", D, D), t(p + name + ".bias", D)]
+    out += [t(p + "attention.output.LayerNorm.weight", D), t(p + "attention.output.LayerNorm.bias", D),
+            t(p + "intermediate.dense.weight", F, D), t(p + "intermediate.dense.bias", F),
+            t(p + "output.dense.weight", D, F), t(p + "output.dense.bias", D),
+            t(p + "output.LayerNorm.weight", D), t(p + "output.LayerNorm.bias", D),
+            t("pooler.dense.weight", D, D), t("pooler.dense.bias", D)]
+    return out
+
+
+def bert_seeds():
+    """BERT configs (model_config, model_load) and sharded-weight indexes (model_safetensors_index)."""
+    write("model_config", "bert", json.dumps(BERT_CONFIG, indent=1))
+    write("model_config", "bert_relative", json.dumps(dict(BERT_CONFIG, position_embedding_type="relative_key")))
+    write("model_load", "bert", fdp_string(json.dumps(BERT_CONFIG)) + safetensors(bert_tensors()) +
+          bytes([4, 1, 7, 5, 4]))
+    write("model_load", "bert_prefixed", fdp_string(json.dumps(BERT_CONFIG)) +
+          safetensors(bert_tensors(prefix="bert.")) + bytes([4, 5, 2]))
+    # model_safetensors_index: [index.json][a.safetensors][b.safetensors] (two random-length strings, then the rest).
+    tensors = bert_tensors()
+    first, second = tensors[:5], tensors[5:]
+    index = {"metadata": {"total_size": 0},
+             "weight_map": dict([(n, "a.safetensors") for n, _, _ in first] + [(n, "b.safetensors") for n, _, _ in second])}
+    write("model_safetensors_index", "two_shards",
+          fdp_string(json.dumps(index)) + fdp_string(safetensors(first)) + safetensors(second))
+    missing = dict(index, weight_map=dict(index["weight_map"], extra="a.safetensors"))
+    write("model_safetensors_index", "names_missing_tensor",
+          fdp_string(json.dumps(missing)) + fdp_string(safetensors(first)) + safetensors(second))
+    write("model_safetensors_index", "tensor_in_both",
+          fdp_string(json.dumps(index)) + fdp_string(safetensors(first)) + safetensors(first + second))
+    write("model_safetensors_index", "outside_folder",
+          fdp_string(json.dumps({"weight_map": {"a": "../a.safetensors"}})) + fdp_string(b"") + b"")
+
 
 if __name__ == "__main__":
     main()

@@ -79,7 +79,16 @@ absl::StatusOr<std::string> JobKey(const std::vector<std::string>& inputs, const
     TOKVEC_ASSIGN_OR_RETURN(uint64_t hash, Fnv1a64File(model_dir));
     model["file"] = fmt::format("{:016x}", hash);
   }
-  for (const char* name : {"config.json", "model.safetensors"}) {
+  // config.json and the weights: model.safetensors, or model.safetensors.index.json and every shard.
+  std::vector<std::string> names = {"config.json", "model.safetensors.index.json"};
+  std::error_code listing_error;
+  if (fs::is_directory(model_dir)) {
+    for (const auto& entry : fs::directory_iterator(model_dir, listing_error)) {
+      const std::string name = entry.path().filename().string();
+      if (name.ends_with(".safetensors")) names.push_back(name);
+    }
+  }
+  for (const std::string& name : names) {
     const std::string path = (fs::path(model_dir) / name).string();
     if (!fs::is_regular_file(path)) continue;
     TOKVEC_ASSIGN_OR_RETURN(uint64_t hash, Fnv1a64File(path));

@@ -34,7 +34,8 @@ uint64_t Fnv1a64(std::string_view bytes, uint64_t hash = 0xcbf29ce484222325ULL);
 absl::StatusOr<uint64_t> Fnv1a64File(const std::string& path);
 
 // A job's identity as compact JSON: every input's path, size and hash, the model's hashes (a folder's config.json
-// and model.safetensors, or a tokenizer file), and the options given (any JSON object text).
+// and model.safetensors, or model.safetensors.index.json and its shards; or a tokenizer file), and the options given
+// (any JSON object text).
 absl::StatusOr<std::string> JobKey(const std::vector<std::string>& inputs, const std::string& model_dir,
                                    const std::string& options_json);
 

@@ -93,5 +93,26 @@ TEST_F(EmbedShardsTest, ARerunRedoesOnlyMissingOrDamagedParts) {
   EXPECT_THAT(again.err, ::testing::Not(::testing::HasSubstr("skipped")));
 }
 
+// A sharded-weights model (model.safetensors.index.json + two shards): a changed shard is another job, so its
+// parts are not reused.
+TEST(EmbedShardsBertTest, AChangedWeightShardIsAnotherJob) {
+  ScratchDir scratch;
+  std::filesystem::copy(testing::ModelTestdata() + "/hf_bert_sharded", scratch / "m",
+                        std::filesystem::copy_options::recursive);
+  WriteWhole(scratch / "a.txt", "Your cat is a lovely cat\nThe quick brown fox\n");
+  const std::string command = fmt::format("{} embed -m {} --lines --pooling mean --format npy --shard 0/1 -o {} {}",
+                                          Tokvec(), scratch / "m", scratch / "parts", scratch / "a.txt");
+  ASSERT_EQ(RunShell(command).exit_code, 0);
+  ShellResult same = RunShell(command);
+  EXPECT_THAT(same.err, ::testing::HasSubstr("skipped")) << "nothing changed: the part is reused";
+  const std::string shard = scratch / "m/model-00002-of-00002.safetensors";
+  std::string bytes = ReadWhole(shard);
+  bytes[bytes.size() - 1] ^= 1;  // the last weight's lowest byte
+  WriteWhole(shard, bytes);
+  ShellResult changed = RunShell(command);
+  EXPECT_EQ(changed.exit_code, 0) << changed.err;
+  EXPECT_THAT(changed.err, ::testing::Not(::testing::HasSubstr("skipped")));
+}
+
 }  // namespace
 }  // namespace tokvec

@@ -1,8 +1,8 @@
 // A model directory, everything `embed` and `attend` need: the tokenizer, config.json + model.safetensors, and
 // (sentence-transformers) the pooling modules. Text in, contextual vectors out.
 //
-//   DIR/tokenizer.tokvec | tokenizer.json | vocab.json + merges.txt | *.tiktoken   (see Tokenizer::Load)
-//   DIR/config.json, DIR/model.safetensors                                          (see model.h)
+//   DIR/tokenizer.tokvec | tokenizer.json | vocab.json + merges.txt | vocab.txt | *.tiktoken   (Tokenizer::Load)
+//   DIR/config.json, DIR/model.safetensors (or model.safetensors.index.json + shards)         (see model.h)
 //   DIR/modules.json, DIR/1_Pooling/config.json                                    (optional, see pooling.h)
 //
 //   TOKVEC_ASSIGN_OR_RETURN(ModelDirectory dir, ModelDirectory::Load("models/tiny"));

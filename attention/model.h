@@ -25,6 +25,14 @@
 //     encoder.layer.{i}.attention.output.{dense.*, LayerNorm.*}, encoder.layer.{i}.intermediate.dense.{weight [F, D],
 //     bias}, encoder.layer.{i}.output.{dense.weight [D, F], dense.bias, LayerNorm.*} (nn.Linear, [out, in]).
 //     x = LN(word[ids] + position[pad_token_id + 1 + t] + token_type[0]); post-LN bidirectional blocks.
+//   llama / qwen2 / qwen3 (decoder_block.h), names as a *ForCausalLM saves them under "model." or, as
+//     sentence-transformers saves Qwen3-Embedding, without a prefix (nn.Linear, [out, in]; lm_head.* ignored):
+//     embed_tokens.weight [V, D], layers.{i}.input_layernorm.weight [D],
+//     layers.{i}.self_attn.{q_proj [H·Dh, D], k_proj [Hkv·Dh, D], v_proj [Hkv·Dh, D], o_proj [D, H·Dh]}.weight
+//     (+ .bias on q/k/v for qwen2, on q/k/v/o with attention_bias), layers.{i}.self_attn.{q_norm,k_norm}.weight
+//     [Dh] (qwen3), layers.{i}.post_attention_layernorm.weight [D], layers.{i}.mlp.{gate_proj [F, D], up_proj
+//     [F, D], down_proj [D, F]}.weight (+ .bias with mlp_bias), norm.weight [D]. x = embed_tokens[ids]; RMSNorm
+//     pre-norm causal blocks with RoPE and grouped-query attention; final RMSNorm.
 //
 //   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, Model::Load("models/gpt2"));
 //   TOKVEC_ASSIGN_OR_RETURN(ModelOutput out, model->Forward(ids, {.threads = 2, .keep_weights_of = {0}}));
@@ -44,6 +52,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "attention/decoder_block.h"
 #include "attention/model_config.h"
 #include "attention/transformer_block.h"
 #include "embeddings/safetensors.h"
@@ -99,6 +108,9 @@ class Model {
   std::span<const float> token_type_row_;     // [D] (roberta: token_type_embeddings row 0)
   std::optional<LayerNormWeights> embedding_norm_;  // roberta: embeddings.LayerNorm
   TransformerStack stack_;
+  // llama / qwen2 / qwen3: the RMSNorm / RoPE / GQA / SwiGLU stack instead of stack_.
+  absl::Status BindDecoder();
+  DecoderStack decoder_;
 };
 
 }  // namespace tokvec

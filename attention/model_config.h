@@ -21,6 +21,8 @@
 //   - Hugging Face RoBERTa (`"model_type": "roberta"`, also sentence-transformers models built on it): hidden_size,
 //     num_attention_heads, num_hidden_layers, intermediate_size, max_position_embeddings, vocab_size,
 //     type_vocab_size, pad_token_id, bos_token_id, eos_token_id, layer_norm_eps, hidden_act (all required).
+//   - Hugging Face LLaMA, Qwen2, Qwen3 (`"model_type": "llama" | "qwen2" | "qwen3"`): LlamaConfig's keys, read by
+//     decoder_config.h (num_key_value_heads, head_dim, rope_theta, rms_norm_eps; rope_scaling must be null).
 //
 //   TOKVEC_ASSIGN_OR_RETURN(ModelConfig config, LoadModelConfig("models/gpt2/config.json"));
 //   // config.arch == Architecture::kGpt2, config.d_model == 768, config.max_len == 1024

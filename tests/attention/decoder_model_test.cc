@@ -2,8 +2,11 @@
 // Qwen2 (q/k/v biases, tied) and Qwen3 (q_norm / k_norm, head_dim 16 != hidden / heads 8; Qwen3-Embedding's
 // sentence-transformers layout) checkpoints in F32 and BF16, and the float64 torch forward of
 // scripts/gen_decoder_checkpoints.py on the same (rounded) weights.
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -166,6 +169,30 @@ TEST(DecoderConfigTest, RefusesWhatItCannotRun) {
     EXPECT_NE(std::string(config.status().message()).find(bad.message), std::string::npos)
         << config.status() << " should mention " << bad.message;
   }
+}
+
+// A config.json that disagrees with the weights (head_dim 8 over Qwen3 weights of head_dim 16) names the tensor,
+// its shape and the config keys the expected shape follows from.
+TEST(DecoderModelTest, ShapeMismatchNamesTensorAndKeys) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tokvec_decoder_shape_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  absl::StatusOr<std::string> config = ReadFile(kTestdata + "/hf_qwen3_f32/config.json");
+  ASSERT_TRUE(config.ok());
+  const std::string key = "\"head_dim\": 16";
+  const size_t at = config->find(key);
+  ASSERT_NE(at, std::string::npos);
+  config->replace(at, key.size(), "\"head_dim\": 8");
+  ASSERT_TRUE(WriteFileAtomically((dir / "config.json").string(), *config).ok());
+  std::filesystem::copy_file(kTestdata + "/hf_qwen3_f32/model.safetensors", dir / "model.safetensors");
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(dir.string());
+  std::filesystem::remove_all(dir);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(std::string(model.status().message()).find("tensor 'layers.0.self_attn.q_proj.weight' has shape [64, 32]; "
+                                                       "expected [32, 32] = [num_attention_heads * head_dim, "
+                                                       "hidden_size]"),
+            std::string::npos)
+      << model.status();
 }
 
 }  // namespace

@@ -72,7 +72,8 @@ void RunFixtureCommand(const std::vector<std::string>& args) {
 }
 
 // LLaMA / Qwen directories (tests/attention/testdata's random checkpoints) with one thing wrong each: key/value
-// heads that do not divide the query heads, rope_scaling set, a qwen3 config over weights without q_norm.
+// heads that do not divide the query heads, rope_scaling set, a qwen3 config over weights without q_norm, a GELU
+// feed-forward, Qwen2's sliding windows; and a valid llama directory (fit refuses it).
 void WriteDecoderFixtures(const fs::path& d) {
   const fs::path testdata = fs::path(TOKVEC_SOURCE_DIR) / "tests" / "attention" / "testdata";
   auto copy = [&](const std::string& from, const std::string& to, const std::string& key, const std::string& value) {
@@ -90,6 +91,9 @@ void WriteDecoderFixtures(const fs::path& d) {
   copy("hf_llama_f32", "llama_kv_heads_model", "num_key_value_heads", "3");
   copy("hf_llama_f32", "llama_rope_scaling_model", "rope_scaling", "{\"rope_type\": \"linear\", \"factor\": 2.0}");
   copy("hf_qwen2_f32", "qwen3_no_q_norm_model", "model_type", "\"qwen3\"");
+  copy("hf_llama_f32", "llama_gelu_model", "hidden_act", "\"gelu\"");
+  copy("hf_qwen2_f32", "qwen2_sliding_window_model", "use_sliding_window", "true");
+  copy("hf_llama_f32", "llama_model", "model_type", "\"llama\"");  // unchanged: a valid llama directory
 }
 
 // The fixture folder, shared by every row (rows must not change it).
@@ -602,6 +606,13 @@ const BadInput kDataRows[] = {
              "tokvec runs plain RoPE only (rope_scaling null)"),
     BadInput("EmbedQwen3WithoutQNorm", {"embed", "-m", "{dir}/qwen3_no_q_norm_model", "{dir}/corpus.txt"}, 1,
              "has no tensor 'model.layers.0.self_attn.q_norm.weight'"),
+    BadInput("EmbedLlamaGeluActivation", {"embed", "-m", "{dir}/llama_gelu_model", "{dir}/corpus.txt"}, 1,
+             "key 'hidden_act' is \"gelu\"; the llama feed-forward is SwiGLU, \"silu\""),
+    BadInput("EmbedQwen2SlidingWindow", {"embed", "-m", "{dir}/qwen2_sliding_window_model", "{dir}/corpus.txt"}, 1,
+             "key 'use_sliding_window' is true; tokvec runs every layer with full causal attention"),
+    BadInput("FitLlamaNotTrainable", {"fit", "-m", "{dir}/llama_model", "--data", "{dir}/corpus.txt", "--seq-len",
+                                      "8", "--batch", "2", "--steps", "1", "-o", "{dir}/fit_out"}, 1,
+             "this llama model can be embedded and attended but not trained yet"),
     // attend
     BadInput("AttendLayerOutOfRange", {"attend", "-m", "{dir}/model", "--layer", "5", "{dir}/corpus.txt"}, 1,
              "--layer 5"),

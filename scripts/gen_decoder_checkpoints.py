@@ -112,21 +112,23 @@ def rotate_half(x):
 def rope(x, theta):
     """x: [heads, T, Dh] -> rotated; position t of row t."""
     dh, t = x.shape[-1], x.shape[-2]
-    inv_freq = theta ** (-torch.arange(0, dh, 2, dtype=torch.float64) / dh)  # [Dh/2]
-    angles = torch.arange(t, dtype=torch.float64)[:, None] * inv_freq[None, :]  # [T, Dh/2]
+    inv_freq = theta ** (-torch.arange(0, dh, 2, dtype=x.dtype) / dh)  # [Dh/2]
+    angles = torch.arange(t, dtype=x.dtype)[:, None] * inv_freq[None, :]  # [T, Dh/2]
     emb = torch.cat([angles, angles], dim=-1)  # [T, Dh]
     return x * emb.cos() + rotate_half(x) * emb.sin()
 
 
-def decoder_forward(w, a, ids):
-    """Returns hidden [T, D] and the attention weights per layer [L][H, T, T], all float64."""
-    w = {k: v.double() for k, v in w.items()}
+def decoder_forward(w, a, ids, dtype=torch.float64):
+    """Returns hidden [T, D] and the attention weights per layer [L][H, T, T], in `dtype` (float64 for the
+    references; scripts/bench_decoder.py times it in float32). The layer count is the checkpoint's."""
+    w = {k: v.to(dtype) for k, v in w.items()}
     eps, dh, heads, kv_heads = a["eps"], head_dim(a), a["heads"], a["kv_heads"]
     x = w["embed_tokens.weight"][torch.tensor(ids)]
     t = x.shape[0]
     causal = torch.ones(t, t, dtype=torch.bool).tril()
     attentions = []
-    for i in range(N_LAYERS):
+    n_layers = sum(1 for k in w if k.endswith("input_layernorm.weight"))
+    for i in range(n_layers):
         p = f"layers.{i}."
         h = rms_norm(x, w[p + "input_layernorm.weight"], eps)
         proj = {}

@@ -121,6 +121,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& config_pat
 
 absl::Status Model::Bind(const std::string& weights_path) {
   TOKVEC_ASSIGN_OR_RETURN(weights_, SafetensorsShards::Open(weights_path));
+  if (config_.decoder()) return BindDecoder();
   const ModelConfig& c = config_;
   const int64_t d = c.d_model, f = c.d_ff;
   stack_.config.n_heads = c.n_heads;
@@ -245,6 +246,57 @@ absl::Status Model::Bind(const std::string& weights_path) {
   return absl::OkStatus();
 }
 
+absl::Status Model::BindDecoder() {
+  const ModelConfig& c = config_;
+  const int64_t d = c.d_model, f = c.d_ff, dh = c.head_dim();
+  TOKVEC_ASSIGN_OR_RETURN(std::string prefix, FindPrefix(*weights_, "embed_tokens.weight", "model.", c.model_type));
+  TensorReader r(weights_.get(), prefix);
+  r.set_arch_name(c.model_type);
+  TOKVEC_ASSIGN_OR_RETURN(token_table_, r.Matrix2("embed_tokens.weight", c.vocab_size, d, "[vocab_size, hidden_size]"));
+  const double eps = c.layer_norm_eps;
+  auto norm = [&](const std::string& name, int64_t width, std::string_view doc) -> absl::StatusOr<RmsNormWeights> {
+    TOKVEC_ASSIGN_OR_RETURN(std::span<const float> gamma, r.Vector(name + ".weight", width, doc));
+    return RmsNormWeights{.gamma = gamma, .eps = static_cast<float>(eps)};
+  };
+  // nn.Linear [out, in], with name.bias [out] when `bias`.
+  auto linear = [&](const std::string& name, int64_t in, int64_t out, std::string_view in_doc,
+                    std::string_view out_doc, bool bias) -> absl::StatusOr<LinearWeights> {
+    LinearWeights w;
+    w.layout = WeightLayout::kOutIn;
+    TOKVEC_ASSIGN_OR_RETURN(w.weight, r.Matrix2(name + ".weight", out, in, fmt::format("[{}, {}]", out_doc, in_doc)));
+    if (bias) {
+      TOKVEC_ASSIGN_OR_RETURN(w.bias, r.Vector(name + ".bias", out, fmt::format("[{}]", out_doc)));
+    }
+    return w;
+  };
+  const std::string q_doc = "num_attention_heads * head_dim", kv_doc = "num_key_value_heads * head_dim";
+  decoder_.config = {.n_heads = c.n_heads, .n_kv_heads = c.n_kv_heads, .head_dim = dh,
+                     .rope_theta = c.rotary ? c.rotary->base : 10000.0};
+  decoder_.layers.clear();
+  for (int64_t i = 0; i < c.n_layers; ++i) {
+    const std::string p = fmt::format("layers.{}.", i);
+    DecoderLayerWeights w;
+    TOKVEC_ASSIGN_OR_RETURN(w.attention_norm, norm(p + "input_layernorm", d, "[hidden_size]"));
+    TOKVEC_ASSIGN_OR_RETURN(w.q, linear(p + "self_attn.q_proj", d, c.n_heads * dh, "hidden_size", q_doc, c.qkv_bias));
+    TOKVEC_ASSIGN_OR_RETURN(w.k, linear(p + "self_attn.k_proj", d, c.n_kv_heads * dh, "hidden_size", kv_doc,
+                                        c.qkv_bias));
+    TOKVEC_ASSIGN_OR_RETURN(w.v, linear(p + "self_attn.v_proj", d, c.n_kv_heads * dh, "hidden_size", kv_doc,
+                                        c.qkv_bias));
+    TOKVEC_ASSIGN_OR_RETURN(w.o, linear(p + "self_attn.o_proj", c.n_heads * dh, d, q_doc, "hidden_size", c.o_bias));
+    if (c.qk_norm) {
+      TOKVEC_ASSIGN_OR_RETURN(w.q_norm, norm(p + "self_attn.q_norm", dh, "[head_dim]"));
+      TOKVEC_ASSIGN_OR_RETURN(w.k_norm, norm(p + "self_attn.k_norm", dh, "[head_dim]"));
+    }
+    TOKVEC_ASSIGN_OR_RETURN(w.feed_forward_norm, norm(p + "post_attention_layernorm", d, "[hidden_size]"));
+    TOKVEC_ASSIGN_OR_RETURN(w.gate, linear(p + "mlp.gate_proj", d, f, "hidden_size", "intermediate_size", c.mlp_bias));
+    TOKVEC_ASSIGN_OR_RETURN(w.up, linear(p + "mlp.up_proj", d, f, "hidden_size", "intermediate_size", c.mlp_bias));
+    TOKVEC_ASSIGN_OR_RETURN(w.down, linear(p + "mlp.down_proj", f, d, "intermediate_size", "hidden_size", c.mlp_bias));
+    decoder_.layers.push_back(std::move(w));
+  }
+  TOKVEC_ASSIGN_OR_RETURN(decoder_.final_norm, norm("norm", d, "[hidden_size]"));
+  return ValidateDecoderStack(decoder_, d);
+}
+
 absl::Status Model::BindAttentionKinds() {
   const ModelConfig& c = config_;
   const std::string prefix = weights_->Find("transformer.wte.weight") != nullptr ? "transformer." : "";
@@ -277,6 +329,10 @@ absl::StatusOr<Matrix> Model::Embed(std::span<const uint32_t> ids) const {
     case Architecture::kGptNeo:
       if (!config_.rotary) TOKVEC_RETURN_IF_ERROR(AddPositions(position_table_, 0, &x));
       break;
+    case Architecture::kLlama:
+    case Architecture::kQwen2:
+    case Architecture::kQwen3:
+      break;  // RoPE inside every layer
     case Architecture::kEncoder: {
       // Vaswani et al. 2017, §3.4: "we multiply those weights by sqrt(d_model)".
       const float scale = static_cast<float>(std::sqrt(static_cast<double>(d)));
@@ -327,6 +383,14 @@ absl::StatusOr<ModelOutput> Model::Forward(std::span<const uint32_t> ids, const 
   }
   // 1. Token (+ position, + type) embeddings: x [T, D].
   TOKVEC_ASSIGN_OR_RETURN(Matrix x, Embed(ids));
+  if (config_.decoder()) {
+    TOKVEC_ASSIGN_OR_RETURN(DecoderOutput decoded, RunDecoderStack(decoder_, x.view(),
+                                                                   {.threads = options.threads,
+                                                                    .keep_weights_of = options.keep_weights_of}));
+    out.hidden = std::move(decoded.hidden);
+    out.attention_weights = std::move(decoded.attention_weights);
+    return out;
+  }
   // 2. The blocks (and ln_f).
   StackOptions stack_options;
   stack_options.threads = options.threads;
@@ -360,7 +424,11 @@ absl::StatusOr<std::vector<Matrix>> Model::ForwardBatch(const std::vector<std::v
     std::copy(one.data(), one.data() + one.size(), x.row(b * seq_len));
   }
   // 2. The blocks over the whole batch, then ln_f.
-  if (seq_len > 0) {
+  if (seq_len > 0 && config_.decoder()) {
+    TOKVEC_ASSIGN_OR_RETURN(DecoderOutput decoded,
+                            RunDecoderStack(decoder_, x.view(), {.threads = threads, .seq_len = seq_len}));
+    x = std::move(decoded.hidden);
+  } else if (seq_len > 0) {
     for (size_t layer = 0; layer < stack_.blocks.size(); ++layer) {
       absl::StatusOr<Matrix> next = RunTransformerBlockBatched(stack_.blocks[layer], stack_.config, x.view(), n, threads);
       if (!next.ok()) {

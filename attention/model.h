@@ -27,6 +27,14 @@
 //     x = LN(word[ids] + position[pad_token_id + 1 + t] + token_type[0]); post-LN bidirectional blocks.
 //   bert (Devlin et al. 2018): RoBERTa's names (prefix "bert." in BertFor* checkpoints; pooler.* and cls.* heads
 //     ignored); x = LN(word[ids] + position[t] + token_type[0]), positions from 0.
+//   llama / qwen2 / qwen3 (decoder_block.h), names as a *ForCausalLM saves them under "model." or, as
+//     sentence-transformers saves Qwen3-Embedding, without a prefix (nn.Linear, [out, in]; lm_head.* ignored):
+//     embed_tokens.weight [V, D], layers.{i}.input_layernorm.weight [D],
+//     layers.{i}.self_attn.{q_proj [H·Dh, D], k_proj [Hkv·Dh, D], v_proj [Hkv·Dh, D], o_proj [D, H·Dh]}.weight
+//     (+ .bias on q/k/v for qwen2, on q/k/v/o with attention_bias), layers.{i}.self_attn.{q_norm,k_norm}.weight
+//     [Dh] (qwen3), layers.{i}.post_attention_layernorm.weight [D], layers.{i}.mlp.{gate_proj [F, D], up_proj
+//     [F, D], down_proj [D, F]}.weight (+ .bias with mlp_bias), norm.weight [D]. x = embed_tokens[ids]; RMSNorm
+//     pre-norm causal blocks with RoPE and grouped-query attention; final RMSNorm.
 //
 // Weights come from DIR/model.safetensors, or from the shards DIR/model.safetensors.index.json lists
 // (safetensors_shards.h). pytorch_model.bin (a pickle) is refused with a message saying how to convert it.
@@ -49,6 +57,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "attention/decoder_block.h"
 #include "attention/model_config.h"
 #include "attention/transformer_block.h"
 #include "embeddings/safetensors.h"
@@ -105,6 +114,9 @@ class Model {
   std::span<const float> token_type_row_;     // [D] (roberta: token_type_embeddings row 0)
   std::optional<LayerNormWeights> embedding_norm_;  // roberta: embeddings.LayerNorm
   TransformerStack stack_;
+  // llama / qwen2 / qwen3: the RMSNorm / RoPE / GQA / SwiGLU stack instead of stack_.
+  absl::Status BindDecoder();
+  DecoderStack decoder_;
 };
 
 }  // namespace tokvec

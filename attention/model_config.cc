@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "attention/decoder_config.h"
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
@@ -283,6 +284,12 @@ std::string_view ArchitectureName(Architecture arch) {
       return "gpt_neo";
     case Architecture::kBert:
       return "bert";
+    case Architecture::kLlama:
+      return "llama";
+    case Architecture::kQwen2:
+      return "qwen2";
+    case Architecture::kQwen3:
+      return "qwen3";
   }
   return "unknown";
 }
@@ -317,8 +324,12 @@ absl::StatusOr<ModelConfig> ParseModelConfig(std::string_view json_text, std::st
     config.arch = Architecture::kBert;
     return ParseBertKeys(j, config, path);
   }
+  if (std::optional<Architecture> decoder = DecoderArchitecture(config.model_type)) {
+    config.arch = *decoder;
+    return ParseDecoderKeys(j, config, path);
+  }
   return absl::InvalidArgumentError(fmt::format(
-      "config '{}': unsupported model_type \"{}\"; tokvec runs \"gpt2\", \"gpt_neo\", \"roberta\", \"bert\" and its own \"encoder\"", path,
+      "config '{}': unsupported model_type \"{}\"; tokvec runs \"gpt2\", \"gpt_neo\", \"roberta\", \"bert\", \"llama\", \"qwen2\", \"qwen3\" and its own \"encoder\"", path,
       config.model_type));
 }
 

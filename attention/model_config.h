@@ -25,6 +25,8 @@
 //     RoBERTa's keys except bos_token_id / eos_token_id; pad_token_id optional. position_embedding_type
 //     "absolute" only (relative_key and relative_key_query are refused). Positions run 0, 1, ... so max_len is
 //     max_position_embeddings.
+//   - Hugging Face LLaMA, Qwen2, Qwen3 (`"model_type": "llama" | "qwen2" | "qwen3"`): LlamaConfig's keys, read by
+//     decoder_config.h (num_key_value_heads, head_dim, rope_theta, rms_norm_eps; rope_scaling must be null).
 //
 //   TOKVEC_ASSIGN_OR_RETURN(ModelConfig config, LoadModelConfig("models/gpt2/config.json"));
 //   // config.arch == Architecture::kGpt2, config.d_model == 768, config.max_len == 1024
@@ -54,6 +56,10 @@ enum class Architecture {
   kRoberta,  // Liu et al. 2019: word + position + token-type embeddings, embedding LN, post-LN, exact GELU
   kGptNeo,   // Black et al. 2021: GPT-2's layout with q/k/v/out projections, unscaled scores, local layers
   kBert,     // Devlin et al. 2018: RoBERTa's layout, positions from 0, [CLS] ... [SEP]
+  // Decoders with RMSNorm, RoPE, grouped-query attention and SwiGLU (decoder_config.h, decoder_block.h):
+  kLlama,  // Touvron et al. 2023
+  kQwen2,  // LLaMA's layout with q/k/v biases
+  kQwen3,  // LLaMA's layout with per-head q_norm / k_norm and an explicit head_dim
 };
 
 struct ModelConfig {
@@ -79,10 +85,21 @@ struct ModelConfig {
   int64_t pad_token_id = -1;        // RoBERTa: positions start at pad_token_id + 1
   int64_t bos_token_id = -1;        // <s>, prepended to every text
   int64_t eos_token_id = -1;        // </s>, appended to every text
+  // llama / qwen2 / qwen3 only (decoder_config.h); the RoPE base is rotary->base.
+  int64_t n_kv_heads = 0;         // num_key_value_heads: query heads share them in groups (GQA)
+  int64_t explicit_head_dim = 0;  // config head_dim (Qwen3: may differ from d_model / n_heads); 0: d_model / n_heads
+  bool qkv_bias = false;          // q_proj, k_proj, v_proj have biases (qwen2; llama / qwen3 attention_bias)
+  bool o_bias = false;            // o_proj has a bias (llama / qwen3 attention_bias)
+  bool mlp_bias = false;          // gate_proj, up_proj, down_proj have biases (llama mlp_bias)
+  bool qk_norm = false;           // qwen3: RMSNorm over each query / key head before RoPE
 
-  int64_t head_dim() const { return d_model / n_heads; }
-  // True when a token sees only earlier tokens (gpt2, gpt_neo).
-  bool causal() const { return arch == Architecture::kGpt2 || arch == Architecture::kGptNeo; }
+  int64_t head_dim() const { return explicit_head_dim > 0 ? explicit_head_dim : d_model / n_heads; }
+  // True for llama, qwen2 and qwen3 (RMSNorm / RoPE / GQA / SwiGLU decoders, decoder_block.h).
+  bool decoder() const {
+    return arch == Architecture::kLlama || arch == Architecture::kQwen2 || arch == Architecture::kQwen3;
+  }
+  // True when a token sees only earlier tokens (gpt2, gpt_neo, the decoders).
+  bool causal() const { return arch == Architecture::kGpt2 || arch == Architecture::kGptNeo || decoder(); }
   // True when some layer's attention is not full.
   bool has_attention_kinds() const;
 };

@@ -47,5 +47,18 @@ TEST(HfCheckpointsScriptTest, RegeneratedFilesEqualTheCommittedOnes) {
   fs::remove_all(out);
 }
 
+// The LLaMA / Qwen2 / Qwen3 checkpoints and references: scripts/gen_decoder_checkpoints.py --check regenerates them
+// and compares (files byte for byte, reference numbers within 1e-5, the bound .ci/run uses).
+TEST(HfCheckpointsScriptTest, DecoderCheckpointsEqualTheCommittedOnes) {
+  if (std::system("/usr/bin/python3 -c 'import torch' > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "/usr/bin/python3 has no torch (apt-get install python3-torch); the committed goldens are "
+                    "still checked by the parity tests";
+  }
+  const fs::path source = TOKVEC_SOURCE_DIR;
+  const std::string command = "/usr/bin/python3 " + (source / "scripts/gen_decoder_checkpoints.py").string() +
+                              " --check --tolerance 1e-5 " + (source / "tests/attention/testdata").string();
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+}
+
 }  // namespace
 }  // namespace tokvec

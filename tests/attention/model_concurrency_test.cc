@@ -68,7 +68,8 @@ TEST_P(ModelConcurrencyTest, SharedModelForwardIsTheSameOnEveryThread) {
   for (int c = 0; c < kCallers; ++c) EXPECT_EQ(mismatches[c], 0) << "caller " << c;
 }
 
-INSTANTIATE_TEST_SUITE_P(Checkpoints, ModelConcurrencyTest, ::testing::Values("hf_gpt2_f32", "hf_roberta_f16"));
+INSTANTIATE_TEST_SUITE_P(Checkpoints, ModelConcurrencyTest, ::testing::Values("hf_gpt2_f32", "hf_roberta_f16",
+                                                                                "hf_qwen3_bf16"));
 
 }  // namespace
 }  // namespace tokvec

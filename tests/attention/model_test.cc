@@ -9,17 +9,13 @@
 #include "base/file_io.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/attention/hf_reference_testutil.h"
 
 namespace tokvec {
 namespace {
 
-const std::string kTestdata = std::string(TOKVEC_SOURCE_DIR) + "/tests/attention/testdata";
-
-nlohmann::json LoadReference(const std::string& arch) {
-  absl::StatusOr<std::string> text = ReadFile(kTestdata + "/hf_" + arch + "_reference.json");
-  EXPECT_TRUE(text.ok()) << text.status();
-  return text.ok() ? nlohmann::json::parse(*text) : nlohmann::json();
-}
+const std::string& kTestdata = testing::kHfTestdata;
+nlohmann::json LoadReference(const std::string& arch) { return testing::LoadHfReference(arch); }
 
 struct ParityCase {
   std::string arch;   // gpt2 | roberta

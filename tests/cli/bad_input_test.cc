@@ -71,6 +71,31 @@ void RunFixtureCommand(const std::vector<std::string>& args) {
   ASSERT_EQ(r.exit_code, 0) << "fixture command failed: " << args[0] << "\n" << r.Describe();
 }
 
+// LLaMA / Qwen directories (tests/attention/testdata's random checkpoints) with one thing wrong each: key/value
+// heads that do not divide the query heads, rope_scaling set, a qwen3 config over weights without q_norm, a GELU
+// feed-forward, Qwen2's sliding windows; and a valid llama directory (fit refuses it).
+void WriteDecoderFixtures(const fs::path& d) {
+  const fs::path testdata = fs::path(TOKVEC_SOURCE_DIR) / "tests" / "attention" / "testdata";
+  auto copy = [&](const std::string& from, const std::string& to, const std::string& key, const std::string& value) {
+    fs::create_directories(d / to);
+    for (const char* name : {"model.safetensors", "vocab.json", "merges.txt"}) {
+      WriteFixture(d / to / name, ReadFixture(testdata / from / name));
+    }
+    std::string config = ReadFixture(testdata / from / "config.json");
+    const size_t at = config.find("\"" + key + "\":");
+    ASSERT_NE(at, std::string::npos) << key;
+    const size_t end = config.find_first_of(",}", at);
+    config.replace(at, end - at, "\"" + key + "\": " + value);
+    WriteFixture(d / to / "config.json", config);
+  };
+  copy("hf_llama_f32", "llama_kv_heads_model", "num_key_value_heads", "3");
+  copy("hf_llama_f32", "llama_rope_scaling_model", "rope_scaling", "{\"rope_type\": \"linear\", \"factor\": 2.0}");
+  copy("hf_qwen2_f32", "qwen3_no_q_norm_model", "model_type", "\"qwen3\"");
+  copy("hf_llama_f32", "llama_gelu_model", "hidden_act", "\"gelu\"");
+  copy("hf_qwen2_f32", "qwen2_sliding_window_model", "use_sliding_window", "true");
+  copy("hf_llama_f32", "llama_model", "model_type", "\"llama\"");  // unchanged: a valid llama directory
+}
+
 // The fixture folder, shared by every row (rows must not change it).
 class BadInputTest : public ::testing::TestWithParam<BadInput> {
  public:
@@ -176,6 +201,7 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
                  ", \"window_size\": 4, \"attention_types\": [[[\"local\"], 1]], \"layer_norm_epsilon\": 1e-05, "
                  "\"activation_function\": \"gelu_new\"}\n");
     WriteBertFixtures(d);
+    WriteDecoderFixtures(d);
   }
   // BERT directories (copies of tests/attention/testdata/hf_bert_sharded and hf_bert_bf16), each broken one way.
   static void WriteBertFixtures(const fs::path& d) {
@@ -602,6 +628,19 @@ const BadInput kDataRows[] = {
                                        "{dir}/corpus.txt"}, 1, "Not a directory"),
     BadInput("EmbedToDevFull", {"embed", "-m", "{dir}/model", "{dir}/corpus.txt"}, 1, "No space left on device")
         .Stdout("/dev/full"),
+    BadInput("EmbedLlamaKvHeadsNotDividing", {"embed", "-m", "{dir}/llama_kv_heads_model", "{dir}/corpus.txt"}, 1,
+             "key 'num_key_value_heads' is 3, which does not divide num_attention_heads 4"),
+    BadInput("EmbedLlamaRopeScaling", {"embed", "-m", "{dir}/llama_rope_scaling_model", "{dir}/corpus.txt"}, 1,
+             "tokvec runs plain RoPE only (rope_scaling null)"),
+    BadInput("EmbedQwen3WithoutQNorm", {"embed", "-m", "{dir}/qwen3_no_q_norm_model", "{dir}/corpus.txt"}, 1,
+             "has no tensor 'model.layers.0.self_attn.q_norm.weight'"),
+    BadInput("EmbedLlamaGeluActivation", {"embed", "-m", "{dir}/llama_gelu_model", "{dir}/corpus.txt"}, 1,
+             "key 'hidden_act' is \"gelu\"; the llama feed-forward is SwiGLU, \"silu\""),
+    BadInput("EmbedQwen2SlidingWindow", {"embed", "-m", "{dir}/qwen2_sliding_window_model", "{dir}/corpus.txt"}, 1,
+             "key 'use_sliding_window' is true; tokvec runs every layer with full causal attention"),
+    BadInput("FitLlamaNotTrainable", {"fit", "-m", "{dir}/llama_model", "--data", "{dir}/corpus.txt", "--seq-len",
+                                      "8", "--batch", "2", "--steps", "1", "-o", "{dir}/fit_out"}, 1,
+             "this llama model can be embedded and attended but not trained yet"),
     // attend
     BadInput("AttendLayerOutOfRange", {"attend", "-m", "{dir}/model", "--layer", "5", "{dir}/corpus.txt"}, 1,
              "--layer 5"),

@@ -85,7 +85,10 @@ INSTANTIATE_TEST_SUITE_P(HuggingFace, EmbedParityTest,
                                            std::pair{"gpt2", "bf16"}, std::pair{"roberta", "f32"},
                                            std::pair{"roberta", "f16"}, std::pair{"roberta", "bf16"},
                                            std::pair{"bert", "f32"}, std::pair{"bert", "f16"},
-                                           std::pair{"bert", "bf16"}, std::pair{"bert", "sharded"}),
+                                           std::pair{"bert", "bf16"}, std::pair{"bert", "sharded"},
+                                           std::pair{"llama", "f32"}, std::pair{"llama", "bf16"},
+                                           std::pair{"qwen2", "f32"}, std::pair{"qwen2", "bf16"},
+                                           std::pair{"qwen3", "f32"}, std::pair{"qwen3", "bf16"}),
                          [](const auto& info) { return info.param.first + "_" + info.param.second; });
 
 // Rows of `tokvec embed --format tsv` output as a nested JSON array.
@@ -363,6 +366,30 @@ TEST(EmbedCommandTest, BadBertDirectoriesAreErrorsNamingTheCulprit) {
   ExpectEmbedErrors(cases, [](const std::string& dir) {
     std::filesystem::copy(ModelTestdata() + "/hf_bert_sharded", dir, std::filesystem::copy_options::recursive);
   });
+}
+
+// A Qwen3-Embedding-shaped directory (tokenizer.json, modules.json with pooling_mode_lasttoken and Normalize):
+// `embed --lines` pools the last token and normalizes, as sentence-transformers does.
+TEST(EmbedCommandTest, Qwen3EmbeddingPoolsTheLastTokenByDefault) {
+  nlohmann::json reference = Reference("qwen3");
+  ScratchDir scratch;
+  std::string lines;
+  for (const auto& text : reference["texts"]) lines += text.get<std::string>() + "\n";
+  testing::WriteWhole(scratch / "texts.txt", lines);
+  for (const std::string dtype : {"f32", "bf16"}) {
+    testing::ShellResult r = RunShell(fmt::format("{} embed -m {}/hf_qwen3_{} --lines --threads 2 {}", Tokvec(),
+                                                  ModelTestdata(), dtype, scratch / "texts.txt"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    nlohmann::json pooled = nlohmann::json::array();
+    for (size_t begin = 0, end; (end = r.out.find('\n', begin)) != std::string::npos; begin = end + 1) {
+      nlohmann::json out = nlohmann::json::parse(r.out.substr(begin, end - begin));
+      ASSERT_EQ(out["vectors"].size(), 1u) << "one pooled vector per text";
+      pooled.push_back(out["vectors"][0]);
+    }
+    const double diff = MaxDiff(pooled, reference[dtype]["pooled"]);
+    EXPECT_LE(diff, 1e-4);
+    std::printf("[ measured ] qwen3 %s last-token pooling + Normalize vs torch: %.3g\n", dtype.c_str(), diff);
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Fuzz target: config.json parsing (gpt2, encoder, roberta, gpt_neo, bert; "attention" kinds). Any text gives a status or
-// a config whose sizes are usable: positive, with d_model divisible by n_heads, and either no attention kinds or one
+// Fuzz target: config.json parsing (gpt2, encoder, roberta, gpt_neo, bert, llama, qwen2, qwen3; "attention" kinds). Any text
+// gives a status or a config whose sizes are usable: positive, with d_model divisible by n_heads (decoders: key/value
+// heads dividing the query heads, an even head_dim), and either no attention kinds or one
 // per layer, each printing back to a string that parses to the same kind. The first bytes also go to
 // ParseAttentionKind directly.
 //
@@ -23,7 +24,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(!config.status().message().empty());
     return 0;
   }
-  FUZZ_CHECK(config->d_model > 0 && config->n_heads > 0 && config->d_model % config->n_heads == 0);
+  if (config->decoder()) {
+    // llama / qwen2 / qwen3: heads may have an explicit head_dim; key/value heads divide the query heads.
+    FUZZ_CHECK(config->d_model > 0 && config->n_heads > 0 && config->n_kv_heads > 0 &&
+               config->n_heads % config->n_kv_heads == 0 && config->head_dim() > 0 && config->head_dim() % 2 == 0);
+  } else {
+    FUZZ_CHECK(config->d_model > 0 && config->n_heads > 0 && config->d_model % config->n_heads == 0);
+  }
   FUZZ_CHECK(config->vocab_size > 0 && config->n_layers >= 0 && config->max_len > 0);
   FUZZ_CHECK(config->attention.empty() || static_cast<int64_t>(config->attention.size()) == config->n_layers);
   for (const AttentionKind& kind : config->attention) {

@@ -47,13 +47,19 @@ def safetensors(tensors, dtype="F32"):
     return struct.pack("<Q", len(text)) + text + data
 
 
-def gpt2_tensors(V=8, D=4, F=8, N=8, L=1, seed=0, wpe=True):
+def tensor_maker(seed):
+    """t(name, *shape) -> (name, shape, values uniform in [-0.5, 0.5] rounded to 3 digits), from one seeded stream."""
     rng = random.Random(seed)
     def t(name, *shape):
         n = 1
         for s in shape:
             n *= s
         return (name, list(shape), [round(rng.uniform(-0.5, 0.5), 3) for _ in range(n)])
+    return t
+
+
+def gpt2_tensors(V=8, D=4, F=8, N=8, L=1, seed=0, wpe=True):
+    t = tensor_maker(seed)
     out = [t("wte.weight", V, D)] + ([t("wpe.weight", N, D)] if wpe else [])
     for i in range(L):
         p = "h.%d." % i
@@ -77,6 +83,38 @@ ROBERTA_CONFIG = {"model_type": "roberta", "hidden_size": 4, "num_attention_head
 TEXTS = ["hello world", "low lower newest widest", "aaabdaaabac", "  spaces\tand\nnewlines  ",
          "caf\u00e9 \u65e5\u672c\u8a9e \U0001F600!", "<|endoftext|>x<|endoftext|>", "don't 123 4567 ?!...",
          "\xff\xfe bad \x80 utf8"]
+
+
+# LLaMA-family decoders: GQA (2 query heads, 1 key/value head), qwen3 with head_dim 4 != hidden / heads 2.
+LLAMA_CONFIG = {"model_type": "llama", "hidden_size": 4, "intermediate_size": 8, "num_hidden_layers": 1,
+                "num_attention_heads": 2, "num_key_value_heads": 1, "max_position_embeddings": 8, "vocab_size": 8,
+                "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "rope_scaling": None, "hidden_act": "silu",
+                "tie_word_embeddings": False, "attention_bias": False}
+QWEN2_CONFIG = dict(LLAMA_CONFIG, model_type="qwen2", rope_theta=1000000.0, tie_word_embeddings=True,
+                    use_sliding_window=False, sliding_window=None)
+QWEN3_CONFIG = dict(QWEN2_CONFIG, model_type="qwen3", head_dim=4)
+
+
+def decoder_tensors(config, seed=0):
+    """embed_tokens, layers.N.{input_layernorm, self_attn.*, post_attention_layernorm, mlp.*}, norm (no prefix)."""
+    t = tensor_maker(seed)
+    d, f, v = config["hidden_size"], config["intermediate_size"], config["vocab_size"]
+    dh = config.get("head_dim", d // config["num_attention_heads"])
+    q, kv = config["num_attention_heads"] * dh, config["num_key_value_heads"] * dh
+    out = [t("embed_tokens.weight", v, d)]
+    for i in range(config["num_hidden_layers"]):
+        p = "layers.%d." % i
+        out += [t(p + "input_layernorm.weight", d), t(p + "self_attn.q_proj.weight", q, d),
+                t(p + "self_attn.k_proj.weight", kv, d), t(p + "self_attn.v_proj.weight", kv, d),
+                t(p + "self_attn.o_proj.weight", d, q), t(p + "post_attention_layernorm.weight", d),
+                t(p + "mlp.gate_proj.weight", f, d), t(p + "mlp.up_proj.weight", f, d),
+                t(p + "mlp.down_proj.weight", d, f)]
+        if config["model_type"] == "qwen2":
+            out += [t(p + "self_attn.q_proj.bias", q), t(p + "self_attn.k_proj.bias", kv),
+                    t(p + "self_attn.v_proj.bias", kv)]
+        if config["model_type"] == "qwen3":
+            out += [t(p + "self_attn.q_norm.weight", dh), t(p + "self_attn.k_norm.weight", dh)]
+    return out + [t("norm.weight", d)]
 
 
 def bytes_to_unicode():
@@ -159,6 +197,11 @@ def main():
     write("model_load", "gpt2", fdp_string(json.dumps(GPT2_CONFIG)) + weights + bytes([1, 5, 2, 3]))
     write("model_load", "gpt2_rotary", fdp_string(json.dumps(ROTARY_CONFIG)) + safetensors(gpt2_tensors(wpe=False)) +
           bytes([1, 5, 2, 3]))
+    # The decoders: config.json alone, and whole directories.
+    for name, config in [("llama", LLAMA_CONFIG), ("qwen2", QWEN2_CONFIG), ("qwen3", QWEN3_CONFIG)]:
+        write("model_config", name, json.dumps(config, indent=1))
+        write("model_load", name, fdp_string(json.dumps(config)) + safetensors(decoder_tensors(config)) +
+              bytes([1, 5, 2, 3]))
     # tiktoken: base64(token) rank, ranks 0..n-1.
     tokens, merges = byte_vocab()
     sample = "\n#\nhello world lower \u00e9\xff".encode("utf-8", "surrogatepass")

@@ -18,6 +18,11 @@
 //   decoder           null (spellings joined by spaces) or WordPiece {prefix, cleanup}
 //   added_tokens      as above; post_processor ([CLS] ... [SEP]) is ignored
 //
+// Loading: model.vocab (an object) and model.merges are scanned into flat arrays by hf_vocab_reader.h and only
+// the rest goes to the JSON DOM; readers take them with TakeVocab / TakeMerges, which read the DOM's instead when
+// the scanner did not divert them. A file the fast path does not read to a tokenizer is read again through the DOM
+// alone (ReadHfTokenizerJsonViaDom), which decides errors and odd shapes (a repeated key keeps its last id).
+//
 // The writer emits the same shapes. A rank model (tiktoken) has no merge list: each token's merge is the split
 // into two tokens that BPE with lower ranks gives, and ignore_merges is set, as tiktoken looks whole pieces up.
 #include <algorithm>

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Tokenizer load time: tokvec against Hugging Face tokenizers 0.23.2 (npm) on the same files, in the same run.
+#
+#   bench/load.sh [TOKVEC_BINARY]          (default build/tokvec; ROUNDS=7)
+#
+# Files: cl100k_base and o200k_base as tokenizer.json (converted from ../shared/vocab/*.tiktoken by
+# `tokvec convert` into a temp dir at bench time, 3.1 and 7.5 MB; o200k is the size class of Llama-3's 9 MB
+# file), GPT-2's vocab.json + merges.txt, the .tiktoken files (tokvec only: Hugging Face does not read them),
+# and tests/data/wordpiece/uncased.json.
+# tokvec: wall time of a cold process `tokvec encode -m FILE` on one word ("hello") minus that of the same command
+# with a missing model file (process start, dynamic linking, the failed open), median of ROUNDS, rounds
+# alternating between files. Hugging Face: bench/load_peer.mjs, `Tokenizer.fromFile` (GPT-2:
+# `BPE.fromFile`) then one encode of "hello", timed inside node after a warm-up load, median of ROUNDS.
+# Target (issue 14): a 9 MB tokenizer.json in <= 150 ms.
+# Prints ROW lines as the other scripts: ROW <metric> <tokvec> <peer> <ratio> <target> <met>
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tokvec=$(realpath -m "${1:-build/tokvec}")
+shared=$(realpath -m "${TOKVEC_SHARED_DIR:-../shared}")
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/tokvec/npm"
+rounds="${ROUNDS:-7}"
+
+[[ -x "$tokvec" ]] || { echo "error: $tokvec is not built (cmake --build build --target tokvec)" >&2; exit 1; }
+[[ -d "$shared/vocab" ]] || { echo "SKIP load bench: $shared/vocab not found (set TOKVEC_SHARED_DIR)"; exit 0; }
+if [[ ! -d "$cache/node_modules/tokenizers" ]]; then
+  mkdir -p "$cache"
+  (cd "$cache" && npm install --no-audit --no-fund --silent tiktoken@1.0.22 tokenizers@0.23.2 >/dev/null 2>&1) ||
+    { echo "SKIP load bench: npm could not install tokenizers@0.23.2 into $cache"; exit 0; }
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tokvec-bench-load.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+for name in cl100k_base o200k_base; do
+  "$tokvec" convert -m "$shared/vocab/$name.tiktoken" -o "$work/$name.json" > /dev/null
+done
+
+# name | tokvec model argument | peer arguments (empty: no peer)
+cases=(
+  "cl100k_base tokenizer.json|$work/cl100k_base.json|$work/cl100k_base.json"
+  "o200k_base tokenizer.json|$work/o200k_base.json|$work/o200k_base.json"
+  "gpt2 vocab.json + merges.txt|$shared/vocab/gpt2/vocab.json|$shared/vocab/gpt2/vocab.json $shared/vocab/gpt2/merges.txt"
+  "WordPiece uncased.json (76 KB)|tests/data/wordpiece/uncased.json|tests/data/wordpiece/uncased.json"
+  "gpt2.tiktoken|$shared/vocab/gpt2.tiktoken|"
+  "cl100k_base.tiktoken|$shared/vocab/cl100k_base.tiktoken|"
+  "o200k_base.tiktoken|$shared/vocab/o200k_base.tiktoken|"
+)
+
+for case in "${cases[@]}"; do  # Each model must load (the timing below ignores exit codes for the baseline).
+  IFS='|' read -r name model _ <<< "$case"
+  echo hello | "$tokvec" encode -m "$model" > /dev/null || { echo "error: tokvec cannot load $name" >&2; exit 1; }
+done
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+wall() {  # seconds of one `tokvec encode -m MODEL` of "hello"
+  local start end
+  start=$(date +%s.%N)
+  echo hello | "$tokvec" encode -m "$1" > /dev/null 2>&1 || true
+  end=$(date +%s.%N)
+  echo "$end - $start" | bc -l
+}
+declare -A samples
+for _ in $(seq "$rounds"); do
+  samples[baseline]+="$(wall "$work/missing.json") "
+  for i in "${!cases[@]}"; do
+    IFS='|' read -r _ model _ <<< "${cases[$i]}"
+    samples[$i]+="$(wall "$model") "
+  done
+done
+base=$(tr ' ' '\n' <<< "${samples[baseline]}" | grep . | median)
+ms() { echo "$1 * 1000" | bc -l | xargs printf '%.1f'; }
+echo "tokvec process baseline (start, a missing model): $(ms "$base") ms (median of $rounds)"
+echo "load + encode \"hello\", ms (median of $rounds); tokvec: cold process minus that baseline; Hugging Face: in node"
+printf '%-34s %10s %10s %8s\n' file tokvec HF ratio
+for i in "${!cases[@]}"; do
+  IFS='|' read -r name model peer_args <<< "${cases[$i]}"
+  ours=$(tr ' ' '\n' <<< "${samples[$i]}" | grep . | median)
+  ours=$(echo "$ours - $base" | bc -l)
+  if [[ -n "$peer_args" ]]; then
+    # shellcheck disable=SC2086  # peer_args is one or two paths
+    theirs=$(node bench/load_peer.mjs "$cache/node_modules" "$rounds" $peer_args)
+    ratio=$(echo "$theirs / $ours" | bc -l | xargs printf '%.2f')
+    printf '%-34s %10s %10s %8s\n' "$name" "$(ms "$ours")" "$(ms "$theirs")" "${ratio}x"
+    target=-; met=-
+    if [[ "$name" == "o200k_base tokenizer.json" ]]; then
+      target="<= 150 ms"; met=$([[ $(echo "$ours <= 0.150" | bc -l) == 1 ]] && echo yes || echo no)
+    fi
+    printf 'ROW\tload %s: ms (tokvec vs HF tokenizers, peer/tokvec)\t%s\t%s\t%s\t%s\t%s\n' \
+      "$name" "$(ms "$ours")" "$(ms "$theirs")" "$ratio" "$target" "$met"
+  else
+    printf '%-34s %10s %10s %8s\n' "$name" "$(ms "$ours")" - -
+    printf 'ROW\tload %s: ms (tokvec; Hugging Face reads no .tiktoken)\t%s\t-\t-\t-\t-\n' "$name" "$(ms "$ours")"
+  fi
+done

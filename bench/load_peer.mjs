@@ -1,5 +1,6 @@
 // The npm peer of bench/load.sh: Hugging Face tokenizers 0.23.2 loading a tokenizer file and encoding one word,
-// timed inside node (node's own start excluded). Prints the median seconds of ROUNDS loads, each a new tokenizer.
+// timed inside node (node's own start excluded). Prints "WALL CPU": the median wall seconds and the median CPU
+// seconds (user + system of the node process, all its threads) of ROUNDS loads, each a new tokenizer.
 //
 //   node bench/load_peer.mjs NODE_MODULES ROUNDS tokenizer.json
 //   node bench/load_peer.mjs NODE_MODULES ROUNDS vocab.json merges.txt     (GPT-2's two files: BPE.fromFile)
@@ -21,11 +22,15 @@ async function loadOnce() {
 }
 
 await loadOnce();  // Warm-up: the first call also loads the native module.
-const times = [];
+const walls = [];
+const cpus = [];
 for (let r = 0; r < Number(rounds); r++) {
   const start = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
   await loadOnce();
-  times.push(Number(process.hrtime.bigint() - start) / 1e9);
+  const used = process.cpuUsage(cpu);
+  walls.push(Number(process.hrtime.bigint() - start) / 1e9);
+  cpus.push((used.user + used.system) / 1e6);
 }
-times.sort((a, b) => a - b);
-console.log(times[Math.floor(times.length / 2)]);
+const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+console.log(`${median(walls)} ${median(cpus)}`);

@@ -3,6 +3,7 @@
 // with the key and byte offset, and a file reads to the same tokenizer through the fast path and the DOM alone.
 #include "tokenizer/hf_vocab_reader.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -251,6 +252,21 @@ TEST(HfVocabReaderTest, RepeatedKeyKeepsTheLastIdAsHuggingFace) {
   absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Create(*std::move(spec));
   ASSERT_TRUE(tokenizer.ok());
   EXPECT_EQ((*tokenizer)->Encode("aab")->ids, (std::vector<TokenId>{3, 2}));
+}
+
+// GPT-2's vocab.json goes through the same scanner; a repeated key keeps its last id there too.
+TEST(HfVocabReaderTest, Gpt2VocabJsonRepeatedKeyKeepsTheLastId) {
+  const std::string dir = ::testing::TempDir() + "/hf_vocab_reader_gpt2_" +
+                          ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/vocab.json") << R"({"a": 0, "b": 1, "ab": 2, "a": 3})";
+  std::ofstream(dir + "/merges.txt") << "#version: 0.2\na b\n";
+  absl::StatusOr<TokenizerSpec> spec = ReadGpt2VocabAndMerges(dir + "/vocab.json", dir + "/merges.txt");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->bpe.Find("a"), std::optional<TokenId>(3));
+  EXPECT_EQ(spec->bpe.token(0), "");
+  ASSERT_EQ(spec->bpe.merges().size(), 1u);
+  EXPECT_EQ(spec->bpe.merges()[0].left, 3u);
 }
 
 TEST(HfVocabReaderTest, WordPieceFilesReadAsTheDomDoes) {

@@ -21,6 +21,7 @@ commands=(
   "$python bench/attention.py --tokvec $tokvec --seq-len 4096 --heads 12 --head-dim 64 --threads 2 --rss-seq-len 0"
   "$python bench/layer.py --tokvec $tokvec --rounds 5"
   "bench/encode.sh $tokvec"
+  "bench/load.sh $tokvec"
   "bench/train.sh $tokvec"
   "$python bench/fit.py --tokvec $tokvec --threads 1,2 --steps 4"
   "bench/word2vec.sh $tokvec"

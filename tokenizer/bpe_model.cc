@@ -33,6 +33,10 @@ struct PairCache {
 };
 constexpr int kPairCacheBits = 16;
 
+// Building the bytes -> id table of a large vocabulary waits on memory at every insert: the slot of the token
+// this far ahead is requested early.
+constexpr size_t kPrefetchAhead = 8;
+
 }  // namespace
 
 BpeModel::BpeModel(Rule rule, std::vector<std::string> tokens)
@@ -45,6 +49,7 @@ absl::StatusOr<BpeModel> BpeModel::FromRanks(std::vector<std::string> tokens) {
   BpeModel model(Rule::kRanks, std::move(tokens));
   model.ids_.reserve(model.tokens_.size());
   for (TokenId id = 0; id < model.tokens_.size(); ++id) {
+    if (id + kPrefetchAhead < model.tokens_.size()) model.ids_.prefetch(model.tokens_[id + kPrefetchAhead]);
     const std::string& bytes = model.tokens_[id];
     if (bytes.empty()) continue;
     auto [it, inserted] = model.ids_.emplace(bytes, id);
@@ -59,26 +64,55 @@ absl::StatusOr<BpeModel> BpeModel::FromRanks(std::vector<std::string> tokens) {
 absl::StatusOr<BpeModel> BpeModel::FromMerges(std::vector<std::string> tokens, std::vector<MergePair> merges) {
   absl::StatusOr<BpeModel> base = FromRanks(std::move(tokens));
   if (!base.ok()) return base.status();
-  BpeModel model = std::move(base).value();
+  return WithMerges(std::move(base).value(), std::move(merges));
+}
+
+absl::StatusOr<BpeModel> BpeModel::WithMerges(BpeModel ranks, std::vector<MergePair> merges, size_t* bad_merge) {
+  BpeModel model = std::move(ranks);
   model.rule_ = Rule::kMergeList;
+  model.merge_lookup_.clear();
   model.merge_lookup_.reserve(merges.size());
-  for (uint32_t rank = 0; rank < merges.size(); ++rank) {
-    const MergePair& pair = merges[rank];
-    if (pair.left >= model.tokens_.size() || pair.right >= model.tokens_.size() ||
-        model.tokens_[pair.left].empty() || model.tokens_[pair.right].empty()) {
-      return absl::InvalidArgumentError(fmt::format("merge {} names a token id that is not in the vocabulary", rank));
+  // In blocks, so that the lookups of a block wait for memory together (FindMany).
+  constexpr size_t kBlock = 16;
+  std::string joined[kBlock];  // Reused: no allocation per merge.
+  std::string_view keys[kBlock];
+  std::optional<TokenId> results[kBlock];
+  for (size_t block = 0; block < merges.size(); block += kBlock) {
+    const size_t count = std::min(kBlock, merges.size() - block);
+    for (size_t k = 0; k < count; ++k) {
+      const MergePair& pair = merges[block + k];
+      if (pair.left >= model.tokens_.size() || pair.right >= model.tokens_.size() ||
+          model.tokens_[pair.left].empty() || model.tokens_[pair.right].empty()) {
+        if (bad_merge != nullptr) *bad_merge = block + k;
+        return absl::InvalidArgumentError(
+            fmt::format("merge {} names a token id that is not in the vocabulary", block + k));
+      }
+      joined[k].assign(model.tokens_[pair.left]);
+      joined[k].append(model.tokens_[pair.right]);
+      keys[k] = joined[k];
+      model.merge_lookup_.prefetch(PairKey(pair.left, pair.right));
     }
-    std::optional<TokenId> result = model.Find(model.tokens_[pair.left] + model.tokens_[pair.right]);
-    if (!result) {
-      return absl::InvalidArgumentError(
-          fmt::format("merge {} makes a token that is not in the vocabulary (ids {} and {})", rank, pair.left,
-                      pair.right));
+    model.FindMany(keys, count, results);
+    for (size_t k = 0; k < count; ++k) {
+      const MergePair& pair = merges[block + k];
+      if (!results[k]) {
+        if (bad_merge != nullptr) *bad_merge = block + k;
+        return absl::InvalidArgumentError(
+            fmt::format("merge {} makes a token that is not in the vocabulary (ids {} and {})", block + k, pair.left,
+                        pair.right));
+      }
+      // A pair listed twice keeps its first (lowest) rank, as Hugging Face does.
+      model.merge_lookup_.emplace(PairKey(pair.left, pair.right),
+                                  MergeResult{static_cast<uint32_t>(block + k), *results[k]});
     }
-    // A pair listed twice keeps its first (lowest) rank, as Hugging Face does.
-    model.merge_lookup_.emplace(PairKey(pair.left, pair.right), MergeResult{rank, *result});
   }
   model.merges_ = std::move(merges);
   return model;
+}
+
+void BpeModel::FindMany(const std::string_view* bytes, size_t count, std::optional<TokenId>* ids) const {
+  for (size_t i = 0; i < count; ++i) ids_.prefetch(absl::string_view(bytes[i].data(), bytes[i].size()));
+  for (size_t i = 0; i < count; ++i) ids[i] = Find(bytes[i]);
 }
 
 std::optional<TokenId> BpeModel::Find(std::string_view bytes) const {

@@ -50,6 +50,10 @@ class BpeModel {
   static absl::StatusOr<BpeModel> FromMerges(std::vector<std::string> tokens, std::vector<MergePair> merges);
   // tiktoken-style ranks: `tokens[rank]` are the bytes of the token with that rank.
   static absl::StatusOr<BpeModel> FromRanks(std::vector<std::string> tokens);
+  // FromMerges in two steps, for readers that look tokens up (Find) to make the merges: `ranks` from FromRanks.
+  // On an error, `*bad_merge` (when given) is the rank of the merge at fault.
+  static absl::StatusOr<BpeModel> WithMerges(BpeModel ranks, std::vector<MergePair> merges,
+                                             size_t* bad_merge = nullptr);
 
   BpeModel(BpeModel&&) = default;
   BpeModel& operator=(BpeModel&&) = default;
@@ -62,6 +66,9 @@ class BpeModel {
   const std::vector<MergePair>& merges() const { return merges_; }
   // The id of the token spelled `bytes`, if any.
   std::optional<TokenId> Find(std::string_view bytes) const;
+  // ids[i] = Find(bytes[i]) for every i, faster than one by one on a large vocabulary: the memory of all the
+  // lookups is requested before the first one waits for its own (readers resolve 10^5 merges this way).
+  void FindMany(const std::string_view* bytes, size_t count, std::optional<TokenId>* ids) const;
 
   // The priority and result of merging `left` then `right`, or nullopt when they do not merge.
   struct MergeResult {

@@ -44,9 +44,14 @@ std::string BytesToUnicode(std::string_view bytes) {
 }
 
 std::optional<std::string> UnicodeToBytes(std::string_view text) {
-  const ByteUnicodeTables& t = Tables();
   std::string out;
   out.reserve(text.size());
+  if (!AppendUnicodeToBytes(text, &out)) return std::nullopt;
+  return out;
+}
+
+bool AppendUnicodeToBytes(std::string_view text, std::string* out) {
+  const ByteUnicodeTables& t = Tables();
   for (size_t i = 0; i < text.size();) {
     unsigned char lead = static_cast<unsigned char>(text[i]);
     char32_t cp;
@@ -58,12 +63,12 @@ std::optional<std::string> UnicodeToBytes(std::string_view text) {
       cp = (static_cast<char32_t>(lead & 0x1F) << 6) | (static_cast<unsigned char>(text[i + 1]) & 0x3F);
       i += 2;
     } else {
-      return std::nullopt;
+      return false;
     }
-    if (cp >= t.byte_of_code_point.size() || t.byte_of_code_point[cp] < 0) return std::nullopt;
-    out += static_cast<char>(t.byte_of_code_point[cp]);
+    if (cp >= t.byte_of_code_point.size() || t.byte_of_code_point[cp] < 0) return false;
+    out->push_back(static_cast<char>(t.byte_of_code_point[cp]));
   }
-  return out;
+  return true;
 }
 
 }  // namespace tokvec

@@ -18,6 +18,9 @@ namespace tokvec {
 std::string BytesToUnicode(std::string_view bytes);
 // The inverse; nullopt when `text` holds a code point that is not the spelling of a byte, or invalid UTF-8.
 std::optional<std::string> UnicodeToBytes(std::string_view text);
+// The same, appended to `out` (no allocation per call when `out` is reused); false (with `out` holding part of
+// the bytes) when UnicodeToBytes gives nullopt.
+bool AppendUnicodeToBytes(std::string_view text, std::string* out);
 
 }  // namespace tokvec
 

@@ -38,6 +38,8 @@ absl::StatusOr<TokenizerSpec> ReadGpt2VocabAndMerges(const std::string& vocab_js
                                                      const std::string& merges_txt_path);
 
 absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const std::string& path);
+// The same without the fast path (hf_vocab_reader.h): the whole file through the JSON DOM. For tests.
+absl::StatusOr<TokenizerSpec> ReadHfTokenizerJsonViaDom(std::string_view text, const std::string& path);
 absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer);
 
 // vocab.txt, with the tokenizer_config.json beside it when there is one (do_lower_case, ...).

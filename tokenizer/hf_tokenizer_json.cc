@@ -18,12 +18,18 @@
 //   decoder           null (spellings joined by spaces) or WordPiece {prefix, cleanup}
 //   added_tokens      as above; post_processor ([CLS] ... [SEP]) is ignored
 //
+// Loading: model.vocab (an object) and model.merges are scanned into flat arrays by hf_vocab_reader.h and only
+// the rest goes to the JSON DOM; readers take them with TakeVocab / TakeMerges, which read the DOM's instead when
+// the scanner did not divert them. A file the fast path does not read to a tokenizer is read again through the DOM
+// alone (ReadHfTokenizerJsonViaDom), which decides errors and odd shapes (a repeated key keeps its last id).
+//
 // The writer emits the same shapes. A rank model (tiktoken) has no merge list: each token's merge is the split
 // into two tokens that BPE with lower ranks gives, and ignore_merges is set, as tiktoken looks whole pieces up.
 #include <algorithm>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "base/status_macros.h"
@@ -32,6 +38,7 @@
 #include "tokenizer/bert_pre_tokenizer.h"
 #include "tokenizer/byte_unicode.h"
 #include "tokenizer/formats.h"
+#include "tokenizer/hf_vocab_reader.h"
 #include "tokenizer/icu_normalizer.h"
 #include "tokenizer/spelled_vocab.h"
 #include "tokenizer/split_pattern.h"
@@ -46,6 +53,51 @@ using OrderedJson = nlohmann::ordered_json;
 
 absl::Status KeyError(const std::string& path, const std::string& key, const std::string& what) {
   return absl::InvalidArgumentError(fmt::format("{}: key '{}': {}", path, key, what));
+}
+
+// model.vocab as flat (spelling, id) pairs: what the fast path scanned (hf_vocab_reader.h), else read from the
+// DOM. Scanned pairs keep a repeated spelling (the DOM keeps its last id, as Hugging Face does): a reader must
+// fail on one, and ReadHfTokenizerJson then reads the file again through the DOM.
+absl::StatusOr<FlatVocab> TakeVocab(const Json& model, HfModelTables& tables, const std::string& path) {
+  if (tables.vocab) return std::move(*tables.vocab);
+  if (!model.contains("vocab") || !model["vocab"].is_object()) {
+    return KeyError(path, "model.vocab", "missing or not an object {\"spelling\": id}");
+  }
+  FlatVocab vocab;
+  for (const auto& [spelling, id] : model["vocab"].items()) {
+    if (!id.is_number_unsigned()) {
+      return KeyError(path, fmt::format("model.vocab.{}", spelling), "the id must be a non-negative integer");
+    }
+    vocab.Add(spelling, id.get<uint64_t>());
+  }
+  return vocab;
+}
+
+// model.merges by spelling, in rank order: what the fast path scanned, else read from the DOM.
+absl::StatusOr<FlatMerges> TakeMerges(const Json& model, HfModelTables& tables, const std::string& path) {
+  if (tables.merges) return std::move(*tables.merges);
+  if (!model.contains("merges") || !model["merges"].is_array()) {
+    return KeyError(path, "model.merges", "missing or not an array");
+  }
+  const Json& merges = model["merges"];
+  FlatMerges flat;
+  for (size_t i = 0; i < merges.size(); ++i) {
+    const Json& merge = merges[i];
+    if (merge.is_string()) {
+      const std::string spelled = merge.get<std::string>();
+      const size_t space = spelled.find(' ');
+      if (space == std::string::npos || spelled.find(' ', space + 1) != std::string::npos) {
+        return KeyError(path, fmt::format("model.merges[{}]", i),
+                        fmt::format("expected \"LEFT RIGHT\" (one space), got '{}'", spelled));
+      }
+      flat.Add(std::string_view(spelled).substr(0, space), std::string_view(spelled).substr(space + 1));
+    } else if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {
+      flat.Add(merge[0].get<std::string>(), merge[1].get<std::string>());
+    } else {
+      return KeyError(path, fmt::format("model.merges[{}]", i), "expected \"LEFT RIGHT\" or [\"LEFT\", \"RIGHT\"]");
+    }
+  }
+  return flat;
 }
 
 // Where a JSON text stops parsing: the dotted path of the key being read (re-parses with a callback; only
@@ -273,7 +325,7 @@ absl::StatusOr<std::unique_ptr<Normalizer>> ReadNormalizerOf(const Json& json, c
 }
 
 // A WordPiece model (see the header); `json` is the whole file.
-absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string& path) {
+absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string& path, HfModelTables& tables) {
   const Json& model = json["model"];
   // 1. The model.
   WordPieceModel::Options options;
@@ -293,16 +345,14 @@ absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string&
     }
     options.max_input_chars_per_word = model["max_input_chars_per_word"].get<uint64_t>();
   }
-  if (!model.contains("vocab") || !model["vocab"].is_object()) {
-    return KeyError(path, "model.vocab", "missing or not an object {\"spelling\": id}");
-  }
+  TOKVEC_ASSIGN_OR_RETURN(const FlatVocab flat, TakeVocab(model, tables, path));
   std::vector<std::pair<std::string, TokenId>> vocab;
-  vocab.reserve(model["vocab"].size());
-  for (const auto& [spelling, id] : model["vocab"].items()) {
-    if (!id.is_number_unsigned() || id.get<uint64_t>() > std::numeric_limits<TokenId>::max()) {
-      return KeyError(path, fmt::format("model.vocab.{}", spelling), "the id must be a non-negative integer");
+  vocab.reserve(flat.size());
+  for (size_t i = 0; i < flat.size(); ++i) {
+    if (flat.id(i) > std::numeric_limits<TokenId>::max()) {
+      return KeyError(path, fmt::format("model.vocab.{}", flat.spelling(i)), "the id must be a non-negative integer");
     }
-    vocab.emplace_back(spelling, static_cast<TokenId>(id.get<uint64_t>()));
+    vocab.emplace_back(flat.spelling(i), static_cast<TokenId>(flat.id(i)));
   }
   absl::StatusOr<WordPieceModel> wordpiece = WordPieceModel::Create(std::move(vocab), std::move(options));
   if (!wordpiece.ok()) return KeyError(path, "model.vocab", std::string(wordpiece.status().message()));
@@ -351,19 +401,20 @@ absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string&
   return spec;
 }
 
-}  // namespace
-
-absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const std::string& path) {
+// The reader: `text` goes to the DOM; model.vocab and model.merges come from `tables` when it holds them.
+absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std::string& path,
+                                                HfModelTables& tables) {
   Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) {
     return absl::InvalidArgumentError(fmt::format(
-        "{}: not valid JSON (truncated?); parsing stopped inside key '{}'", path, FailingKey(text)));
+        "{}: not valid JSON (truncated?); parsing stopped inside key '{}'{}", path, FailingKey(text),
+        tables.scan_error.empty() ? "" : fmt::format(" ({})", tables.scan_error)));
   }
   if (!json.is_object()) return KeyError(path, "(top level)", "expected a JSON object");
   // 1. The model.
   if (!json.contains("model") || !json["model"].is_object()) return KeyError(path, "model", "missing");
   const Json& model = json["model"];
-  if (model.contains("type") && model["type"] == "WordPiece") return ReadWordPiece(json, path);
+  if (model.contains("type") && model["type"] == "WordPiece") return ReadWordPiece(json, path, tables);
   if (model.contains("type") && model["type"] != "BPE") {
     return KeyError(path, "model.type",
                     fmt::format("only BPE and WordPiece models are supported, got {}", model["type"].dump()));
@@ -373,39 +424,10 @@ absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const s
       return KeyError(path, fmt::format("model.{}", affix), "must be empty for byte-level BPE");
     }
   }
-  if (!model.contains("vocab") || !model["vocab"].is_object()) {
-    return KeyError(path, "model.vocab", "missing or not an object {\"spelling\": id}");
-  }
-  if (!model.contains("merges") || !model["merges"].is_array()) {
-    return KeyError(path, "model.merges", "missing or not an array");
-  }
   SpelledVocab vocab;
-  vocab.tokens.reserve(model["vocab"].size());
-  for (const auto& [spelling, id] : model["vocab"].items()) {
-    if (!id.is_number_unsigned()) {
-      return KeyError(path, fmt::format("model.vocab.{}", spelling), "the id must be a non-negative integer");
-    }
-    vocab.tokens.emplace_back(spelling, id.get<uint64_t>());
-  }
-  const Json& merges = model["merges"];
-  vocab.merges.reserve(merges.size());
-  for (size_t i = 0; i < merges.size(); ++i) {
-    const Json& merge = merges[i];
-    std::string where = fmt::format("{}: key 'model.merges[{}]'", path, i);
-    if (merge.is_string()) {
-      const std::string spelled = merge.get<std::string>();
-      const size_t space = spelled.find(' ');
-      if (space == std::string::npos || spelled.find(' ', space + 1) != std::string::npos) {
-        return KeyError(path, fmt::format("model.merges[{}]", i),
-                        fmt::format("expected \"LEFT RIGHT\" (one space), got '{}'", spelled));
-      }
-      vocab.merges.push_back({spelled.substr(0, space), spelled.substr(space + 1), std::move(where)});
-    } else if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {
-      vocab.merges.push_back({merge[0].get<std::string>(), merge[1].get<std::string>(), std::move(where)});
-    } else {
-      return KeyError(path, fmt::format("model.merges[{}]", i), "expected \"LEFT RIGHT\" or [\"LEFT\", \"RIGHT\"]");
-    }
-  }
+  TOKVEC_ASSIGN_OR_RETURN(vocab.tokens, TakeVocab(model, tables, path));
+  TOKVEC_ASSIGN_OR_RETURN(vocab.merges, TakeMerges(model, tables, path));
+  vocab.merge_where = [&](size_t rank) { return fmt::format("{}: key 'model.merges[{}]'", path, rank); };
   TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe, BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path)));
   TokenizerSpec spec = ByteLevelSpec(std::move(bpe));
   spec.source = path;
@@ -425,6 +447,25 @@ absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const s
                                          [&](TokenId id) { return BytesToUnicode(spec.bpe.token(id)); },
                                          &spec.special_tokens));
   return spec;
+}
+
+}  // namespace
+
+// The fast path first (hf_vocab_reader.h); whatever it does not read to a tokenizer, the DOM reads whole, so
+// odd shapes, repeated keys and every error message are the DOM reader's.
+absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const std::string& path) {
+  HfModelTables tables = DivertModelTables(text);
+  if (tables.diverted()) {
+    absl::StatusOr<TokenizerSpec> spec = ReadTokenizerJson(tables.rest, path, tables);
+    if (spec.ok()) return spec;
+    tables = HfModelTables{};
+  }
+  return ReadTokenizerJson(text, path, tables);
+}
+
+absl::StatusOr<TokenizerSpec> ReadHfTokenizerJsonViaDom(std::string_view text, const std::string& path) {
+  HfModelTables none;
+  return ReadTokenizerJson(text, path, none);
 }
 
 absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {

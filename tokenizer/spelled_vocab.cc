@@ -1,8 +1,9 @@
 #include "tokenizer/spelled_vocab.h"
 
+#include <algorithm>
 #include <optional>
+#include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
 #include "tokenizer/byte_unicode.h"
 
@@ -10,53 +11,78 @@ namespace tokvec {
 
 absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::string& vocab_where) {
   // 1. Tokens by id, as bytes.
-  const uint64_t max_id = vocab.tokens.size() * 2 + 1024;  // Refuse absurd ids instead of allocating them.
-  std::vector<std::string> tokens;
-  absl::flat_hash_map<std::string, TokenId> id_of;  // spelling -> id
-  id_of.reserve(vocab.tokens.size());
-  for (const auto& [spelling, id] : vocab.tokens) {
-    if (id > max_id) {
+  const FlatVocab& entries = vocab.tokens;
+  const uint64_t max_id = entries.size() * 2 + 1024;  // Refuse absurd ids instead of allocating them.
+  uint64_t largest = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries.id(i) > max_id) {
       return absl::InvalidArgumentError(fmt::format("{}: token '{}' has id {}, far beyond the {} tokens given",
-                                                    vocab_where, spelling, id, vocab.tokens.size()));
+                                                    vocab_where, entries.spelling(i), entries.id(i), entries.size()));
     }
-    std::optional<std::string> bytes = UnicodeToBytes(spelling);
-    if (!bytes || bytes->empty()) {
+    largest = std::max(largest, entries.id(i));
+  }
+  std::vector<std::string> tokens(entries.size() == 0 ? 0 : largest + 1);
+  std::string bytes;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const std::string_view spelling = entries.spelling(i);
+    const uint64_t id = entries.id(i);
+    bytes.clear();
+    if (!AppendUnicodeToBytes(spelling, &bytes) || bytes.empty()) {
       return absl::InvalidArgumentError(fmt::format(
           "{}: token '{}' (id {}) is not spelled in GPT-2's byte-to-unicode alphabet; only byte-level BPE "
           "vocabularies are supported",
           vocab_where, spelling, id));
     }
-    if (id >= tokens.size()) tokens.resize(id + 1);
     if (!tokens[id].empty()) {
       return absl::InvalidArgumentError(fmt::format("{}: tokens '{}' and '{}' both have id {}", vocab_where,
                                                     BytesToUnicode(tokens[id]), spelling, id));
     }
-    tokens[id] = std::move(*bytes);
-    id_of[spelling] = static_cast<TokenId>(id);
+    tokens[id] = bytes;
   }
-  // 2. Merges by spelling; the spelling of a concatenation is the concatenation of spellings.
-  std::vector<BpeModel::MergePair> merges;
-  merges.reserve(vocab.merges.size());
-  for (const SpelledMerge& merge : vocab.merges) {
-    auto left = id_of.find(merge.left);
-    auto right = id_of.find(merge.right);
-    for (const auto* side : {&left, &right}) {
-      if (*side == id_of.end()) {
-        return absl::InvalidArgumentError(fmt::format(
-            "{}: merge '{} {}' names token '{}', which is not in the vocabulary ({})", merge.where, merge.left,
-            merge.right, side == &left ? merge.left : merge.right, vocab_where));
+  absl::StatusOr<BpeModel> ranks = BpeModel::FromRanks(std::move(tokens));
+  if (!ranks.ok()) {
+    return absl::InvalidArgumentError(fmt::format("{}: {}", vocab_where, std::string(ranks.status().message())));
+  }
+  // 2. Merges, through the model's bytes -> id table (a spelling names the token with its bytes), a block at a
+  // time so that the lookups of a block wait for memory together (FindMany).
+  std::vector<BpeModel::MergePair> merges(vocab.merges.size());
+  constexpr size_t kBlock = 16;
+  std::string bytes_of[2 * kBlock];  // Left and right sides of a block, as bytes.
+  std::string_view keys[2 * kBlock];
+  std::optional<TokenId> ids[2 * kBlock];
+  for (size_t block = 0; block < merges.size(); block += kBlock) {
+    const size_t count = std::min(kBlock, merges.size() - block);
+    size_t unspelled = 2 * count;  // The first side that is not in the byte alphabet (then not a token).
+    for (size_t k = 0; k < 2 * count && unspelled == 2 * count; ++k) {
+      const size_t rank = block + k / 2;
+      bytes_of[k].clear();
+      if (!AppendUnicodeToBytes(k % 2 == 0 ? vocab.merges.left(rank) : vocab.merges.right(rank), &bytes_of[k])) {
+        unspelled = k;
       }
+      keys[k] = bytes_of[k];
     }
-    if (!id_of.contains(merge.left + merge.right)) {
-      return absl::InvalidArgumentError(
-          fmt::format("{}: merge '{} {}' makes '{}', which is not in the vocabulary ({})", merge.where, merge.left,
-                      merge.right, merge.left + merge.right, vocab_where));
+    ranks->FindMany(keys, 2 * count, ids);
+    for (size_t k = 0; k < 2 * count; ++k) {
+      if (k >= unspelled || !ids[k]) {
+        const size_t rank = block + k / 2;
+        const std::string_view left = vocab.merges.left(rank);
+        const std::string_view right = vocab.merges.right(rank);
+        return absl::InvalidArgumentError(
+            fmt::format("{}: merge '{} {}' names token '{}', which is not in the vocabulary ({})",
+                        vocab.merge_where(rank), left, right, k % 2 == 0 ? left : right, vocab_where));
+      }
+      if (k % 2 == 1) merges[block + k / 2] = {*ids[k - 1], *ids[k]};
     }
-    merges.push_back({left->second, right->second});
   }
-  absl::StatusOr<BpeModel> bpe = BpeModel::FromMerges(std::move(tokens), std::move(merges));
-  if (!bpe.ok()) return absl::InvalidArgumentError(fmt::format("{}: {}", vocab_where, std::string(bpe.status().message())));
-  return bpe;
+  // 3. The model; it checks that each merge makes a token (the spelling of a concatenation is the concatenation
+  // of spellings), and only if one does not is it looked for here, to name it.
+  size_t bad = 0;
+  absl::StatusOr<BpeModel> bpe = BpeModel::WithMerges(std::move(ranks).value(), std::move(merges), &bad);
+  if (bpe.ok()) return bpe;
+  const std::string_view left = vocab.merges.left(bad);
+  const std::string_view right = vocab.merges.right(bad);
+  return absl::InvalidArgumentError(fmt::format("{}: merge '{} {}' makes '{}{}', which is not in the vocabulary ({})",
+                                                vocab.merge_where(bad), left, right, left, right, vocab_where));
 }
 
 TokenizerSpec ByteLevelSpec(BpeModel bpe) {

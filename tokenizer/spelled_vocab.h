@@ -2,35 +2,35 @@
 // Hugging Face's tokenizer.json all use it), turned into a BpeModel.
 //
 //   SpelledVocab vocab;
-//   vocab.tokens = {{"a", 0}, {"b", 1}, {"ab", 2}};
-//   vocab.merges = {{"a", "b", "merges.txt:2"}};
+//   vocab.tokens.Add("a", 0);  vocab.tokens.Add("b", 1);  vocab.tokens.Add("ab", 2);
+//   vocab.merges.Add("a", "b");
+//   vocab.merge_where = [](size_t rank) { return fmt::format("merges.txt:{}", rank + 2); };
 //   TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe, BuildSpelledBpe(vocab, "vocab.json"));
+//
+// Loading speed: the spellings arrive in flat arrays (flat_vocab.h) and are decoded into one reused buffer; the
+// merges are resolved through the model's own bytes -> id table, so no map of spellings is built.
 #ifndef TOKVEC_TOKENIZER_SPELLED_VOCAB_H_
 #define TOKVEC_TOKENIZER_SPELLED_VOCAB_H_
 
-#include <cstdint>
+#include <cstddef>
+#include <functional>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "tokenizer/bpe_model.h"
+#include "tokenizer/flat_vocab.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec {
 
-struct SpelledMerge {
-  std::string left;   // Spelling of the left token, e.g. "Ġ".
-  std::string right;  // Spelling of the right token, e.g. "t".
-  std::string where;  // Where it was read, for messages: "merges.txt:12" or "model.merges[10]".
-};
-
 struct SpelledVocab {
-  std::vector<std::pair<std::string, uint64_t>> tokens;  // (spelling, id) in file order.
-  std::vector<SpelledMerge> merges;                      // In rank order.
+  FlatVocab tokens;   // (spelling, id) in file order.
+  FlatMerges merges;  // In rank order.
+  // Where merge `rank` was read, for messages: "merges.txt:12" or "tokenizer.json: key 'model.merges[10]'".
+  std::function<std::string(size_t rank)> merge_where;
 };
 
-// Errors name `vocab_where` and the token, or the merge's `where`: a spelling outside the byte-to-unicode
+// Errors name `vocab_where` and the token, or where the merge was read: a spelling outside the byte-to-unicode
 // alphabet, two tokens with one id, a merge naming an unknown token, a merge whose result is not a token.
 absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::string& vocab_where);
 

@@ -42,7 +42,9 @@ absl::StatusOr<WordPieceModel> WordPieceModel::Create(std::vector<std::pair<std:
     if (!prefix.empty() && spelling.size() > prefix.size() && spelling.compare(0, prefix.size(), prefix) == 0) {
       model.continuation_.emplace(spelling.substr(prefix.size()), id);
     }
-    model.word_start_.emplace(spelling, id);
+    if (!model.word_start_.emplace(spelling, id).second) {
+      return absl::InvalidArgumentError(fmt::format("the spelling '{}' is given twice", spelling));
+    }
     model.tokens_[id] = std::move(spelling);
   }
   std::optional<TokenId> unk = model.Find(model.options_.unk_token);

@@ -31,7 +31,8 @@ class WordPieceModel {
     size_t max_input_chars_per_word = 100;
   };
   // `vocab` holds (spelling, id) pairs. Errors (InvalidArgument): an empty vocabulary, an empty spelling, two
-  // spellings with one id, an id far beyond the vocabulary size, an unk token that is not in the vocabulary.
+  // spellings with one id, one spelling twice, an id far beyond the vocabulary size, an unk token that is not in
+  // the vocabulary.
   static absl::StatusOr<WordPieceModel> Create(std::vector<std::pair<std::string, TokenId>> vocab,
                                                Options options);
   WordPieceModel() = default;

@@ -139,6 +139,8 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     WriteFixture(d / "empty.tiktoken", "");
     fs::create_directories(d / "hf");
     WriteFixture(d / "hf" / "tokenizer.json", "{\"model\": {\"type\": \"BPE\", \"vocab\": [1, 2");
+    WriteFixture(d / "hf" / "surrogate.json", R"({"model": {"type": "BPE", "vocab": {"a": 0, "\ud800": 1}, "merges": []}})");
+    WriteFixture(d / "hf" / "cut_merges.json", R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a b", "a)");
     fs::create_directories(d / "gpt2_no_merges");
     WriteFixture(d / "gpt2_no_merges" / "vocab.json", "{\"a\": 0, \"b\": 1}");
     fs::create_directories(d / "gpt2_bad");
@@ -406,6 +408,10 @@ const BadInput kDataRows[] = {
     BadInput("EncodeEmptyTiktoken", {"encode", "-m", "{dir}/empty.tiktoken", "{dir}/corpus.txt"}, 1, "empty"),
     BadInput("EncodeTruncatedTokenizerJson", {"encode", "-m", "{dir}/hf/tokenizer.json", "{dir}/corpus.txt"}, 1,
              "tokenizer.json"),
+    BadInput("EncodeTokenizerJsonLoneSurrogate", {"encode", "-m", "{dir}/hf/surrogate.json", "{dir}/corpus.txt"}, 1,
+             "(key 'model.vocab': byte 45: \\uD800 is a high surrogate without a low surrogate"),
+    BadInput("EncodeTokenizerJsonCutInMerges", {"encode", "-m", "{dir}/hf/cut_merges.json", "{dir}/corpus.txt"}, 1,
+             "(key 'model.merges[1]': byte 65: the text ends inside a string (truncated?))"),
     BadInput("EncodeVocabJsonWithoutMerges", {"encode", "-m", "{dir}/gpt2_no_merges/vocab.json",
                                               "{dir}/corpus.txt"}, 1, "merges.txt"),
     BadInput("EncodeMalformedVocabJson", {"encode", "-m", "{dir}/gpt2_bad/vocab.json", "{dir}/corpus.txt"}, 1,

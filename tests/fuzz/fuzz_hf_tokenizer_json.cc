@@ -1,5 +1,6 @@
 // Fuzz target: the Hugging Face tokenizer.json reader (BPE models, byte-level or classic, and WordPiece). Any bytes
-// give a status or a tokenizer that encodes and decodes a sample text (see ExerciseTokenizer).
+// give a status or a tokenizer that encodes and decodes a sample text (see ExerciseTokenizer), and the fast path
+// (model.vocab and model.merges scanned, tokenizer/hf_vocab_reader.h) reads what the JSON DOM alone reads.
 //
 //   build-fuzz/fuzz_hf_tokenizer_json tests/fuzz/corpus/hf_tokenizer_json -max_total_time=30
 //
@@ -17,6 +18,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto [file, sample] = fuzz::SplitSample(input);
   absl::StatusOr<TokenizerSpec> spec = ReadHfTokenizerJson(file, "fuzz/tokenizer.json");
   if (!spec.ok()) return 0;
+  // The fast path (hf_vocab_reader.h) must read what the DOM alone reads.
+  absl::StatusOr<TokenizerSpec> dom = ReadHfTokenizerJsonViaDom(file, "fuzz/tokenizer.json");
+  if (!dom.ok() || dom->bpe.tokens() != spec->bpe.tokens() || dom->bpe.merges().size() != spec->bpe.merges().size() ||
+      dom->wordpiece.size() != spec->wordpiece.size() || dom->special_tokens.size() != spec->special_tokens.size()) {
+    __builtin_trap();
+  }
+  for (size_t rank = 0; rank < spec->bpe.merges().size(); ++rank) {
+    if (dom->bpe.merges()[rank].left != spec->bpe.merges()[rank].left ||
+        dom->bpe.merges()[rank].right != spec->bpe.merges()[rank].right) {
+      __builtin_trap();
+    }
+  }
   absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Create(*std::move(spec));
   if (!tokenizer.ok()) return 0;
   fuzz::ExerciseTokenizer(**tokenizer, sample);

@@ -234,6 +234,14 @@ def main():
     }
     write("hf_tokenizer_json", "byte_level", json.dumps(byte_level, ensure_ascii=False))
     write("hf_tokenizer_json", "byte_level_sample", json.dumps(byte_level, ensure_ascii=False).encode() + sample)
+    # The fast path's scanner (tokenizer/hf_vocab_reader.h): every spelling written with \u escapes, merges as
+    # pairs, and a repeated vocab key (the DOM keeps its last id), a lone surrogate and a cut inside the merges.
+    pairs = dict(byte_level, model=dict(byte_level["model"], merges=[[spell(a), spell(b)] for a, b in merges]))
+    write("hf_tokenizer_json", "escaped_pairs", json.dumps(pairs, ensure_ascii=True))
+    text = json.dumps(byte_level, ensure_ascii=False)
+    write("hf_tokenizer_json", "repeated_key", text.replace('"vocab": {', '"vocab": {"a": 7, ', 1))
+    write("hf_tokenizer_json", "lone_surrogate", text.replace('"vocab": {', '"vocab": {"\\ud800": 7, ', 1))
+    write("hf_tokenizer_json", "cut_in_merges", text[:text.index('"merges": [') + 40])
     classic_vocab = {"<unk>": 0}
     for c in "abdehilnorstw":
         classic_vocab[c] = len(classic_vocab)

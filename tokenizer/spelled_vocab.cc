@@ -1,5 +1,6 @@
 #include "tokenizer/spelled_vocab.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
@@ -8,18 +9,29 @@
 
 namespace tokvec {
 
-absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::string& vocab_where) {
+absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::string& vocab_where,
+                                         std::vector<UnreachableToken>* unreachable) {
   // 1. Tokens by id, as bytes.
   const uint64_t max_id = vocab.tokens.size() * 2 + 1024;  // Refuse absurd ids instead of allocating them.
   std::vector<std::string> tokens;
   absl::flat_hash_map<std::string, TokenId> id_of;  // spelling -> id
   id_of.reserve(vocab.tokens.size());
+  absl::flat_hash_map<std::string, TokenId> unreachable_id_of;
   for (const auto& [spelling, id] : vocab.tokens) {
     if (id > max_id) {
       return absl::InvalidArgumentError(fmt::format("{}: token '{}' has id {}, far beyond the {} tokens given",
                                                     vocab_where, spelling, id, vocab.tokens.size()));
     }
     std::optional<std::string> bytes = UnicodeToBytes(spelling);
+    if ((!bytes || bytes->empty()) && unreachable != nullptr) {
+      if (id >= tokens.size()) tokens.resize(id + 1);
+      const bool taken = !tokens[id].empty() || std::any_of(unreachable->begin(), unreachable->end(),
+                                                            [&](const UnreachableToken& u) { return u.id == id; });
+      if (taken) return absl::InvalidArgumentError(fmt::format("{}: two tokens have id {}", vocab_where, id));
+      unreachable->push_back({static_cast<TokenId>(id), spelling});
+      unreachable_id_of[spelling] = static_cast<TokenId>(id);
+      continue;
+    }
     if (!bytes || bytes->empty()) {
       return absl::InvalidArgumentError(fmt::format(
           "{}: token '{}' (id {}) is not spelled in GPT-2's byte-to-unicode alphabet; only byte-level BPE "
@@ -38,6 +50,7 @@ absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::s
   std::vector<BpeModel::MergePair> merges;
   merges.reserve(vocab.merges.size());
   for (const SpelledMerge& merge : vocab.merges) {
+    if (unreachable_id_of.contains(merge.left) || unreachable_id_of.contains(merge.right)) continue;
     auto left = id_of.find(merge.left);
     auto right = id_of.find(merge.right);
     for (const auto* side : {&left, &right}) {

@@ -69,6 +69,9 @@ std::string Summary(const Tokenizer& tokenizer, const std::string& path) {
     if (single) ++alphabet;
   }
   out += fmt::format("alphabet: {} {}\n", alphabet, word ? "code points" : "bytes");
+  if (!spec.unreachable_tokens.empty()) {  // Spelled outside the byte alphabet: no input reaches them.
+    out += fmt::format("unreachable_tokens: {}\n", spec.unreachable_tokens.size());
+  }
   out += fmt::format("pre_tokenizer: {}\n", spec.pre_tokenizer->name());
   out += fmt::format("normalizer: {}\n", spec.normalizer ? spec.normalizer->name() : "none");
   if (word) {

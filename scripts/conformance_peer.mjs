@@ -21,6 +21,12 @@
 //   wordpiece/<file>/decode corpus file, on whole texts (each large corpus file, and UDHR's files joined into
 //                           one text; uncased and cased only, as Hugging Face is slow on them), and `tokvec decode`
 //                           of the whole-text ids against Hugging Face's decode (text; "ids" counts characters)
+//   pretok/<file>/whole     the byte-level tokenizer.json files of tests/data/pretok (one per Hugging Face
+//   pretok/<file>/lines     pre-tokenizer shape: Falcon, SmolLM, CLIP's Split, Split behaviours, Digits,
+//   pretok/<file>/decode    Punctuation, Whitespace, UnicodeScripts, ...; made by scripts/gen_pretok_files.mjs):
+//                           Hugging Face against tokvec on whole texts (botchan.txt, and every code point of
+//                           planes 0-1 between letters; encoded with --threads 2), on every 8th line of the corpus
+//                           files, and `tokvec decode` of the whole-text ids
 // --only PREFIX runs only the suites whose name starts with PREFIX (e.g. --only wordpiece).
 // Text special tokens spell (<|endoftext|>) is ordinary text on both sides (tiktoken's encode_ordinary).
 import { spawn } from "node:child_process";
@@ -356,6 +362,57 @@ for (const name of wordpieceFiles) {
   const decoded = await pool(theirs, (ids) => runTokvec(["decode", "-m", file], ids.join(" ")));
   for (let i = 0; i < theirs.length; i++) {
     compareText(`${suite}/decode`, wholeLabels[i], await tokenizer.decode(theirs[i], false), decoded[i]);
+  }
+}
+
+// Byte-level files with Hugging Face pre-tokenizers (tests/data/pretok, from scripts/gen_pretok_files.mjs).
+const pretokDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "tests", "data", "pretok");
+const pretokFiles = want("pretok") && fs.existsSync(pretokDir)
+  ? fs.readdirSync(pretokDir).filter((f) => f.endsWith(".json") && f !== "golden.json").sort()
+  : [];
+if (pretokFiles.length > 0) {
+  // Hugging Face encodes ~0.2-1 MB/s here, so each file is compared on a subset: whole texts botchan.txt and
+  // every code point of planes 0-1 (a 16th of planes 2-3 and the tag/variation range) between letters, which
+  // checks the classes (digits, punctuation, \w, scripts) against Hugging Face's; and every 8th line of all
+  // corpus files.
+  let every = "";
+  const addCodePoint = (c, i) => (every += `a${String.fromCodePoint(c)}b${i % 64 === 63 ? "\n" : " "}`);
+  for (let c = 0, i = 0; c < 0x40000; c += c < 0x20000 ? 1 : 16) {
+    if (c < 0xd800 || c >= 0xe000) addCodePoint(c, i++);
+  }
+  for (let c = 0xe0000; c < 0xe0200; c++) addCodePoint(c, c);
+  const everyPath = path.join(args.work, "every-code-point.txt");
+  fs.writeFileSync(everyPath, every);
+  const botchan = corpusFiles.findIndex((file) => file.endsWith("botchan.txt"));
+  const labels = [corpusFiles[botchan], "every code point"];
+  const texts = [corpusTexts[botchan], every];
+  const paths = [corpusFiles[botchan], everyPath];
+  const sampledStream = corpusLines.filter((_, i) => i % 8 === 0).map((line) => line + "\n").join("");
+  const sampledPath = path.join(args.work, "sampled-lines.txt");
+  fs.writeFileSync(sampledPath, sampledStream);
+  const sampledLines = splitLines(sampledStream);
+  for (const name of pretokFiles) {
+    const file = path.join(pretokDir, name);
+    const suite = `pretok/${name.replace(/\.json$/, "")}`;
+    if (!want(suite)) continue;
+    log(`${suite}: Hugging Face against tokvec (whole texts, lines, decode)`);
+    const tokenizer = hf.Tokenizer.fromFile(file);
+    const spell = hfSpell(tokenizer);
+    // --threads 2: a chunked encode must give the ids of the whole.
+    const ours = (await pool(paths, (f) => runTokvec(["encode", "-m", file, "--allow-special", "--threads", "2", f]), 1)).map(parseIds);
+    const theirs = await hfIds(tokenizer, texts);
+    labels.forEach((label, i) => compare(`${suite}/whole`, label, theirs[i], ours[i], spell));
+    const ourLines = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--lines", "--threads", "2", sampledPath]));
+    if (ourLines.length !== sampledLines.length) {
+      failed = true;
+      console.log(`MISMATCH ${suite}/lines: ${sampledLines.length} lines in, ${ourLines.length} lines out`);
+    }
+    const theirLines = await hfIds(tokenizer, sampledLines);
+    sampledLines.forEach((line, i) => compare(`${suite}/lines`, `sampled line ${i + 1}`, theirLines[i], parseIds(ourLines[i] ?? ""), spell));
+    const decoded = await pool(theirs, (ids) => runTokvec(["decode", "-m", file], ids.join(" ")));
+    for (let i = 0; i < theirs.length; i++) {
+      compareText(`${suite}/decode`, labels[i], await tokenizer.decode(theirs[i], false), decoded[i]);
+    }
   }
 }
 

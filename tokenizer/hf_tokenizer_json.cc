@@ -2,11 +2,14 @@
 // tokenizers/src/tokenizer/serialization.rs). What is read:
 //   model             {"type": "BPE", "vocab": {spelling: id}, "merges": ["a b", ...] or [["a", "b"], ...],
 //                      "ignore_merges": bool}; continuing_subword_prefix / end_of_word_suffix must be empty
-//   pre_tokenizer     ByteLevel {add_prefix_space, use_regex}  (use_regex: GPT-2's pattern, our preset gpt2)
-//                     Sequence [Split {pattern: {Regex | String}, behavior: "Isolated", invert: false},
-//                               ByteLevel {use_regex: false}]
+//   pre_tokenizer     ByteLevel {add_prefix_space, use_regex}  (use_regex: GPT-2's pattern, our preset gpt2), or
+//                     a Sequence of one ByteLevel and Split {pattern: {Regex | String}, behavior, invert}, Digits,
+//                     Punctuation, Whitespace, WhitespaceSplit, CharDelimiterSplit, UnicodeScripts,
+//                     BertPreTokenizer in any order (hf_pre_tokenizer.h: Hugging Face's semantics, fast shapes)
 //   normalizer        null, NFC, NFKC, Lowercase, or a Sequence of them (add_prefix_space joins as prefix_space)
 //   added_tokens      [{id, content, ...}]: our special tokens (matched only when allowed)
+// Vocabulary entries spelled outside the byte alphabet (or empty) load as unreachable tokens (no input reaches
+// them; TokenizerSpec::unreachable_tokens), as Hugging Face loads them.
 // Other parts (decoder, post_processor, truncation, padding) do not change ids and are ignored.
 //
 // WordPiece models (BERT, all-MiniLM):
@@ -23,8 +26,9 @@
 // the scanner did not divert them. A file the fast path does not read to a tokenizer is read again through the DOM
 // alone (ReadHfTokenizerJsonViaDom), which decides errors and odd shapes (a repeated key keeps its last id).
 //
-// The writer emits the same shapes. A rank model (tiktoken) has no merge list: each token's merge is the split
-// into two tokens that BPE with lower ranks gives, and ignore_merges is set, as tiktoken looks whole pieces up.
+// The writer emits the same shapes (an HfPreTokenizer's JSON as it was read). A rank model (tiktoken) has no
+// merge list: each token's merge is the split into two tokens that BPE with lower ranks gives, and ignore_merges
+// is set, as tiktoken looks whole pieces up.
 #include <algorithm>
 #include <limits>
 #include <memory>
@@ -39,6 +43,7 @@
 #include "tokenizer/byte_unicode.h"
 #include "tokenizer/formats.h"
 #include "tokenizer/hf_vocab_reader.h"
+#include "tokenizer/hf_pre_tokenizer.h"
 #include "tokenizer/icu_normalizer.h"
 #include "tokenizer/spelled_vocab.h"
 #include "tokenizer/split_pattern.h"
@@ -190,66 +195,6 @@ absl::Status ReadNormalizer(const Json& node, const std::string& path, const std
                                 "BertNormalizer, Sequence)", type));
   }
   return absl::OkStatus();
-}
-
-// The split pattern (preset or regex) and whether a prefix space is added, from the pre_tokenizer.
-struct PreTokenizerChoice {
-  std::string pattern;
-  bool add_prefix_space = false;
-};
-
-absl::StatusOr<PreTokenizerChoice> ReadPreTokenizer(const Json& node, const std::string& path) {
-  const std::string key = "pre_tokenizer";
-  if (!node.is_object() || !node.contains("type") || !node["type"].is_string()) {
-    return KeyError(path, key, "expected a ByteLevel pre-tokenizer, or a Sequence of Split then ByteLevel");
-  }
-  auto flag = [](const Json& object, const char* name, bool fallback) {
-    return object.contains(name) && object[name].is_boolean() ? object[name].get<bool>() : fallback;
-  };
-  const std::string type = node["type"].get<std::string>();
-  PreTokenizerChoice choice;
-  if (type == "ByteLevel") {
-    choice.add_prefix_space = flag(node, "add_prefix_space", false);
-    if (!flag(node, "use_regex", true)) {
-      return KeyError(path, key + ".use_regex", "ByteLevel without its regex (and no Split) is not supported");
-    }
-    choice.pattern = "gpt2";
-    return choice;
-  }
-  if (type != "Sequence" || !node.contains("pretokenizers") || !node["pretokenizers"].is_array() ||
-      node["pretokenizers"].size() != 2) {
-    return KeyError(path, key + ".type",
-                    fmt::format("pre-tokenizer '{}' is not supported (supported: ByteLevel, or Sequence "
-                                "[Split, ByteLevel {{use_regex: false}}])",
-                                type));
-  }
-  const Json& split = node["pretokenizers"][0];
-  const Json& byte_level = node["pretokenizers"][1];
-  const std::string split_key = key + ".pretokenizers[0]";
-  const std::string byte_key = key + ".pretokenizers[1]";
-  if (!split.is_object() || split.value("type", "") != "Split") return KeyError(path, split_key, "expected a Split");
-  if (!byte_level.is_object() || byte_level.value("type", "") != "ByteLevel") {
-    return KeyError(path, byte_key, "expected a ByteLevel");
-  }
-  if (flag(byte_level, "use_regex", true)) {
-    return KeyError(path, byte_key + ".use_regex", "must be false after a Split (two regexes are not supported)");
-  }
-  if (flag(byte_level, "add_prefix_space", false)) {
-    return KeyError(path, byte_key + ".add_prefix_space", "a prefix space after a Split is not supported");
-  }
-  if (split.value("behavior", "") != "Isolated") {
-    return KeyError(path, split_key + ".behavior", "only \"Isolated\" is supported");
-  }
-  if (flag(split, "invert", false)) return KeyError(path, split_key + ".invert", "only false is supported");
-  const Json* pattern = split.contains("pattern") ? &split["pattern"] : nullptr;
-  if (pattern != nullptr && pattern->contains("Regex") && (*pattern)["Regex"].is_string()) {
-    choice.pattern = (*pattern)["Regex"].get<std::string>();
-  } else if (pattern != nullptr && pattern->contains("String") && (*pattern)["String"].is_string()) {
-    choice.pattern = "\\Q" + (*pattern)["String"].get<std::string>() + "\\E";
-  } else {
-    return KeyError(path, split_key + ".pattern", "expected {\"Regex\": \"...\"} or {\"String\": \"...\"}");
-  }
-  return choice;
 }
 
 // For a rank model: the two tokens that BPE with ranks below `id` reduces token `id` to, if it does.
@@ -428,23 +373,29 @@ absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std
   TOKVEC_ASSIGN_OR_RETURN(vocab.tokens, TakeVocab(model, tables, path));
   TOKVEC_ASSIGN_OR_RETURN(vocab.merges, TakeMerges(model, tables, path));
   vocab.merge_where = [&](size_t rank) { return fmt::format("{}: key 'model.merges[{}]'", path, rank); };
-  TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe, BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path)));
+  std::vector<UnreachableToken> unreachable;  // Hugging Face loads entries no input reaches: so do we.
+  TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe,
+                          BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path), &unreachable));
   TokenizerSpec spec = ByteLevelSpec(std::move(bpe));
+  spec.unreachable_tokens = std::move(unreachable);
   spec.source = path;
   spec.ignore_merges = model.contains("ignore_merges") && model["ignore_merges"].is_boolean() &&
                        model["ignore_merges"].get<bool>();
   // 2. Pre-tokenizer and normalizer.
   if (!json.contains("pre_tokenizer")) return KeyError(path, "pre_tokenizer", "missing");
-  TOKVEC_ASSIGN_OR_RETURN(PreTokenizerChoice choice, ReadPreTokenizer(json["pre_tokenizer"], path));
-  absl::StatusOr<std::unique_ptr<PreTokenizer>> pre_tokenizer = MakeSplitPreTokenizer(choice.pattern);
-  if (!pre_tokenizer.ok()) return KeyError(path, "pre_tokenizer", std::string(pre_tokenizer.status().message()));
-  spec.pre_tokenizer = std::move(pre_tokenizer).value();
+  TOKVEC_ASSIGN_OR_RETURN(HfPreTokenizerChoice choice, ReadHfByteLevelPreTokenizer(json["pre_tokenizer"], path));
+  spec.pre_tokenizer = std::move(choice.pre_tokenizer);
   std::vector<std::string> prefix_step;
   if (choice.add_prefix_space) prefix_step.push_back("prefix_space");
   TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, prefix_step));
   // 3. Added tokens.
   TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.bpe.size(),
-                                         [&](TokenId id) { return BytesToUnicode(spec.bpe.token(id)); },
+                                         [&](TokenId id) {
+                                           for (const UnreachableToken& u : spec.unreachable_tokens) {
+                                             if (u.id == id) return u.spelling;
+                                           }
+                                           return BytesToUnicode(spec.bpe.token(id));
+                                         },
                                          &spec.special_tokens));
   return spec;
 }
@@ -512,7 +463,10 @@ absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
                        {"use_regex", use_regex}};
   };
   OrderedJson pre_tokenizer;
-  if (pattern == "gpt2") {
+  if (const auto* hf = dynamic_cast<const HfPreTokenizer*>(spec.pre_tokenizer.get())) {
+    TOKVEC_ASSIGN_OR_RETURN(const std::string hf_json, HfPreTokenizerJson(*hf, add_prefix_space));
+    pre_tokenizer = OrderedJson::parse(hf_json);
+  } else if (pattern == "gpt2") {
     pre_tokenizer = byte_level(add_prefix_space, true);
   } else {
     if (add_prefix_space) {
@@ -542,9 +496,15 @@ absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
   for (const SpecialToken& special : spec.special_tokens) {
     if (spellings[special.id].empty()) spellings[special.id] = special.text;
   }
+  std::vector<bool> empty_token(spellings.size(), false);  // An unreachable entry spelled "" is written too.
+  for (const UnreachableToken& unreachable : spec.unreachable_tokens) {
+    if (unreachable.id >= spellings.size()) continue;
+    spellings[unreachable.id] = unreachable.spelling;
+    empty_token[unreachable.id] = unreachable.spelling.empty();
+  }
   std::string vocab = "{";
   for (size_t id = 0; id < spellings.size(); ++id) {
-    if (spellings[id].empty()) continue;
+    if (spellings[id].empty() && !empty_token[id]) continue;
     if (vocab.size() > 1) vocab += ',';
     vocab += Json(spellings[id]).dump(-1, ' ', false, Json::error_handler_t::replace);
     vocab += ':';

@@ -45,6 +45,7 @@
 #include "tokenizer/split_pattern.h"
 #include "tokenizer/text_escape.h"
 #include "tokenizer/utf8.h"
+#include "tokenizer/hf_pre_tokenizer.h"
 #include "tokenizer/whitespace_pre_tokenizer.h"
 
 namespace tokvec {
@@ -197,6 +198,11 @@ absl::StatusOr<TokenizerSpec> ModelReader::Read() {
   std::unique_ptr<PreTokenizer> pre_tokenizer;
   if (*pattern == kWhitespacePreTokenizerName) {
     pre_tokenizer = std::make_unique<WhitespacePreTokenizer>();
+  } else if (pattern->starts_with(kHfPreTokenizerPrefix)) {  // A Hugging Face pre_tokenizer, as JSON.
+    const nlohmann::json node = nlohmann::json::parse(pattern->substr(kHfPreTokenizerPrefix.size()), nullptr, false);
+    absl::StatusOr<HfPreTokenizerChoice> hf = ReadHfByteLevelPreTokenizer(node, "pre_tokenizer");
+    if (!hf.ok()) return Error(std::string(hf.status().message()));
+    pre_tokenizer = std::move(hf->pre_tokenizer);
   } else {
     absl::StatusOr<std::unique_ptr<PreTokenizer>> split = MakeSplitPreTokenizer(*pattern);
     if (!split.ok()) return Error(std::string(split.status().message()));

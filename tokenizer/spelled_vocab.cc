@@ -4,12 +4,14 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "tokenizer/byte_unicode.h"
 
 namespace tokvec {
 
-absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::string& vocab_where) {
+absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::string& vocab_where,
+                                         std::vector<UnreachableToken>* unreachable) {
   // 1. Tokens by id, as bytes.
   const FlatVocab& entries = vocab.tokens;
   const uint64_t max_id = entries.size() * 2 + 1024;  // Refuse absurd ids instead of allocating them.
@@ -22,18 +24,31 @@ absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::s
     largest = std::max(largest, entries.id(i));
   }
   std::vector<std::string> tokens(entries.size() == 0 ? 0 : largest + 1);
+  std::vector<bool> unreachable_id(unreachable != nullptr ? tokens.size() : 0);
+  absl::flat_hash_set<std::string_view> unreachable_spelling;
   std::string bytes;
   for (size_t i = 0; i < entries.size(); ++i) {
     const std::string_view spelling = entries.spelling(i);
     const uint64_t id = entries.id(i);
     bytes.clear();
-    if (!AppendUnicodeToBytes(spelling, &bytes) || bytes.empty()) {
+    const bool spelled = AppendUnicodeToBytes(spelling, &bytes) && !bytes.empty();
+    if (!spelled && unreachable != nullptr) {
+      if (!tokens[id].empty() || unreachable_id[id]) {
+        return absl::InvalidArgumentError(fmt::format("{}: two tokens have id {}", vocab_where, id));
+      }
+      unreachable_id[id] = true;
+      unreachable->push_back({static_cast<TokenId>(id), std::string(spelling)});
+      unreachable_spelling.insert(spelling);
+      continue;
+    }
+    if (!spelled) {
       return absl::InvalidArgumentError(fmt::format(
           "{}: token '{}' (id {}) is not spelled in GPT-2's byte-to-unicode alphabet; only byte-level BPE "
           "vocabularies are supported",
           vocab_where, spelling, id));
     }
-    if (!tokens[id].empty()) {
+    if (!tokens[id].empty() || (unreachable != nullptr && unreachable_id[id])) {
+      if (tokens[id].empty()) return absl::InvalidArgumentError(fmt::format("{}: two tokens have id {}", vocab_where, id));
       return absl::InvalidArgumentError(fmt::format("{}: tokens '{}' and '{}' both have id {}", vocab_where,
                                                     BytesToUnicode(tokens[id]), spelling, id));
     }
@@ -45,7 +60,15 @@ absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::s
   }
   // 2. Merges, through the model's bytes -> id table (a spelling names the token with its bytes), a block at a
   // time so that the lookups of a block wait for memory together (FindMany).
-  std::vector<BpeModel::MergePair> merges(vocab.merges.size());
+  // Merges naming an unreachable token can never apply: they are dropped (`rank_of` maps kept -> file rank).
+  std::vector<size_t> rank_of;
+  for (size_t rank = 0; rank < vocab.merges.size(); ++rank) {
+    if (unreachable_spelling.empty() || (!unreachable_spelling.contains(vocab.merges.left(rank)) &&
+                                         !unreachable_spelling.contains(vocab.merges.right(rank)))) {
+      rank_of.push_back(rank);
+    }
+  }
+  std::vector<BpeModel::MergePair> merges(rank_of.size());
   constexpr size_t kBlock = 16;
   std::string bytes_of[2 * kBlock];  // Left and right sides of a block, as bytes.
   std::string_view keys[2 * kBlock];
@@ -54,7 +77,7 @@ absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::s
     const size_t count = std::min(kBlock, merges.size() - block);
     size_t unspelled = 2 * count;  // The first side that is not in the byte alphabet (then not a token).
     for (size_t k = 0; k < 2 * count && unspelled == 2 * count; ++k) {
-      const size_t rank = block + k / 2;
+      const size_t rank = rank_of[block + k / 2];
       bytes_of[k].clear();
       if (!AppendUnicodeToBytes(k % 2 == 0 ? vocab.merges.left(rank) : vocab.merges.right(rank), &bytes_of[k])) {
         unspelled = k;
@@ -64,7 +87,7 @@ absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::s
     ranks->FindMany(keys, 2 * count, ids);
     for (size_t k = 0; k < 2 * count; ++k) {
       if (k >= unspelled || !ids[k]) {
-        const size_t rank = block + k / 2;
+        const size_t rank = rank_of[block + k / 2];
         const std::string_view left = vocab.merges.left(rank);
         const std::string_view right = vocab.merges.right(rank);
         return absl::InvalidArgumentError(
@@ -79,6 +102,7 @@ absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::s
   size_t bad = 0;
   absl::StatusOr<BpeModel> bpe = BpeModel::WithMerges(std::move(ranks).value(), std::move(merges), &bad);
   if (bpe.ok()) return bpe;
+  bad = rank_of[bad];
   const std::string_view left = vocab.merges.left(bad);
   const std::string_view right = vocab.merges.right(bad);
   return absl::InvalidArgumentError(fmt::format("{}: merge '{} {}' makes '{}{}', which is not in the vocabulary ({})",

@@ -32,7 +32,11 @@ struct SpelledVocab {
 
 // Errors name `vocab_where` and the token, or where the merge was read: a spelling outside the byte-to-unicode
 // alphabet, two tokens with one id, a merge naming an unknown token, a merge whose result is not a token.
-absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::string& vocab_where);
+// With `unreachable`, a spelling outside the alphabet (or an empty one) is no error: no input can reach such a
+// token (Hugging Face loads them, as in Whisper's and Cohere's files), so its id is a gap of the BpeModel and
+// (id, spelling) goes to `unreachable`; merges that name it are dropped, as they can never apply.
+absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::string& vocab_where,
+                                         std::vector<UnreachableToken>* unreachable = nullptr);
 
 // A byte-level spec around `bpe` with every other field at its default (TokenizerSpec has no default
 // constructor because BpeModel has none).

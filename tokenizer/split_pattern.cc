@@ -5,8 +5,10 @@
 #include <limits>
 #include <vector>
 
+#include "base/status_macros.h"
 #include "fmt/format.h"
 #include "tokenizer/preset_splitter.h"
+#include "tokenizer/split_behavior.h"
 #include "tokenizer/utf8.h"
 #include "unicode/regex.h"
 #include "unicode/unistr.h"
@@ -31,10 +33,13 @@ std::atomic<uint64_t> next_serial{1};
 
 class RegexSplitter : public PreTokenizer {
  public:
-  RegexSplitter(std::string name, std::unique_ptr<icu::RegexPattern> pattern)
-      : name_(std::move(name)), pattern_(std::move(pattern)), serial_(next_serial++) {}
+  RegexSplitter(std::string name, std::unique_ptr<icu::RegexPattern> pattern,
+                SplitBehavior behavior = SplitBehavior::kIsolated, bool invert = false)
+      : name_(std::move(name)), pattern_(std::move(pattern)), serial_(next_serial++), behavior_(behavior),
+        invert_(invert) {}
 
   absl::Status Split(std::string_view text, std::vector<Piece>* pieces) const override {
+    if (behavior_ != SplitBehavior::kIsolated || invert_) return SplitWithBehavior(text, pieces);
     size_t pos = 0;
     while (pos < text.size()) {
       size_t valid_end = Utf8ValidEnd(text, pos);
@@ -53,8 +58,52 @@ class RegexSplitter : public PreTokenizer {
   std::string name() const override { return name_; }
 
  private:
-  // Splits the well-formed stretch text[begin, end).
+  // Hugging Face's Split with a behaviour: the segments of the whole text (matches, empty ones included, and
+  // what lies between; an ill-formed byte is a segment that is no match) go through ApplySplitBehavior.
+  absl::Status SplitWithBehavior(std::string_view text, std::vector<Piece>* pieces) const {
+    thread_local std::vector<SplitSegment> segments;
+    segments.clear();
+    size_t covered = 0;
+    auto on_match = [&](size_t match_begin, size_t match_end) {
+      if (match_begin > covered) segments.push_back({covered, match_begin, false});
+      segments.push_back({match_begin, match_end, true});
+      covered = match_end;
+    };
+    size_t pos = 0;
+    while (pos < text.size()) {
+      size_t valid_end = Utf8ValidEnd(text, pos);
+      if (valid_end == pos) {
+        if (pos > covered) segments.push_back({covered, pos, false});
+        segments.push_back({pos, pos + 1, false});
+        covered = ++pos;
+        continue;
+      }
+      TOKVEC_RETURN_IF_ERROR(MatchValid(text, pos, valid_end, on_match));
+      pos = valid_end;
+    }
+    if (covered < text.size()) segments.push_back({covered, text.size(), false});
+    ApplySplitBehavior(segments, behavior_, invert_, pieces);
+    return absl::OkStatus();
+  }
+
+  // Splits the well-formed stretch text[begin, end): every non-empty match is a piece, and so is what lies
+  // between matches.
   absl::Status SplitValid(std::string_view text, size_t begin, size_t end, std::vector<Piece>* pieces) const {
+    size_t covered = begin;
+    TOKVEC_RETURN_IF_ERROR(MatchValid(text, begin, end, [&](size_t piece_begin, size_t piece_end) {
+      if (piece_begin == piece_end) return;
+      if (piece_begin > covered) pieces->push_back({covered, piece_begin});
+      pieces->push_back({piece_begin, piece_end});
+      covered = piece_end;
+    }));
+    if (covered < end) pieces->push_back({covered, end});
+    return absl::OkStatus();
+  }
+
+  // Calls on_match(begin, end) with the byte range of each match (empty ones too) in the well-formed stretch
+  // text[begin, end), left to right.
+  template <typename OnMatch>
+  absl::Status MatchValid(std::string_view text, size_t begin, size_t end, OnMatch on_match) const {
     // 1. UTF-16 copy with the byte offset of every code unit (and of the end).
     thread_local std::vector<char16_t> units;
     thread_local std::vector<size_t> byte_at;
@@ -88,16 +137,8 @@ class RegexSplitter : public PreTokenizer {
       return absl::InternalError(fmt::format("ICU cannot make a matcher for '{}': {}", name_, u_errorName(status)));
     }
     matcher->reset(ustring);
-    size_t covered = begin;
     while (matcher->find(status) && U_SUCCESS(status)) {
-      const int32_t start = matcher->start(status);
-      const int32_t stop = matcher->end(status);
-      if (start == stop) continue;
-      const size_t piece_begin = byte_at[start];
-      const size_t piece_end = byte_at[stop];
-      if (piece_begin > covered) pieces->push_back({covered, piece_begin});
-      pieces->push_back({piece_begin, piece_end});
-      covered = piece_end;
+      on_match(byte_at[matcher->start(status)], byte_at[matcher->end(status)]);
     }
     // Drop the alias before `units` changes.
     matcher->reset(icu::UnicodeString());
@@ -105,7 +146,6 @@ class RegexSplitter : public PreTokenizer {
       return absl::ResourceExhaustedError(fmt::format("ICU regex '{}' failed at byte {}: {}", name_, begin,
                                                       u_errorName(status)));
     }
-    if (covered < end) pieces->push_back({covered, end});
     return absl::OkStatus();
   }
 
@@ -132,6 +172,8 @@ class RegexSplitter : public PreTokenizer {
   std::string name_;
   std::unique_ptr<icu::RegexPattern> pattern_;
   uint64_t serial_;
+  SplitBehavior behavior_;
+  bool invert_;
 };
 
 }  // namespace
@@ -160,6 +202,11 @@ absl::StatusOr<std::unique_ptr<PreTokenizer>> MakeSplitPreTokenizer(const std::s
 }
 
 absl::StatusOr<std::unique_ptr<PreTokenizer>> MakeRegexSplitPreTokenizer(const std::string& preset_or_regex) {
+  return MakeBehaviorSplitPreTokenizer(preset_or_regex, SplitBehavior::kIsolated, false);
+}
+
+absl::StatusOr<std::unique_ptr<PreTokenizer>> MakeBehaviorSplitPreTokenizer(const std::string& preset_or_regex,
+                                                                             SplitBehavior behavior, bool invert) {
   if (preset_or_regex.empty()) {
     return absl::InvalidArgumentError("empty split pattern; use a preset (gpt2, cl100k, o200k) or an ICU regex");
   }
@@ -178,7 +225,7 @@ absl::StatusOr<std::unique_ptr<PreTokenizer>> MakeRegexSplitPreTokenizer(const s
         "split pattern '{}' is not a valid ICU regex: {} at line {}, offset {} (presets: gpt2, cl100k, o200k)",
         regex, u_errorName(status), parse_error.line, parse_error.offset));
   }
-  return std::unique_ptr<PreTokenizer>(new RegexSplitter(std::move(name), std::move(pattern)));
+  return std::unique_ptr<PreTokenizer>(new RegexSplitter(std::move(name), std::move(pattern), behavior, invert));
 }
 
 }  // namespace tokvec

@@ -31,6 +31,7 @@
 
 #include "absl/status/statusor.h"
 #include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/split_behavior.h"
 
 namespace tokvec {
 
@@ -46,6 +47,11 @@ std::optional<std::string> SplitPresetRegex(std::string_view name);
 absl::StatusOr<std::unique_ptr<PreTokenizer>> MakeSplitPreTokenizer(const std::string& preset_or_regex);
 // The same, always through ICU's regex engine: the oracle of the hand-written splitters.
 absl::StatusOr<std::unique_ptr<PreTokenizer>> MakeRegexSplitPreTokenizer(const std::string& preset_or_regex);
+// Hugging Face's Split: the matches of the regex (through ICU) and the text between them become pieces as
+// `behavior` and `invert` say (split_behavior.h); an ill-formed byte is a segment of its own that is no match.
+// Isolated without invert is MakeRegexSplitPreTokenizer.
+absl::StatusOr<std::unique_ptr<PreTokenizer>> MakeBehaviorSplitPreTokenizer(const std::string& preset_or_regex,
+                                                                             SplitBehavior behavior, bool invert);
 
 }  // namespace tokvec
 

@@ -22,6 +22,7 @@
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "tokenizer/formats.h"
+#include "tokenizer/hf_pre_tokenizer.h"
 #include "tokenizer/spelled_vocab.h"
 #include "tokenizer/split_pattern.h"
 
@@ -241,6 +242,10 @@ absl::StatusOr<std::string> WriteTiktoken(const Tokenizer& tokenizer) {
     return absl::FailedPreconditionError(fmt::format(
         "a .tiktoken file holds byte-level ranks; this is a {} model{}", ModelTypeName(tokenizer.type()),
         tokenizer.type() == ModelType::kWord ? " (train with --type byte)" : ""));
+  }
+  if (dynamic_cast<const HfPreTokenizer*>(tokenizer.spec().pre_tokenizer.get()) != nullptr) {
+    return absl::FailedPreconditionError(
+        "a .tiktoken file cannot say this model's Hugging Face pre-tokenizer (a Sequence); write tokenizer.json");
   }
   // tiktoken merges by id: a merge-list model converts exactly when merges produce tokens in increasing id order.
   if (bpe.rule() == BpeModel::Rule::kMergeList) {

@@ -42,6 +42,9 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
   std::unique_ptr<Tokenizer> tokenizer(new Tokenizer(std::move(spec)));
   const TokenizerSpec& s = tokenizer->spec_;
   size_t vocab_size = s.type == ModelType::kWordPiece ? s.wordpiece.size() : s.bpe.size();
+  for (const UnreachableToken& unreachable : s.unreachable_tokens) {
+    vocab_size = std::max<size_t>(vocab_size, size_t{unreachable.id} + 1);
+  }
   for (const SpecialToken& special : s.special_tokens) {
     if (special.text.empty()) return absl::InvalidArgumentError("special token with empty text");
     vocab_size = std::max<size_t>(vocab_size, size_t{special.id} + 1);
@@ -63,6 +66,13 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
     if (!s.unk_id || *s.unk_id >= vocab_size) return absl::InvalidArgumentError("word model has no `<unk>` id");
   }
   return tokenizer;
+}
+
+const UnreachableToken* Tokenizer::FindUnreachable(TokenId id) const {
+  for (const UnreachableToken& unreachable : spec_.unreachable_tokens) {
+    if (unreachable.id == id) return &unreachable;
+  }
+  return nullptr;
 }
 
 std::optional<TokenId> Tokenizer::FindSpecial(std::string_view text) const {
@@ -277,6 +287,10 @@ absl::StatusOr<std::string> Tokenizer::Decode(absl::Span<const TokenId> ids) con
     }
     if (id >= spec_.bpe.size() || spec_.bpe.token(id).empty()) {
       if (spec_.unk_id && id == *spec_.unk_id) continue;
+      if (const UnreachableToken* unreachable = FindUnreachable(id)) {
+        text += unreachable->spelling;
+        continue;
+      }
       return absl::OutOfRangeError(fmt::format("token id {} is not used by this vocabulary", id));
     }
     const std::string& bytes = spec_.bpe.token(id);
@@ -330,6 +344,7 @@ std::string Tokenizer::TokenSpelling(TokenId id) const {
   if (spec_.unk_id && id == *spec_.unk_id && (id >= spec_.bpe.size() || spec_.bpe.token(id).empty())) {
     return "<unk>";
   }
+  if (const UnreachableToken* unreachable = FindUnreachable(id)) return unreachable->spelling;
   if (id >= spec_.bpe.size()) return fmt::format("<id {}>", id);
   const std::string& bytes = spec_.bpe.token(id);
   if (spec_.type == ModelType::kByte) return BytesToUnicode(bytes);

@@ -52,6 +52,13 @@ struct SpecialToken {
   TokenId id;
 };
 
+// A vocabulary entry of a byte-level file that no input can reach: its spelling is outside GPT-2's byte alphabet
+// (or empty). Decode spells it as its text, as Hugging Face's ByteLevel decoder does.
+struct UnreachableToken {
+  TokenId id;
+  std::string spelling;
+};
+
 // A byte range [begin, end) of the original input.
 struct Offset {
   size_t begin;
@@ -82,6 +89,7 @@ struct TokenizerSpec {
   std::optional<TokenId> end_of_word_id;         // Word models: the id of the `</w>` symbol.
   bool ignore_merges = false;                    // Hugging Face: a piece that is itself a token skips merging.
   std::string source;                            // Where it came from (file path), for messages.
+  std::vector<UnreachableToken> unreachable_tokens;  // kByte from tokenizer.json: ids that are gaps of `bpe`.
 };
 
 class Tokenizer {
@@ -128,6 +136,8 @@ class Tokenizer {
   const TokenizerSpec& spec() const { return spec_; }
   const std::vector<SpecialToken>& special_tokens() const { return spec_.special_tokens; }
   std::optional<TokenId> FindSpecial(std::string_view text) const;
+  // The unreachable vocabulary entry with this id (TokenizerSpec::unreachable_tokens), else null.
+  const UnreachableToken* FindUnreachable(TokenId id) const;
 
  private:
   explicit Tokenizer(TokenizerSpec spec);

@@ -40,6 +40,16 @@ inline char32_t DecodeWellFormedUtf8(std::string_view text, size_t pos, size_t* 
   return ((lead & 0x07) << 18) | ((byte(1) & 0x3F) << 12) | ((byte(2) & 0x3F) << 6) | (byte(3) & 0x3F);
 }
 
+// The code point at `text[pos]` and its length in `*len`; a byte that does not start a well-formed sequence is
+// U+FFFD of length 1 (for scanners that classify code points of text that need not be UTF-8).
+inline char32_t DecodeUtf8OrReplacement(std::string_view text, size_t pos, size_t* len) {
+  if (Utf8SequenceLength(text, pos) == 0) {
+    *len = 1;
+    return U'\uFFFD';
+  }
+  return DecodeWellFormedUtf8(text, pos, len);
+}
+
 }  // namespace tokvec
 
 #endif  // TOKVEC_TOKENIZER_UTF8_H_

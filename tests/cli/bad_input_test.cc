@@ -163,6 +163,18 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
               R"("unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1})");
     wordpiece("bad_pre_tokenizer.json", R"("pre_tokenizer": {"type": "Metaspace"}, )",
               R"("unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1})");
+    // Byte-level tokenizer.json files with a broken Hugging Face pre-tokenizer (from tests/data/pretok/falcon.json).
+    fs::create_directories(d / "pretok");
+    const std::string falcon = ReadFixture(fs::path(TOKVEC_SOURCE_DIR) / "tests" / "data" / "pretok" / "falcon.json");
+    auto pretok = [&](const std::string& name, const std::string& step) {
+      const std::string punctuation = R"({"type":"Punctuation","behavior":"Contiguous"})";
+      std::string text = falcon;
+      text.replace(text.find(punctuation), punctuation.size(), step);
+      WriteFixture(d / "pretok" / name, text);
+    };
+    pretok("unknown_type.json", R"({"type":"Mystery"})");
+    pretok("bad_behavior.json", R"({"type":"Punctuation","behavior":"Sideways"})");
+    pretok("bad_regex.json", R"({"type":"Split","pattern":{"Regex":"(["},"behavior":"Removed","invert":false})");
     // Model directories: a good one, then one with truncated weights and one with a malformed config.json.
     RunFixtureCommand({"init", "--tokenizer", (d / "byte.tokvec").string(), "--arch", "gpt2", "--d-model", "16",
                        "--heads", "2", "--layers", "1", "--max-len", "32", "--seed", "1", "-o",
@@ -431,6 +443,12 @@ const BadInput kDataRows[] = {
              "is not supported with WordPiece (supported: BertPreTokenizer, WhitespaceSplit)"),
     BadInput("EncodeWordPieceInvalidUtf8", {"encode", "-m", "{dir}/wordpiece/uncased.json", "{dir}/bad_utf8.txt"}, 1,
              "invalid UTF-8 at byte offset 6 (byte 0xC3); WordPiece models need UTF-8 text"),
+    BadInput("EncodePreTokenizerUnknownType", {"encode", "-m", "{dir}/pretok/unknown_type.json", "{dir}/corpus.txt"},
+             1, "key 'pre_tokenizer.pretokenizers[0].type': pre-tokenizer 'Mystery' is not supported for byte-level BPE"),
+    BadInput("EncodePreTokenizerBadBehavior", {"encode", "-m", "{dir}/pretok/bad_behavior.json", "{dir}/corpus.txt"},
+             1, "key 'pre_tokenizer.pretokenizers[0].behavior': expected one of Removed, Isolated, MergedWithPrevious"),
+    BadInput("EncodePreTokenizerBadRegex", {"encode", "-m", "{dir}/pretok/bad_regex.json", "{dir}/corpus.txt"}, 1,
+             "key 'pre_tokenizer.pretokenizers[0].pattern': split pattern '([' is not a valid ICU regex"),
     BadInput("InspectWordPieceMerges", {"inspect", "--merges", "{dir}/wordpiece/uncased.json"}, 1,
              "is a WordPiece model: it has a vocabulary and no merges"),
     BadInput("ConvertWordPieceToJson", {"convert", "-m", "{dir}/wordpiece/uncased.json", "--to", "json", "-o",

@@ -103,5 +103,25 @@ TEST(ConvertCommandTest, UnknownTargetIsAUsageError) {
   EXPECT_THAT(r.err, HasSubstr("--to"));
 }
 
+// Hugging Face pre-tokenizers (tests/data/pretok): `inspect` counts vocabulary entries no input reaches, `convert`
+// writes the pre-tokenizer back to tokenizer.json (same ids) and refuses .tiktoken, which cannot hold it.
+TEST(ConvertCommandTest, HuggingFacePreTokenizersAndUnreachableEntries) {
+  const std::string data = std::string(TOKVEC_SOURCE_DIR) + "/tests/data/pretok/";
+  RunResult inspect = RunTokvec({"inspect", data + "unreachable.json"});
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.Describe();
+  EXPECT_THAT(inspect.out, HasSubstr("unreachable_tokens: 2\n"));
+  ScratchDir scratch;
+  RunResult both = RunTokvec({"convert", "-m", data + "falcon.json", "-o", scratch / "falcon"});
+  EXPECT_EQ(both.exit_code, 1) << both.Describe();
+  EXPECT_THAT(both.err, HasSubstr("a .tiktoken file cannot say this model's Hugging Face pre-tokenizer"));
+  RunResult json = RunTokvec({"convert", "-m", data + "falcon.json", "-o", scratch / "falcon.json"});
+  ASSERT_EQ(json.exit_code, 0) << json.Describe();
+  const std::string sample = "price: 12,345.67 x\u00b2y!! ...ok\n";
+  RunResult original = RunTokvec({"encode", "-m", data + "falcon.json"}, {.stdin_data = sample});
+  RunResult written = RunTokvec({"encode", "-m", scratch / "falcon.json"}, {.stdin_data = sample});
+  ASSERT_EQ(original.exit_code, 0) << original.Describe();
+  EXPECT_EQ(written.out, original.out);
+}
+
 }  // namespace
 }  // namespace tokvec

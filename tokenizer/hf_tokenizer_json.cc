@@ -32,11 +32,14 @@
 #include "tokenizer/bert_pre_tokenizer.h"
 #include "tokenizer/byte_unicode.h"
 #include "tokenizer/formats.h"
+#include "tokenizer/hf_json_steps.h"
 #include "tokenizer/icu_normalizer.h"
 #include "tokenizer/spelled_vocab.h"
 #include "tokenizer/split_pattern.h"
+#include "tokenizer/text_normalizers.h"
 #include "tokenizer/utf8.h"
 #include "tokenizer/whitespace_pre_tokenizer.h"
+#include "tokenizer/whole_text_pre_tokenizer.h"
 
 namespace tokvec {
 namespace {
@@ -89,15 +92,31 @@ std::string FailingKey(std::string_view text) {
   return key.empty() ? "(top level)" : key;
 }
 
-// Appends normalizer step names for an HF normalizer object.
+// Turns the pending ICU step names into one normalizer at the end of `parts` (hf_json_steps.h's steps come
+// between them).
+absl::Status FlushNormalizerSteps(std::vector<std::string>* steps, std::vector<std::unique_ptr<Normalizer>>* parts) {
+  std::string name;
+  for (const std::string& step : *steps) name += (name.empty() ? "" : "+") + step;
+  steps->clear();
+  TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> part, MakeNormalizer(name));
+  if (part != nullptr) parts->push_back(std::move(part));
+  return absl::OkStatus();
+}
+
+// Appends normalizer step names for an HF normalizer object; a Prepend, Replace or Strip ends the named steps
+// so far (flushed into `parts`) and is added to `parts` itself.
 absl::Status ReadNormalizer(const Json& node, const std::string& path, const std::string& key,
-                            std::vector<std::string>* steps) {
+                            std::vector<std::string>* steps, std::vector<std::unique_ptr<Normalizer>>* parts) {
   if (node.is_null()) return absl::OkStatus();
   if (!node.is_object() || !node.contains("type") || !node["type"].is_string()) {
     return KeyError(path, key, "expected null or an object with a \"type\"");
   }
   const std::string type = node["type"].get<std::string>();
-  if (type == "NFC") {
+  if (IsHfTextNormalizer(type)) {
+    TOKVEC_RETURN_IF_ERROR(FlushNormalizerSteps(steps, parts));
+    TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> part, ReadHfTextNormalizer(node, path, key));
+    parts->push_back(std::move(part));
+  } else if (type == "NFC") {
     steps->push_back("nfc");
   } else if (type == "NFKC") {
     steps->push_back("nfkc");
@@ -130,12 +149,12 @@ absl::Status ReadNormalizer(const Json& node, const std::string& path, const std
   } else if (type == "Sequence" && node.contains("normalizers") && node["normalizers"].is_array()) {
     for (size_t i = 0; i < node["normalizers"].size(); ++i) {
       TOKVEC_RETURN_IF_ERROR(
-          ReadNormalizer(node["normalizers"][i], path, fmt::format("{}.normalizers[{}]", key, i), steps));
+          ReadNormalizer(node["normalizers"][i], path, fmt::format("{}.normalizers[{}]", key, i), steps, parts));
     }
   } else {
     return KeyError(path, key + ".type",
                     fmt::format("normalizer '{}' is not supported (supported: NFC, NFKC, NFD, NFKD, Lowercase, StripAccents, "
-                                "BertNormalizer, Sequence)", type));
+                                "BertNormalizer, Prepend, Replace, Strip, Sequence)", type));
   }
   return absl::OkStatus();
 }
@@ -265,11 +284,13 @@ absl::Status ReadAddedTokens(const Json& json, const std::string& path, size_t m
 absl::StatusOr<std::unique_ptr<Normalizer>> ReadNormalizerOf(const Json& json, const std::string& path,
                                                              const std::vector<std::string>& extra_steps) {
   std::vector<std::string> steps;
-  if (json.contains("normalizer")) TOKVEC_RETURN_IF_ERROR(ReadNormalizer(json["normalizer"], path, "normalizer", &steps));
+  std::vector<std::unique_ptr<Normalizer>> parts;
+  if (json.contains("normalizer")) {
+    TOKVEC_RETURN_IF_ERROR(ReadNormalizer(json["normalizer"], path, "normalizer", &steps, &parts));
+  }
   steps.insert(steps.end(), extra_steps.begin(), extra_steps.end());
-  std::string name;
-  for (const std::string& step : steps) name += (name.empty() ? "" : "+") + step;
-  return MakeNormalizer(name);
+  TOKVEC_RETURN_IF_ERROR(FlushNormalizerSteps(&steps, &parts));
+  return MakeNormalizerChain(std::move(parts));
 }
 
 // A WordPiece model (see the header); `json` is the whole file.
@@ -351,6 +372,118 @@ absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string&
   return spec;
 }
 
+
+// True when the pre-tokenizer is ByteLevel or a Sequence holding one: the vocabulary is then spelled in GPT-2's
+// byte alphabet. Otherwise (null, absent, anything else) a BPE model works on code points (ReadCharBpe).
+bool UsesByteLevel(const Json& json) {
+  if (!json.contains("pre_tokenizer")) return false;
+  const Json& pre = json["pre_tokenizer"];
+  if (!pre.is_object()) return !pre.is_null();  // Not an object: ReadPreTokenizer names the problem.
+  if (pre.value("type", "") == "ByteLevel") return true;
+  if (pre.value("type", "") != "Sequence" || !pre.contains("pretokenizers") || !pre["pretokenizers"].is_array()) {
+    return pre.value("type", "") == "Sequence";
+  }
+  for (const Json& item : pre["pretokenizers"]) {
+    if (item.is_object() && item.value("type", "") == "ByteLevel") return true;
+  }
+  return false;
+}
+
+// The vocab and merges of a BPE model (either merge form); `where` prefixes merge messages.
+absl::Status ReadBpeVocab(const Json& model, const std::string& path, SpelledVocab* vocab) {
+  if (!model.contains("vocab") || !model["vocab"].is_object()) {
+    return KeyError(path, "model.vocab", "missing or not an object {\"spelling\": id}");
+  }
+  if (!model.contains("merges") || !model["merges"].is_array()) {
+    return KeyError(path, "model.merges", "missing or not an array");
+  }
+  vocab->tokens.reserve(model["vocab"].size());
+  for (const auto& [spelling, id] : model["vocab"].items()) {
+    if (!id.is_number_unsigned()) {
+      return KeyError(path, fmt::format("model.vocab.{}", spelling), "the id must be a non-negative integer");
+    }
+    vocab->tokens.emplace_back(spelling, id.get<uint64_t>());
+  }
+  const Json& merges = model["merges"];
+  vocab->merges.reserve(merges.size());
+  for (size_t i = 0; i < merges.size(); ++i) {
+    const Json& merge = merges[i];
+    std::string where = fmt::format("{}: key 'model.merges[{}]'", path, i);
+    if (merge.is_string()) {
+      const std::string spelled = merge.get<std::string>();
+      const size_t space = spelled.find(' ');
+      if (space == std::string::npos || spelled.find(' ', space + 1) != std::string::npos) {
+        return KeyError(path, fmt::format("model.merges[{}]", i),
+                        fmt::format("expected \"LEFT RIGHT\" (one space), got '{}'", spelled));
+      }
+      vocab->merges.push_back({spelled.substr(0, space), spelled.substr(space + 1), std::move(where)});
+    } else if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {
+      vocab->merges.push_back({merge[0].get<std::string>(), merge[1].get<std::string>(), std::move(where)});
+    } else {
+      return KeyError(path, fmt::format("model.merges[{}]", i), "expected \"LEFT RIGHT\" or [\"LEFT\", \"RIGHT\"]");
+    }
+  }
+  return absl::OkStatus();
+}
+
+// A BPE model over code points (SentencePiece-style: Llama-2, Mistral, Yi; see the header); `json` is the whole
+// file.
+absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& path) {
+  const Json& model = json["model"];
+  // 1. Options. Hugging Face samples merges at random with a dropout: refused, ids would not be reproducible.
+  if (model.contains("dropout") && !model["dropout"].is_null()) {
+    return KeyError(path, "model.dropout",
+                    fmt::format("BPE dropout ({}) is random at encode time and not supported; set it to null",
+                                model["dropout"].dump()));
+  }
+  for (const char* affix : {"continuing_subword_prefix", "end_of_word_suffix"}) {
+    if (model.contains(affix) && !model[affix].is_null() &&
+        !(model[affix].is_string() && model[affix].get<std::string>().empty())) {
+      return KeyError(path, fmt::format("model.{}", affix),
+                      "is not supported for BPE over code points (only null or \"\")");
+    }
+  }
+  auto flag = [&](const char* name) -> absl::StatusOr<bool> {
+    if (!model.contains(name) || model[name].is_null()) return false;
+    if (!model[name].is_boolean()) return KeyError(path, fmt::format("model.{}", name), "expected true or false");
+    return model[name].get<bool>();
+  };
+  CharBpeOptions options;
+  TOKVEC_ASSIGN_OR_RETURN(options.fuse_unk, flag("fuse_unk"));
+  TOKVEC_ASSIGN_OR_RETURN(options.byte_fallback, flag("byte_fallback"));
+  TOKVEC_ASSIGN_OR_RETURN(const bool ignore_merges, flag("ignore_merges"));
+  SpelledVocab vocab;
+  TOKVEC_RETURN_IF_ERROR(ReadBpeVocab(model, path, &vocab));
+  TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe, BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path),
+                                                        /*byte_level=*/false));
+  if (model.contains("unk_token") && !model["unk_token"].is_null()) {
+    if (!model["unk_token"].is_string()) return KeyError(path, "model.unk_token", "expected a string or null");
+    const std::string unk = model["unk_token"].get<std::string>();
+    options.unk_id = bpe.Find(unk);
+    if (!options.unk_id) {
+      return KeyError(path, "model.unk_token", fmt::format("'{}' is not in the vocabulary", unk));
+    }
+  }
+  TokenizerSpec spec{.type = ModelType::kChar, .bpe = std::move(bpe)};
+  spec.char_bpe = options;
+  spec.ignore_merges = ignore_merges;
+  spec.source = path;
+  // 2. Pre-tokenizer (none: the normalized text is one piece), normalizer, decoder.
+  if (json.contains("pre_tokenizer") && !json["pre_tokenizer"].is_null()) {
+    return KeyError(path, "pre_tokenizer",
+                    fmt::format("pre-tokenizer {} is not supported with a BPE model over code points (supported: "
+                                "null; ByteLevel makes a byte-level model)",
+                                json["pre_tokenizer"].dump()));
+  }
+  spec.pre_tokenizer = std::make_unique<WholeTextPreTokenizer>();
+  TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
+  TOKVEC_ASSIGN_OR_RETURN(spec.token_decoder, ReadHfDecoder(json.contains("decoder") ? json["decoder"] : Json(), path));
+  // 3. Added tokens.
+  TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.bpe.size(),
+                                         [&](TokenId id) { return spec.bpe.token(id); }, &spec.special_tokens));
+  return spec;
+}
+
 }  // namespace
 
 absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const std::string& path) {
@@ -368,44 +501,14 @@ absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const s
     return KeyError(path, "model.type",
                     fmt::format("only BPE and WordPiece models are supported, got {}", model["type"].dump()));
   }
+  if (!UsesByteLevel(json)) return ReadCharBpe(json, path);
   for (const char* affix : {"continuing_subword_prefix", "end_of_word_suffix"}) {
     if (model.contains(affix) && model[affix].is_string() && !model[affix].get<std::string>().empty()) {
       return KeyError(path, fmt::format("model.{}", affix), "must be empty for byte-level BPE");
     }
   }
-  if (!model.contains("vocab") || !model["vocab"].is_object()) {
-    return KeyError(path, "model.vocab", "missing or not an object {\"spelling\": id}");
-  }
-  if (!model.contains("merges") || !model["merges"].is_array()) {
-    return KeyError(path, "model.merges", "missing or not an array");
-  }
   SpelledVocab vocab;
-  vocab.tokens.reserve(model["vocab"].size());
-  for (const auto& [spelling, id] : model["vocab"].items()) {
-    if (!id.is_number_unsigned()) {
-      return KeyError(path, fmt::format("model.vocab.{}", spelling), "the id must be a non-negative integer");
-    }
-    vocab.tokens.emplace_back(spelling, id.get<uint64_t>());
-  }
-  const Json& merges = model["merges"];
-  vocab.merges.reserve(merges.size());
-  for (size_t i = 0; i < merges.size(); ++i) {
-    const Json& merge = merges[i];
-    std::string where = fmt::format("{}: key 'model.merges[{}]'", path, i);
-    if (merge.is_string()) {
-      const std::string spelled = merge.get<std::string>();
-      const size_t space = spelled.find(' ');
-      if (space == std::string::npos || spelled.find(' ', space + 1) != std::string::npos) {
-        return KeyError(path, fmt::format("model.merges[{}]", i),
-                        fmt::format("expected \"LEFT RIGHT\" (one space), got '{}'", spelled));
-      }
-      vocab.merges.push_back({spelled.substr(0, space), spelled.substr(space + 1), std::move(where)});
-    } else if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {
-      vocab.merges.push_back({merge[0].get<std::string>(), merge[1].get<std::string>(), std::move(where)});
-    } else {
-      return KeyError(path, fmt::format("model.merges[{}]", i), "expected \"LEFT RIGHT\" or [\"LEFT\", \"RIGHT\"]");
-    }
-  }
+  TOKVEC_RETURN_IF_ERROR(ReadBpeVocab(model, path, &vocab));
   TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe, BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path)));
   TokenizerSpec spec = ByteLevelSpec(std::move(bpe));
   spec.source = path;

@@ -8,7 +8,8 @@
 
 namespace tokvec {
 
-absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::string& vocab_where) {
+absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::string& vocab_where,
+                                         bool byte_level) {
   // 1. Tokens by id, as bytes.
   const uint64_t max_id = vocab.tokens.size() * 2 + 1024;  // Refuse absurd ids instead of allocating them.
   std::vector<std::string> tokens;
@@ -19,7 +20,10 @@ absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::s
       return absl::InvalidArgumentError(fmt::format("{}: token '{}' has id {}, far beyond the {} tokens given",
                                                     vocab_where, spelling, id, vocab.tokens.size()));
     }
-    std::optional<std::string> bytes = UnicodeToBytes(spelling);
+    std::optional<std::string> bytes = byte_level ? UnicodeToBytes(spelling) : std::optional<std::string>(spelling);
+    if (!byte_level && spelling.empty()) {
+      return absl::InvalidArgumentError(fmt::format("{}: the token with id {} is the empty string", vocab_where, id));
+    }
     if (!bytes || bytes->empty()) {
       return absl::InvalidArgumentError(fmt::format(
           "{}: token '{}' (id {}) is not spelled in GPT-2's byte-to-unicode alphabet; only byte-level BPE "
@@ -29,7 +33,7 @@ absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::s
     if (id >= tokens.size()) tokens.resize(id + 1);
     if (!tokens[id].empty()) {
       return absl::InvalidArgumentError(fmt::format("{}: tokens '{}' and '{}' both have id {}", vocab_where,
-                                                    BytesToUnicode(tokens[id]), spelling, id));
+                                                    byte_level ? BytesToUnicode(tokens[id]) : tokens[id], spelling, id));
     }
     tokens[id] = std::move(*bytes);
     id_of[spelling] = static_cast<TokenId>(id);

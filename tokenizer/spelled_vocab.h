@@ -32,7 +32,9 @@ struct SpelledVocab {
 
 // Errors name `vocab_where` and the token, or the merge's `where`: a spelling outside the byte-to-unicode
 // alphabet, two tokens with one id, a merge naming an unknown token, a merge whose result is not a token.
-absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::string& vocab_where);
+// `byte_level` false: spellings are the tokens' bytes themselves (BPE over code points, char_symbols.h).
+absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::string& vocab_where,
+                                         bool byte_level = true);
 
 // A byte-level spec around `bpe` with every other field at its default (TokenizerSpec has no default
 // constructor because BpeModel has none).

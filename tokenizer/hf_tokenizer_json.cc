@@ -18,7 +18,19 @@
 //   decoder           null (spellings joined by spaces) or WordPiece {prefix, cleanup}
 //   added_tokens      as above; post_processor ([CLS] ... [SEP]) is ignored
 //
-// The writer emits the same shapes. A rank model (tiktoken) has no merge list: each token's merge is the split
+// SentencePiece-style BPE over code points (Llama-2, Mistral v0.1, Yi; ModelType::kChar), chosen when the
+// pre-tokenizer is not ByteLevel (or a Sequence holding one):
+//   model             {"type": "BPE", "vocab", "merges" (either form), "unk_token": string or null,
+//                      "fuse_unk", "byte_fallback", "ignore_merges", "dropout": null};
+//                      continuing_subword_prefix / end_of_word_suffix must be null or ""
+//   normalizer        as above, plus Prepend {prepend}, Replace {pattern: {String | Regex}, content},
+//                     Strip {strip_left, strip_right} (hf_json_steps.h), also inside a Sequence
+//   pre_tokenizer     null (the normalized text is one piece)
+//   decoder           null (spellings joined by spaces), Replace, ByteFallback, Fuse, Strip {content, start,
+//                     stop}, Metaspace {replacement, prepend_scheme}, ByteLevel, WordPiece, or a Sequence of them
+//   added_tokens      as above
+//
+// The writer emits the byte-level shapes only (a char model is refused). A rank model (tiktoken) has no merge list: each token's merge is the split
 // into two tokens that BPE with lower ranks gives, and ignore_merges is set, as tiktoken looks whole pieces up.
 #include <algorithm>
 #include <limits>

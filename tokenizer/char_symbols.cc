@@ -1,5 +1,6 @@
 #include "tokenizer/char_symbols.h"
 
+#include <algorithm>
 #include <string>
 
 #include "fmt/format.h"
@@ -16,12 +17,19 @@ std::array<TokenId, 256> FallbackTokenIds(const BpeModel& bpe) {
 void CharSymbols(std::string_view text, size_t base, const BpeModel& bpe, const CharBpeOptions& options,
                  const std::array<TokenId, 256>& fallback_ids, std::vector<BpeModel::Symbol>* symbols) {
   std::optional<size_t> pending_unk;  // Where the waiting unk begins.
+  // A waiting unk goes after the byte-fallback tokens pushed meanwhile: it begins no earlier than they do, so
+  // that offsets stay in order.
+  auto flush = [&] {
+    size_t begin = base + *pending_unk;
+    if (!symbols->empty()) begin = std::max(begin, symbols->back().begin);
+    symbols->push_back({*options.unk_id, begin});
+    pending_unk.reset();
+  };
   for (size_t pos = 0; pos < text.size();) {
     const size_t length = std::max<size_t>(Utf8SequenceLength(text, pos), 1);
     const std::string_view c = text.substr(pos, length);
     if (std::optional<TokenId> id = bpe.Find(c)) {
-      if (pending_unk) symbols->push_back({*options.unk_id, base + *pending_unk});
-      pending_unk.reset();
+      if (pending_unk) flush();
       symbols->push_back({*id, base + pos});
     } else {
       bool all_bytes = options.byte_fallback;
@@ -33,13 +41,13 @@ void CharSymbols(std::string_view text, size_t base, const BpeModel& bpe, const 
           symbols->push_back({fallback_ids[static_cast<unsigned char>(c[k])], base + pos + k});
         }
       } else if (options.unk_id) {
-        if (pending_unk && !options.fuse_unk) symbols->push_back({*options.unk_id, base + *pending_unk});
-        if (!pending_unk || !options.fuse_unk) pending_unk = pos;
+        if (pending_unk && !options.fuse_unk) flush();
+        if (!pending_unk) pending_unk = pos;
       }
     }
     pos += length;
   }
-  if (pending_unk) symbols->push_back({*options.unk_id, base + *pending_unk});
+  if (pending_unk) flush();
 }
 
 }  // namespace tokvec

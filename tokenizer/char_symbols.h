@@ -6,7 +6,8 @@
 //   - byte_fallback, and every byte of it has a "<0xNN>" token (uppercase hex): those byte tokens;
 //   - else, with an unk token: unk; with fuse_unk, consecutive unknowns make one unk. An unk waits until the
 //     next code point that has a token (or the end): byte-fallback tokens in between come before it, as in
-//     Hugging Face ("€€é" with <0xC3> <0xA9> but no <0xAC>: <0xC3> <0xA9> <unk>);
+//     Hugging Face ("€€é" with <0xC3> <0xA9> but no <0xAC>: <0xC3> <0xA9> <unk>); its offset then begins where
+//     the last of them begins (offsets stay in order);
 //   - else it is dropped.
 //
 //   CharSymbols("aé", 0, bpe, {.byte_fallback = true}, fallback_ids, &symbols);  // a <0xC3> <0xA9>

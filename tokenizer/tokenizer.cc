@@ -253,8 +253,7 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
     out.ids->push_back(scratch[i].id);
     if (out.offsets != nullptr) {
       size_t end = i + 1 < scratch.size() ? scratch[i + 1].begin : piece.end;
-      // Char models put a waiting unk after later byte-fallback tokens (char_symbols.h): no negative spans.
-      out.offsets->push_back({base + scratch[i].begin, base + std::max(end, scratch[i].begin)});
+      out.offsets->push_back({base + scratch[i].begin, base + end});
     }
   }
 }

@@ -12,6 +12,7 @@
 #include "nlohmann/json.hpp"
 #include "tokenizer/formats.h"
 #include "tokenizer/tokenizer.h"
+#include "tests/fuzz/fuzz_models.h"
 
 namespace tokvec {
 namespace {
@@ -270,6 +271,23 @@ TEST(SpmBpeFilesTest, MalformedFilesAreClearErrors) {
     ASSERT_FALSE(tokenizer.ok()) << c.json_pointer << " " << c.value.dump();
     EXPECT_NE(tokenizer.status().message().find(c.expected), std::string_view::npos)
         << c.json_pointer << ": " << tokenizer.status();
+  }
+}
+
+// The fuzz seeds of fuzz_hf_tokenizer_json for these files load, and pass the fuzz target's checks (offsets in
+// order, decode works) on their sample text.
+TEST(SpmBpeFilesTest, FuzzSeedsPassTheFuzzChecks) {
+  for (const char* name : {"spm_bpe_llama", "spm_bpe_pairs_metaspace"}) {
+    absl::StatusOr<std::string> input =
+        ReadFile(std::string(TOKVEC_SOURCE_DIR) + "/tests/fuzz/corpus/hf_tokenizer_json/" + name);
+    ASSERT_TRUE(input.ok()) << input.status();
+    auto [file, sample] = fuzz::SplitSample(*input);
+    absl::StatusOr<TokenizerSpec> spec = ReadHfTokenizerJson(file, name);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Create(*std::move(spec));
+    ASSERT_TRUE(tokenizer.ok()) << tokenizer.status();
+    EXPECT_EQ((*tokenizer)->type(), ModelType::kChar);
+    fuzz::ExerciseTokenizer(**tokenizer, sample);
   }
 }
 

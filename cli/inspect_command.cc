@@ -44,8 +44,30 @@ std::string WordPieceSummary(const Tokenizer& tokenizer, const std::string& path
   return out;
 }
 
+std::string CharSummary(const Tokenizer& tokenizer, const std::string& path) {
+  const TokenizerSpec& spec = tokenizer.spec();
+  std::string out;
+  out += fmt::format("model: {}\n", path);
+  out += "type: char (BPE over code points, SentencePiece-style)\n";
+  out += fmt::format("vocab_size: {}\n", tokenizer.vocab_size());
+  out += fmt::format("merges: {}\n", spec.bpe.merges().size());
+  out += fmt::format("unk_token: {}\n", spec.char_bpe.unk_id ? fmt::format("{} (id {})", tokenizer.TokenSpelling(*spec.char_bpe.unk_id),
+                                                                           *spec.char_bpe.unk_id)
+                                                             : "none (unknown characters are dropped)");
+  out += fmt::format("fuse_unk: {}\n", spec.char_bpe.fuse_unk);
+  out += fmt::format("byte_fallback: {}\n", spec.char_bpe.byte_fallback);
+  out += fmt::format("ignore_merges: {}\n", spec.ignore_merges);
+  out += fmt::format("pre_tokenizer: {}\n", spec.pre_tokenizer->name());
+  out += fmt::format("normalizer: {}\n", spec.normalizer ? spec.normalizer->name() : "none");
+  out += fmt::format("decoder: {}\n", spec.token_decoder->name());
+  out += fmt::format("special_tokens: {}\n", spec.special_tokens.size());
+  for (const SpecialToken& special : spec.special_tokens) out += fmt::format("  {} {}\n", special.id, special.text);
+  return out;
+}
+
 std::string Summary(const Tokenizer& tokenizer, const std::string& path) {
   if (tokenizer.type() == ModelType::kWordPiece) return WordPieceSummary(tokenizer, path);
+  if (tokenizer.type() == ModelType::kChar) return CharSummary(tokenizer, path);
   const TokenizerSpec& spec = tokenizer.spec();
   const BpeModel& bpe = spec.bpe;
   const bool word = spec.type == ModelType::kWord;

@@ -27,6 +27,9 @@
 //                           Hugging Face against tokvec on whole texts (botchan.txt, and every code point of
 //                           planes 0-1 between letters; encoded with --threads 2), on every 8th line of the corpus
 //                           files, and `tokvec decode` of the whole-text ids
+//   spm_bpe/<file>/whole    the SentencePiece-style BPE tokenizer.json files of tests/data/spm_bpe (Llama-2's
+//   spm_bpe/<file>/lines    shape, made by scripts/gen_spm_bpe_files.mjs): as wordpiece/*, on every line and on
+//   spm_bpe/<file>/decode   whole texts (llama only; the pre-tokenizer is null: a whole text is one BPE piece)
 // --only PREFIX runs only the suites whose name starts with PREFIX (e.g. --only wordpiece).
 // Text special tokens spell (<|endoftext|>) is ordinary text on both sides (tiktoken's encode_ordinary).
 import { spawn } from "node:child_process";
@@ -413,6 +416,37 @@ if (pretokFiles.length > 0) {
     for (let i = 0; i < theirs.length; i++) {
       compareText(`${suite}/decode`, labels[i], await tokenizer.decode(theirs[i], false), decoded[i]);
     }
+  }
+}
+
+// SentencePiece-style BPE tokenizer.json files (tests/data/spm_bpe, from scripts/gen_spm_bpe_files.mjs): no
+// pre-tokenizer, so each whole text is one piece on both sides. Added tokens (<unk>, <s>, </s>) as for WordPiece.
+const spmDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "tests", "data", "spm_bpe");
+const spmFiles = want("spm_bpe") && fs.existsSync(spmDir)
+  ? fs.readdirSync(spmDir).filter((f) => f.endsWith(".json") && f !== "golden.json").sort()
+  : [];
+for (const name of spmFiles) {
+  const file = path.join(spmDir, name);
+  const suite = `spm_bpe/${name.replace(/\.json$/, "")}`;
+  log(`${suite}: Hugging Face against tokvec (whole texts, lines, decode)`);
+  const tokenizer = hf.Tokenizer.fromFile(file);
+  const spell = hfSpell(tokenizer);
+  const ours = (await pool(wholePaths, (f) => runTokvec(["encode", "-m", file, "--allow-special", f]))).map(parseIds);
+  // Hugging Face takes ~9 s for one 2.8 MB piece here: only llama.json compares whole texts; the other files
+  // compare every line, and decode tokvec's whole-text ids.
+  const full = name === "llama.json";
+  const theirs = full ? await hfIds(tokenizer, wholeTexts) : ours;
+  if (full) wholeLabels.forEach((label, i) => compare(`${suite}/whole`, label, theirs[i], ours[i], spell));
+  const ourLines = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--lines", "--threads", "2", linesPath]));
+  if (ourLines.length !== corpusLines.length) {
+    failed = true;
+    console.log(`MISMATCH ${suite}/lines: ${corpusLines.length} lines in, ${ourLines.length} lines out`);
+  }
+  const theirLines = await hfIds(tokenizer, corpusLines);
+  corpusLines.forEach((line, i) => compare(`${suite}/lines`, `line ${i + 1}`, theirLines[i], parseIds(ourLines[i] ?? ""), spell));
+  const decoded = await pool(theirs, (ids) => runTokvec(["decode", "-m", file], ids.join(" ")));
+  for (let i = 0; i < theirs.length; i++) {
+    compareText(`${suite}/decode`, wholeLabels[i], await tokenizer.decode(theirs[i], false), decoded[i]);
   }
 }
 

@@ -21,14 +21,26 @@
 //   decoder           null (spellings joined by spaces) or WordPiece {prefix, cleanup}
 //   added_tokens      as above; post_processor ([CLS] ... [SEP]) is ignored
 //
+// SentencePiece-style BPE over code points (Llama-2, Mistral v0.1, Yi; ModelType::kChar), chosen when the
+// pre-tokenizer is not ByteLevel (or a Sequence holding one):
+//   model             {"type": "BPE", "vocab", "merges" (either form), "unk_token": string or null,
+//                      "fuse_unk", "byte_fallback", "ignore_merges", "dropout": null};
+//                      continuing_subword_prefix / end_of_word_suffix must be null or ""
+//   normalizer        as above, plus Prepend {prepend}, Replace {pattern: {String | Regex}, content},
+//                     Strip {strip_left, strip_right} (hf_json_steps.h), also inside a Sequence
+//   pre_tokenizer     null (the normalized text is one piece)
+//   decoder           null (spellings joined by spaces), Replace, ByteFallback, Fuse, Strip {content, start,
+//                     stop}, Metaspace {replacement, prepend_scheme}, ByteLevel, WordPiece, or a Sequence of them
+//   added_tokens      as above
+//
 // Loading: model.vocab (an object) and model.merges are scanned into flat arrays by hf_vocab_reader.h and only
 // the rest goes to the JSON DOM; readers take them with TakeVocab / TakeMerges, which read the DOM's instead when
 // the scanner did not divert them. A file the fast path does not read to a tokenizer is read again through the DOM
 // alone (ReadHfTokenizerJsonViaDom), which decides errors and odd shapes (a repeated key keeps its last id).
 //
-// The writer emits the same shapes (an HfPreTokenizer's JSON as it was read). A rank model (tiktoken) has no
-// merge list: each token's merge is the split into two tokens that BPE with lower ranks gives, and ignore_merges
-// is set, as tiktoken looks whole pieces up.
+// The writer emits the byte-level shapes (an HfPreTokenizer's JSON as it was read; a char model is refused). A
+// rank model (tiktoken) has no merge list: each token's merge is the split into two tokens that BPE with lower
+// ranks gives, and ignore_merges is set, as tiktoken looks whole pieces up.
 #include <algorithm>
 #include <limits>
 #include <memory>
@@ -44,11 +56,14 @@
 #include "tokenizer/formats.h"
 #include "tokenizer/hf_vocab_reader.h"
 #include "tokenizer/hf_pre_tokenizer.h"
+#include "tokenizer/hf_json_steps.h"
 #include "tokenizer/icu_normalizer.h"
 #include "tokenizer/spelled_vocab.h"
 #include "tokenizer/split_pattern.h"
+#include "tokenizer/text_normalizers.h"
 #include "tokenizer/utf8.h"
 #include "tokenizer/whitespace_pre_tokenizer.h"
+#include "tokenizer/whole_text_pre_tokenizer.h"
 
 namespace tokvec {
 namespace {
@@ -146,15 +161,31 @@ std::string FailingKey(std::string_view text) {
   return key.empty() ? "(top level)" : key;
 }
 
-// Appends normalizer step names for an HF normalizer object.
+// Turns the pending ICU step names into one normalizer at the end of `parts` (hf_json_steps.h's steps come
+// between them).
+absl::Status FlushNormalizerSteps(std::vector<std::string>* steps, std::vector<std::unique_ptr<Normalizer>>* parts) {
+  std::string name;
+  for (const std::string& step : *steps) name += (name.empty() ? "" : "+") + step;
+  steps->clear();
+  TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> part, MakeNormalizer(name));
+  if (part != nullptr) parts->push_back(std::move(part));
+  return absl::OkStatus();
+}
+
+// Appends normalizer step names for an HF normalizer object; a Prepend, Replace or Strip ends the named steps
+// so far (flushed into `parts`) and is added to `parts` itself.
 absl::Status ReadNormalizer(const Json& node, const std::string& path, const std::string& key,
-                            std::vector<std::string>* steps) {
+                            std::vector<std::string>* steps, std::vector<std::unique_ptr<Normalizer>>* parts) {
   if (node.is_null()) return absl::OkStatus();
   if (!node.is_object() || !node.contains("type") || !node["type"].is_string()) {
     return KeyError(path, key, "expected null or an object with a \"type\"");
   }
   const std::string type = node["type"].get<std::string>();
-  if (type == "NFC") {
+  if (IsHfTextNormalizer(type)) {
+    TOKVEC_RETURN_IF_ERROR(FlushNormalizerSteps(steps, parts));
+    TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> part, ReadHfTextNormalizer(node, path, key));
+    parts->push_back(std::move(part));
+  } else if (type == "NFC") {
     steps->push_back("nfc");
   } else if (type == "NFKC") {
     steps->push_back("nfkc");
@@ -187,12 +218,12 @@ absl::Status ReadNormalizer(const Json& node, const std::string& path, const std
   } else if (type == "Sequence" && node.contains("normalizers") && node["normalizers"].is_array()) {
     for (size_t i = 0; i < node["normalizers"].size(); ++i) {
       TOKVEC_RETURN_IF_ERROR(
-          ReadNormalizer(node["normalizers"][i], path, fmt::format("{}.normalizers[{}]", key, i), steps));
+          ReadNormalizer(node["normalizers"][i], path, fmt::format("{}.normalizers[{}]", key, i), steps, parts));
     }
   } else {
     return KeyError(path, key + ".type",
                     fmt::format("normalizer '{}' is not supported (supported: NFC, NFKC, NFD, NFKD, Lowercase, StripAccents, "
-                                "BertNormalizer, Sequence)", type));
+                                "BertNormalizer, Prepend, Replace, Strip, Sequence)", type));
   }
   return absl::OkStatus();
 }
@@ -262,11 +293,13 @@ absl::Status ReadAddedTokens(const Json& json, const std::string& path, size_t m
 absl::StatusOr<std::unique_ptr<Normalizer>> ReadNormalizerOf(const Json& json, const std::string& path,
                                                              const std::vector<std::string>& extra_steps) {
   std::vector<std::string> steps;
-  if (json.contains("normalizer")) TOKVEC_RETURN_IF_ERROR(ReadNormalizer(json["normalizer"], path, "normalizer", &steps));
+  std::vector<std::unique_ptr<Normalizer>> parts;
+  if (json.contains("normalizer")) {
+    TOKVEC_RETURN_IF_ERROR(ReadNormalizer(json["normalizer"], path, "normalizer", &steps, &parts));
+  }
   steps.insert(steps.end(), extra_steps.begin(), extra_steps.end());
-  std::string name;
-  for (const std::string& step : steps) name += (name.empty() ? "" : "+") + step;
-  return MakeNormalizer(name);
+  TOKVEC_RETURN_IF_ERROR(FlushNormalizerSteps(&steps, &parts));
+  return MakeNormalizerChain(std::move(parts));
 }
 
 // A WordPiece model (see the header); `json` is the whole file.
@@ -346,6 +379,83 @@ absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string&
   return spec;
 }
 
+
+// True when the pre-tokenizer is ByteLevel or a Sequence holding one: the vocabulary is then spelled in GPT-2's
+// byte alphabet. Otherwise (null, absent, anything else) a BPE model works on code points (ReadCharBpe).
+bool UsesByteLevel(const Json& json) {
+  if (!json.contains("pre_tokenizer")) return false;
+  const Json& pre = json["pre_tokenizer"];
+  if (!pre.is_object()) return !pre.is_null();  // Not an object: ReadPreTokenizer names the problem.
+  if (pre.value("type", "") == "ByteLevel") return true;
+  if (pre.value("type", "") != "Sequence" || !pre.contains("pretokenizers") || !pre["pretokenizers"].is_array()) {
+    return pre.value("type", "") == "Sequence";
+  }
+  for (const Json& item : pre["pretokenizers"]) {
+    if (item.is_object() && item.value("type", "") == "ByteLevel") return true;
+  }
+  return false;
+}
+
+// A BPE model over code points (SentencePiece-style: Llama-2, Mistral, Yi; see the header); `json` is the whole
+// file.
+absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& path, HfModelTables& tables) {
+  const Json& model = json["model"];
+  // 1. Options. Hugging Face samples merges at random with a dropout: refused, ids would not be reproducible.
+  if (model.contains("dropout") && !model["dropout"].is_null()) {
+    return KeyError(path, "model.dropout",
+                    fmt::format("BPE dropout ({}) is random at encode time and not supported; set it to null",
+                                model["dropout"].dump()));
+  }
+  for (const char* affix : {"continuing_subword_prefix", "end_of_word_suffix"}) {
+    if (model.contains(affix) && !model[affix].is_null() &&
+        !(model[affix].is_string() && model[affix].get<std::string>().empty())) {
+      return KeyError(path, fmt::format("model.{}", affix),
+                      "is not supported for BPE over code points (only null or \"\")");
+    }
+  }
+  auto flag = [&](const char* name) -> absl::StatusOr<bool> {
+    if (!model.contains(name) || model[name].is_null()) return false;
+    if (!model[name].is_boolean()) return KeyError(path, fmt::format("model.{}", name), "expected true or false");
+    return model[name].get<bool>();
+  };
+  CharBpeOptions options;
+  TOKVEC_ASSIGN_OR_RETURN(options.fuse_unk, flag("fuse_unk"));
+  TOKVEC_ASSIGN_OR_RETURN(options.byte_fallback, flag("byte_fallback"));
+  TOKVEC_ASSIGN_OR_RETURN(const bool ignore_merges, flag("ignore_merges"));
+  SpelledVocab vocab;
+  TOKVEC_ASSIGN_OR_RETURN(vocab.tokens, TakeVocab(model, tables, path));
+  TOKVEC_ASSIGN_OR_RETURN(vocab.merges, TakeMerges(model, tables, path));
+  vocab.merge_where = [&](size_t rank) { return fmt::format("{}: key 'model.merges[{}]'", path, rank); };
+  TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe, BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path),
+                                                        /*unreachable=*/nullptr, /*byte_level=*/false));
+  if (model.contains("unk_token") && !model["unk_token"].is_null()) {
+    if (!model["unk_token"].is_string()) return KeyError(path, "model.unk_token", "expected a string or null");
+    const std::string unk = model["unk_token"].get<std::string>();
+    options.unk_id = bpe.Find(unk);
+    if (!options.unk_id) {
+      return KeyError(path, "model.unk_token", fmt::format("'{}' is not in the vocabulary", unk));
+    }
+  }
+  TokenizerSpec spec{.type = ModelType::kChar, .bpe = std::move(bpe)};
+  spec.char_bpe = options;
+  spec.ignore_merges = ignore_merges;
+  spec.source = path;
+  // 2. Pre-tokenizer (none: the normalized text is one piece), normalizer, decoder.
+  if (json.contains("pre_tokenizer") && !json["pre_tokenizer"].is_null()) {
+    return KeyError(path, "pre_tokenizer",
+                    fmt::format("pre-tokenizer {} is not supported with a BPE model over code points (supported: "
+                                "null; ByteLevel makes a byte-level model)",
+                                json["pre_tokenizer"].dump()));
+  }
+  spec.pre_tokenizer = std::make_unique<WholeTextPreTokenizer>();
+  TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
+  TOKVEC_ASSIGN_OR_RETURN(spec.token_decoder, ReadHfDecoder(json.contains("decoder") ? json["decoder"] : Json(), path));
+  // 3. Added tokens.
+  TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.bpe.size(),
+                                         [&](TokenId id) { return spec.bpe.token(id); }, &spec.special_tokens));
+  return spec;
+}
+
 // The reader: `text` goes to the DOM; model.vocab and model.merges come from `tables` when it holds them.
 absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std::string& path,
                                                 HfModelTables& tables) {
@@ -364,6 +474,7 @@ absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std
     return KeyError(path, "model.type",
                     fmt::format("only BPE and WordPiece models are supported, got {}", model["type"].dump()));
   }
+  if (!UsesByteLevel(json)) return ReadCharBpe(json, path, tables);
   for (const char* affix : {"continuing_subword_prefix", "end_of_word_suffix"}) {
     if (model.contains(affix) && model[affix].is_string() && !model[affix].get<std::string>().empty()) {
       return KeyError(path, fmt::format("model.{}", affix), "must be empty for byte-level BPE");

@@ -11,7 +11,7 @@
 namespace tokvec {
 
 absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::string& vocab_where,
-                                         std::vector<UnreachableToken>* unreachable) {
+                                         std::vector<UnreachableToken>* unreachable, bool byte_level) {
   // 1. Tokens by id, as bytes.
   const FlatVocab& entries = vocab.tokens;
   const uint64_t max_id = entries.size() * 2 + 1024;  // Refuse absurd ids instead of allocating them.
@@ -31,7 +31,11 @@ absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::s
     const std::string_view spelling = entries.spelling(i);
     const uint64_t id = entries.id(i);
     bytes.clear();
-    const bool spelled = AppendUnicodeToBytes(spelling, &bytes) && !bytes.empty();
+    if (!byte_level && spelling.empty()) {
+      return absl::InvalidArgumentError(fmt::format("{}: the token with id {} is the empty string", vocab_where, id));
+    }
+    const bool spelled = byte_level ? AppendUnicodeToBytes(spelling, &bytes) && !bytes.empty()
+                                    : (bytes.assign(spelling), true);
     if (!spelled && unreachable != nullptr) {
       if (!tokens[id].empty() || unreachable_id[id]) {
         return absl::InvalidArgumentError(fmt::format("{}: two tokens have id {}", vocab_where, id));
@@ -50,7 +54,7 @@ absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::s
     if (!tokens[id].empty() || (unreachable != nullptr && unreachable_id[id])) {
       if (tokens[id].empty()) return absl::InvalidArgumentError(fmt::format("{}: two tokens have id {}", vocab_where, id));
       return absl::InvalidArgumentError(fmt::format("{}: tokens '{}' and '{}' both have id {}", vocab_where,
-                                                    BytesToUnicode(tokens[id]), spelling, id));
+                                                    byte_level ? BytesToUnicode(tokens[id]) : tokens[id], spelling, id));
     }
     tokens[id] = bytes;
   }
@@ -79,7 +83,10 @@ absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::s
     for (size_t k = 0; k < 2 * count && unspelled == 2 * count; ++k) {
       const size_t rank = rank_of[block + k / 2];
       bytes_of[k].clear();
-      if (!AppendUnicodeToBytes(k % 2 == 0 ? vocab.merges.left(rank) : vocab.merges.right(rank), &bytes_of[k])) {
+      const std::string_view side = k % 2 == 0 ? vocab.merges.left(rank) : vocab.merges.right(rank);
+      if (!byte_level) {
+        bytes_of[k].assign(side);
+      } else if (!AppendUnicodeToBytes(side, &bytes_of[k])) {
         unspelled = k;
       }
       keys[k] = bytes_of[k];

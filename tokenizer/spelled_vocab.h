@@ -35,8 +35,10 @@ struct SpelledVocab {
 // With `unreachable`, a spelling outside the alphabet (or an empty one) is no error: no input can reach such a
 // token (Hugging Face loads them, as in Whisper's and Cohere's files), so its id is a gap of the BpeModel and
 // (id, spelling) goes to `unreachable`; merges that name it are dropped, as they can never apply.
+// `byte_level` false: spellings are the tokens' bytes themselves (BPE over code points, char_symbols.h).
 absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::string& vocab_where,
-                                         std::vector<UnreachableToken>* unreachable = nullptr);
+                                         std::vector<UnreachableToken>* unreachable = nullptr,
+                                         bool byte_level = true);
 
 // A byte-level spec around `bpe` with every other field at its default (TokenizerSpec has no default
 // constructor because BpeModel has none).

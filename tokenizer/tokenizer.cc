@@ -31,6 +31,8 @@ std::string_view ModelTypeName(ModelType type) {
       return "byte";
     case ModelType::kWordPiece:
       return "wordpiece";
+    case ModelType::kChar:
+      return "char";
   }
   return "unknown";
 }
@@ -59,6 +61,12 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
     }
   } else if (s.type == ModelType::kWordPiece) {
     if (s.wordpiece.size() == 0) return absl::InvalidArgumentError("WordPiece model has no vocabulary");
+  } else if (s.type == ModelType::kChar) {
+    tokenizer->byte_ids_ = FallbackTokenIds(s.bpe);
+    if (s.char_bpe.unk_id && *s.char_bpe.unk_id >= vocab_size) {
+      return absl::InvalidArgumentError("the unk token's id is outside the vocabulary");
+    }
+    if (s.token_decoder == nullptr) return absl::InvalidArgumentError("char model has no decoder");
   } else {
     if (!s.end_of_word_id || *s.end_of_word_id >= s.bpe.size()) {
       return absl::InvalidArgumentError("word model has no end-of-word token `</w>`");
@@ -151,12 +159,13 @@ absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Cache
   } else if (caches.local == nullptr) {
     caches.local = &PieceCache::ForThread(cache_serial_);
   }
-  if (spec_.type == ModelType::kWordPiece) {
+  if (spec_.type == ModelType::kWordPiece || spec_.type == ModelType::kChar) {
     // Checked before normalization, which would pass bad bytes on: offsets name the input byte.
     if (std::optional<size_t> bad = FindInvalidUtf8(text)) {
       return absl::InvalidArgumentError(
-          fmt::format("invalid UTF-8 at byte offset {} (byte 0x{:02X}); WordPiece models need UTF-8 text",
-                      base + *bad, static_cast<unsigned char>(text[*bad])));
+          fmt::format("invalid UTF-8 at byte offset {} (byte 0x{:02X}); {} models need UTF-8 text", base + *bad,
+                      static_cast<unsigned char>(text[*bad]),
+                      spec_.type == ModelType::kChar ? "char" : "WordPiece"));
     }
   }
   if (spec_.normalizer == nullptr) {
@@ -196,6 +205,15 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
   scratch.clear();
   if (spec_.type == ModelType::kWordPiece) {
     spec_.wordpiece.Tokenize(bytes, piece.begin, &scratch);
+  } else if (spec_.type == ModelType::kChar) {
+    std::optional<TokenId> whole;
+    if (spec_.ignore_merges) whole = spec_.bpe.Find(bytes);
+    if (whole) {
+      scratch.push_back({*whole, piece.begin});
+    } else {
+      CharSymbols(bytes, piece.begin, spec_.bpe, spec_.char_bpe, byte_ids_, &scratch);
+      spec_.bpe.Merge(scratch);
+    }
   } else if (spec_.type == ModelType::kByte) {
     // A piece seen before is copied from a cache (piece_cache.h).
     const uint64_t hash = PieceCache::Hash(bytes);
@@ -270,6 +288,7 @@ size_t Tokenizer::FindCut(std::string_view text, size_t limit, const EncodeOptio
 
 absl::StatusOr<std::string> Tokenizer::Decode(absl::Span<const TokenId> ids) const {
   if (spec_.type == ModelType::kWordPiece) return DecodeWordPiece(ids);
+  if (spec_.type == ModelType::kChar) return DecodeChar(ids);
   std::string text;
   for (TokenId id : ids) {
     if (id >= vocab_size_) {
@@ -330,6 +349,22 @@ absl::StatusOr<std::string> Tokenizer::DecodeWordPiece(absl::Span<const TokenId>
     }
   }
   return text;
+}
+
+absl::StatusOr<std::string> Tokenizer::DecodeChar(absl::Span<const TokenId> ids) const {
+  std::vector<std::string> tokens;
+  tokens.reserve(ids.size());
+  for (const TokenId id : ids) {
+    if (id >= vocab_size_) {
+      return absl::OutOfRangeError(
+          fmt::format("token id {} is outside the vocabulary (ids are 0..{})", id, vocab_size_ - 1));
+    }
+    if (!is_special_[id] && (id >= spec_.bpe.size() || spec_.bpe.token(id).empty())) {
+      return absl::OutOfRangeError(fmt::format("token id {} is not used by this vocabulary", id));
+    }
+    tokens.push_back(TokenSpelling(id));
+  }
+  return spec_.token_decoder->Decode(std::move(tokens));
 }
 
 std::string Tokenizer::TokenSpelling(TokenId id) const {

@@ -7,7 +7,7 @@
 // A Tokenizer is immutable after construction; Encode and Decode keep their scratch per call, so one
 // tokenizer may be shared by any number of threads.
 //
-// Three model types:
+// Four model types:
 //   - kWord (classic BPE, Sennrich et al. 2016): words are maximal runs of non-White_Space code points; the
 //     symbols are code points plus an end-of-word symbol spelled `</w>` after each word; a code point outside
 //     the alphabet encodes as `<unk>`. Decode joins token spellings and turns each `</w>` into one space.
@@ -15,6 +15,10 @@
 //     input encodes, and Decode gives back the same bytes.
 //   - kWordPiece (BERT, Hugging Face tokenizer.json): pre-tokenizer pieces are cut by WordPieceModel (greedy
 //     longest match, "##" continuations, unk for a word that cannot be cut); Decode runs the WordPiece decoder.
+//   - kChar (SentencePiece-style BPE over code points, Hugging Face tokenizer.json: Llama-2, Mistral, Yi): the
+//     symbols are code points spelled in plain UTF-8 (spaces usually "▁" by the normalizer), with "<0xNN>"
+//     byte fallback and an optional unk (char_symbols.h); Decode runs the tokenizer.json decoder chain
+//     (token_decoders.h).
 #ifndef TOKVEC_TOKENIZER_TOKENIZER_H_
 #define TOKVEC_TOKENIZER_TOKENIZER_H_
 
@@ -30,15 +34,17 @@
 #include "absl/types/span.h"
 #include "tokenizer/piece_cache.h"
 #include "tokenizer/bpe_model.h"
+#include "tokenizer/char_symbols.h"
 #include "tokenizer/normalizer.h"
 #include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/token_decoders.h"
 #include "tokenizer/wordpiece_decoder.h"
 #include "tokenizer/wordpiece_model.h"
 
 namespace tokvec {
 
-enum class ModelType { kWord, kByte, kWordPiece };
-// "word", "byte" or "wordpiece".
+enum class ModelType { kWord, kByte, kWordPiece, kChar };
+// "word", "byte", "wordpiece" or "char".
 std::string_view ModelTypeName(ModelType type);
 
 // In word models the end-of-word symbol is stored as this single byte, which never occurs in valid UTF-8,
@@ -88,6 +94,8 @@ struct TokenizerSpec {
   std::optional<TokenId> unk_id;                 // Word models: the id of `<unk>`.
   std::optional<TokenId> end_of_word_id;         // Word models: the id of the `</w>` symbol.
   bool ignore_merges = false;                    // Hugging Face: a piece that is itself a token skips merging.
+  CharBpeOptions char_bpe;                       // kChar: unk, fuse_unk, byte_fallback.
+  std::unique_ptr<TokenDecoder> token_decoder;   // kChar: the decoder chain (required).
   std::string source;                            // Where it came from (file path), for messages.
   std::vector<UnreachableToken> unreachable_tokens;  // kByte from tokenizer.json: ids that are gaps of `bpe`.
 };
@@ -161,10 +169,11 @@ class Tokenizer {
                    Caches caches, Sink out) const;
 
   absl::StatusOr<std::string> DecodeWordPiece(absl::Span<const TokenId> ids) const;
+  absl::StatusOr<std::string> DecodeChar(absl::Span<const TokenId> ids) const;
 
   TokenizerSpec spec_;
   size_t vocab_size_ = 0;
-  std::array<TokenId, 256> byte_ids_{};  // Byte models: the token of each single byte.
+  std::array<TokenId, 256> byte_ids_{};  // Byte models: the token of each single byte; char models: of "<0xNN>".
   std::vector<bool> is_special_;         // [vocab_size_]
   uint64_t cache_serial_ = NewPieceCacheSerial();  // This tokenizer in the per-thread piece caches.
 };

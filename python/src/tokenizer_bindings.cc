@@ -160,6 +160,10 @@ void Save(const TokenizerObject& self, const std::string& path) {
   if (self.tokenizer().type() == ModelType::kWordPiece) {
     Check(absl::FailedPreconditionError("a WordPiece tokenizer has no tokvec model file form; keep its tokenizer.json"));
   }
+  if (self.tokenizer().type() == ModelType::kChar) {
+    Check(absl::FailedPreconditionError(
+        "a char (SentencePiece-style BPE) tokenizer has no tokvec model file form; keep its tokenizer.json"));
+  }
   Check(WriteFileAtomically(path, WriteTokvecModel(self.tokenizer())));
 }
 

@@ -175,6 +175,23 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     pretok("unknown_type.json", R"({"type":"Mystery"})");
     pretok("bad_behavior.json", R"({"type":"Punctuation","behavior":"Sideways"})");
     pretok("bad_regex.json", R"({"type":"Split","pattern":{"Regex":"(["},"behavior":"Removed","invert":false})");
+    // SentencePiece-style BPE files (no ByteLevel pre-tokenizer): one thing broken in each.
+    fs::create_directories(d / "spm_bpe");
+    WriteFixture(d / "spm_bpe" / "llama.json",
+                 ReadFixture(fs::path(TOKVEC_SOURCE_DIR) / "tests" / "data" / "spm_bpe" / "llama.json"));
+    auto spm_bpe = [&](const std::string& name, const std::string& parts, const std::string& model) {
+      WriteFixture(d / "spm_bpe" / name,
+                   "{" + parts + R"("pre_tokenizer": null, "model": {"type": "BPE", "byte_fallback": true, )" + model +
+                       R"(, "vocab": {"<unk>": 0, "a": 1, "b": 2, "ab": 3}}})");
+    };
+    spm_bpe("dropout.json", "", R"("dropout": 0.1, "merges": ["a b"])");
+    spm_bpe("unknown_merge.json", "", R"("merges": ["a c"])");
+    spm_bpe("bad_unk.json", "", R"("unk_token": "<UNK>", "merges": [])");
+    spm_bpe("suffix.json", "", R"("end_of_word_suffix": "</w>", "merges": [])");
+    spm_bpe("bad_decoder.json", R"("decoder": {"type": "Strip", "content": "  ", "start": 1, "stop": 0}, )",
+            R"("merges": [])");
+    spm_bpe("bad_regex.json", R"("normalizer": {"type": "Replace", "pattern": {"Regex": "("}, "content": "x"}, )",
+            R"("merges": [])");
     // Model directories: a good one, then one with truncated weights and one with a malformed config.json.
     RunFixtureCommand({"init", "--tokenizer", (d / "byte.tokvec").string(), "--arch", "gpt2", "--d-model", "16",
                        "--heads", "2", "--layers", "1", "--max-len", "32", "--seed", "1", "-o",
@@ -451,6 +468,20 @@ const BadInput kDataRows[] = {
              "key 'pre_tokenizer.pretokenizers[0].pattern': split pattern '([' is not a valid ICU regex"),
     BadInput("InspectWordPieceMerges", {"inspect", "--merges", "{dir}/wordpiece/uncased.json"}, 1,
              "is a WordPiece model: it has a vocabulary and no merges"),
+    BadInput("EncodeSpmBpeDropout", {"encode", "-m", "{dir}/spm_bpe/dropout.json", "{dir}/corpus.txt"}, 1,
+             "key 'model.dropout': BPE dropout (0.1) is random at encode time and not supported; set it to null"),
+    BadInput("EncodeSpmBpeMergeOfUnknownToken", {"encode", "-m", "{dir}/spm_bpe/unknown_merge.json", "{dir}/corpus.txt"},
+             1, "key 'model.merges[0]': merge 'a c' names token 'c', which is not in the vocabulary"),
+    BadInput("EncodeSpmBpeUnkNotInVocab", {"encode", "-m", "{dir}/spm_bpe/bad_unk.json", "{dir}/corpus.txt"}, 1,
+             "key 'model.unk_token': '<UNK>' is not in the vocabulary"),
+    BadInput("EncodeSpmBpeEndOfWordSuffix", {"encode", "-m", "{dir}/spm_bpe/suffix.json", "{dir}/corpus.txt"}, 1,
+             "key 'model.end_of_word_suffix': is not supported for BPE over code points (only null or \"\")"),
+    BadInput("DecodeSpmBpeBadStripDecoder", {"decode", "-m", "{dir}/spm_bpe/bad_decoder.json", "{dir}/corpus.txt"}, 1,
+             "key 'decoder.content': expected one character, got '  '"),
+    BadInput("EncodeSpmBpeBadReplaceRegex", {"encode", "-m", "{dir}/spm_bpe/bad_regex.json", "{dir}/corpus.txt"}, 1,
+             "key 'normalizer.pattern': regex '(' does not compile"),
+    BadInput("EncodeSpmBpeInvalidUtf8", {"encode", "-m", "{dir}/spm_bpe/llama.json", "{dir}/bad_utf8.txt"}, 1,
+             "invalid UTF-8 at byte offset 6 (byte 0xC3); char models need UTF-8 text"),
     BadInput("ConvertWordPieceToJson", {"convert", "-m", "{dir}/wordpiece/uncased.json", "--to", "json", "-o",
                                         "{dir}/converted"}, 1, "this is a wordpiece model"),
     BadInput("EncodeMissingInput", {"encode", "-m", "{dir}/word.tokvec", "{dir}/missing.txt"}, 1, "missing.txt"),

@@ -33,6 +33,9 @@
 #include "tokenizer/byte_unicode.h"
 #include "tokenizer/formats.h"
 #include "tokenizer/icu_normalizer.h"
+#include "tokenizer/metaspace_pre_tokenizer.h"
+#include "tokenizer/normalizer_chain.h"
+#include "tokenizer/precompiled_normalizer.h"
 #include "tokenizer/spelled_vocab.h"
 #include "tokenizer/split_pattern.h"
 #include "tokenizer/utf8.h"
@@ -261,15 +264,61 @@ absl::Status ReadAddedTokens(const Json& json, const std::string& path, size_t m
   return absl::OkStatus();
 }
 
-// The normalizer of `json` as MakeNormalizer's '+'-joined steps, with `extra_steps` after them.
+// A Precompiled normalizer {"type": "Precompiled", "precompiled_charsmap": base64} at `key`.
+absl::StatusOr<std::unique_ptr<Normalizer>> ReadPrecompiled(const Json& node, const std::string& path,
+                                                            const std::string& key) {
+  if (!node.contains("precompiled_charsmap") || !node["precompiled_charsmap"].is_string()) {
+    return KeyError(path, key + ".precompiled_charsmap", "expected a base64 string");
+  }
+  absl::StatusOr<std::unique_ptr<PrecompiledNormalizer>> precompiled =
+      PrecompiledNormalizer::FromBase64(node["precompiled_charsmap"].get<std::string>());
+  if (!precompiled.ok()) {
+    return KeyError(path, key + ".precompiled_charsmap", std::string(precompiled.status().message()));
+  }
+  return std::unique_ptr<Normalizer>(std::move(precompiled).value());
+}
+
+bool IsPrecompiled(const Json& node) { return node.is_object() && node.value("type", "") == "Precompiled"; }
+
+// The normalizer of `json` as MakeNormalizer's '+'-joined steps, with `extra_steps` after them. A Precompiled
+// normalizer (alone or in the top Sequence) splits the steps into a NormalizerChain.
 absl::StatusOr<std::unique_ptr<Normalizer>> ReadNormalizerOf(const Json& json, const std::string& path,
                                                              const std::vector<std::string>& extra_steps) {
+  std::vector<std::unique_ptr<Normalizer>> stages;
   std::vector<std::string> steps;
-  if (json.contains("normalizer")) TOKVEC_RETURN_IF_ERROR(ReadNormalizer(json["normalizer"], path, "normalizer", &steps));
+  auto flush = [&]() -> absl::Status {
+    std::string name;
+    for (const std::string& step : steps) name += (name.empty() ? "" : "+") + step;
+    steps.clear();
+    TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> stage, MakeNormalizer(name));
+    if (stage != nullptr) stages.push_back(std::move(stage));
+    return absl::OkStatus();
+  };
+  const Json* node = json.contains("normalizer") ? &json["normalizer"] : nullptr;
+  if (node != nullptr && IsPrecompiled(*node)) {
+    TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> precompiled, ReadPrecompiled(*node, path, "normalizer"));
+    stages.push_back(std::move(precompiled));
+  } else if (node != nullptr && node->is_object() && node->value("type", "") == "Sequence" &&
+             node->contains("normalizers") && (*node)["normalizers"].is_array()) {
+    const Json& list = (*node)["normalizers"];
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string key = fmt::format("normalizer.normalizers[{}]", i);
+      if (IsPrecompiled(list[i])) {
+        TOKVEC_RETURN_IF_ERROR(flush());
+        TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> precompiled, ReadPrecompiled(list[i], path, key));
+        stages.push_back(std::move(precompiled));
+      } else {
+        TOKVEC_RETURN_IF_ERROR(ReadNormalizer(list[i], path, key, &steps));
+      }
+    }
+  } else if (node != nullptr) {
+    TOKVEC_RETURN_IF_ERROR(ReadNormalizer(*node, path, "normalizer", &steps));
+  }
   steps.insert(steps.end(), extra_steps.begin(), extra_steps.end());
-  std::string name;
-  for (const std::string& step : steps) name += (name.empty() ? "" : "+") + step;
-  return MakeNormalizer(name);
+  TOKVEC_RETURN_IF_ERROR(flush());
+  if (stages.empty()) return nullptr;
+  if (stages.size() == 1) return std::move(stages[0]);
+  return std::unique_ptr<Normalizer>(std::make_unique<NormalizerChain>(std::move(stages)));
 }
 
 // A WordPiece model (see the header); `json` is the whole file.
@@ -351,6 +400,112 @@ absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string&
   return spec;
 }
 
+// A Metaspace pre-tokenizer object at `key` (see metaspace_pre_tokenizer.h).
+absl::StatusOr<MetaspacePreTokenizer::Options> ReadMetaspace(const Json& node, const std::string& path,
+                                                             const std::string& key) {
+  MetaspacePreTokenizer::Options options;
+  if (node.contains("replacement")) {
+    const Json& replacement = node["replacement"];
+    if (!replacement.is_string() || replacement.get<std::string>().empty() ||
+        Utf8SequenceLength(replacement.get<std::string>(), 0) != replacement.get<std::string>().size()) {
+      return KeyError(path, key + ".replacement", "expected a string of one character");
+    }
+    options.replacement = replacement.get<std::string>();
+  }
+  if (node.contains("split") && !node["split"].is_null()) {
+    if (!node["split"].is_boolean()) return KeyError(path, key + ".split", "expected true or false");
+    options.split = node["split"].get<bool>();
+  }
+  // Hugging Face: the legacy add_prefix_space false means "never"; otherwise prepend_scheme, "always" by default.
+  const bool no_prefix = node.contains("add_prefix_space") && node["add_prefix_space"].is_boolean() &&
+                         !node["add_prefix_space"].get<bool>();
+  if (node.contains("prepend_scheme") && !node["prepend_scheme"].is_null()) {
+    const std::string scheme = node["prepend_scheme"].is_string() ? node["prepend_scheme"].get<std::string>() : "";
+    if (scheme == "always") {
+      options.prepend = MetaspacePreTokenizer::Prepend::kAlways;
+    } else if (scheme == "first") {
+      options.prepend = MetaspacePreTokenizer::Prepend::kFirst;
+    } else if (scheme == "never") {
+      options.prepend = MetaspacePreTokenizer::Prepend::kNever;
+    } else {
+      return KeyError(path, key + ".prepend_scheme", "expected \"always\", \"first\" or \"never\"");
+    }
+  }
+  if (no_prefix) options.prepend = MetaspacePreTokenizer::Prepend::kNever;
+  return options;
+}
+
+// A Unigram model (see the header); `json` is the whole file.
+absl::StatusOr<TokenizerSpec> ReadUnigram(const Json& json, const std::string& path) {
+  const Json& model = json["model"];
+  // 1. The model.
+  if (!model.contains("vocab") || !model["vocab"].is_array()) {
+    return KeyError(path, "model.vocab", "missing or not an array of [\"piece\", score] pairs");
+  }
+  const Json& list = model["vocab"];
+  std::vector<UnigramModel::Piece> pieces;
+  pieces.reserve(list.size());
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Json& entry = list[i];
+    if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string() || !entry[1].is_number()) {
+      return KeyError(path, fmt::format("model.vocab[{}]", i), "expected a [\"piece\", score] pair");
+    }
+    pieces.push_back({entry[0].get<std::string>(), entry[1].get<double>()});
+  }
+  std::optional<TokenId> unk_id;
+  if (model.contains("unk_id") && !model["unk_id"].is_null()) {
+    if (!model["unk_id"].is_number_unsigned() || model["unk_id"].get<uint64_t>() >= pieces.size()) {
+      return KeyError(path, "model.unk_id",
+                      fmt::format("expected null or an id below the {} vocabulary pieces, got {}", pieces.size(),
+                                  model["unk_id"].dump()));
+    }
+    unk_id = static_cast<TokenId>(model["unk_id"].get<uint64_t>());
+  }
+  bool byte_fallback = false;
+  if (model.contains("byte_fallback") && !model["byte_fallback"].is_null()) {
+    if (!model["byte_fallback"].is_boolean()) return KeyError(path, "model.byte_fallback", "expected true or false");
+    byte_fallback = model["byte_fallback"].get<bool>();
+  }
+  absl::StatusOr<UnigramModel> unigram = UnigramModel::Create(std::move(pieces), unk_id, byte_fallback);
+  if (!unigram.ok()) return KeyError(path, "model.vocab", std::string(unigram.status().message()));
+  TOKVEC_ASSIGN_OR_RETURN(BpeModel no_bpe, BpeModel::FromMerges({}, {}));
+  TokenizerSpec spec{.type = ModelType::kUnigram, .bpe = std::move(no_bpe)};
+  spec.unigram = std::move(unigram).value();
+  spec.source = path;
+  // 2. Pre-tokenizer (Metaspace, or WhitespaceSplit then Metaspace) and normalizer; the decoder is not read.
+  const Json* pre = json.contains("pre_tokenizer") ? &json["pre_tokenizer"] : nullptr;
+  const std::string pre_type = pre != nullptr && pre->is_object() ? pre->value("type", "") : "";
+  auto unsupported = [&] {
+    return KeyError(path, "pre_tokenizer",
+                    fmt::format("pre-tokenizer {} is not supported with Unigram (supported: Metaspace, Sequence "
+                                "[WhitespaceSplit, Metaspace], WhitespaceSplit)",
+                                pre == nullptr ? "(missing)" : pre->dump()));
+  };
+  if (pre_type == "Metaspace") {
+    TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options, ReadMetaspace(*pre, path, "pre_tokenizer"));
+    spec.pre_tokenizer = std::make_unique<MetaspacePreTokenizer>(std::move(options));
+  } else if (pre_type == "WhitespaceSplit") {
+    spec.pre_tokenizer = std::make_unique<WhitespacePreTokenizer>();
+  } else if (pre_type == "Sequence" && pre->contains("pretokenizers") && (*pre)["pretokenizers"].is_array() &&
+             (*pre)["pretokenizers"].size() == 2 && (*pre)["pretokenizers"][0].is_object() &&
+             (*pre)["pretokenizers"][0].value("type", "") == "WhitespaceSplit" &&
+             (*pre)["pretokenizers"][1].is_object() &&
+             (*pre)["pretokenizers"][1].value("type", "") == "Metaspace") {
+    TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options,
+                            ReadMetaspace((*pre)["pretokenizers"][1], path, "pre_tokenizer.pretokenizers[1]"));
+    options.whitespace_split = true;
+    spec.pre_tokenizer = std::make_unique<MetaspacePreTokenizer>(std::move(options));
+  } else {
+    return unsupported();
+  }
+  TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
+  // 3. Added tokens.
+  TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.unigram.size(),
+                                         [&](TokenId id) { return spec.unigram.token(id); },
+                                         &spec.special_tokens));
+  return spec;
+}
+
 }  // namespace
 
 absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const std::string& path) {
@@ -364,9 +519,10 @@ absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const s
   if (!json.contains("model") || !json["model"].is_object()) return KeyError(path, "model", "missing");
   const Json& model = json["model"];
   if (model.contains("type") && model["type"] == "WordPiece") return ReadWordPiece(json, path);
+  if (model.contains("type") && model["type"] == "Unigram") return ReadUnigram(json, path);
   if (model.contains("type") && model["type"] != "BPE") {
     return KeyError(path, "model.type",
-                    fmt::format("only BPE and WordPiece models are supported, got {}", model["type"].dump()));
+                    fmt::format("only BPE, WordPiece and Unigram models are supported, got {}", model["type"].dump()));
   }
   for (const char* affix : {"continuing_subword_prefix", "end_of_word_suffix"}) {
     if (model.contains(affix) && model[affix].is_string() && !model[affix].get<std::string>().empty()) {

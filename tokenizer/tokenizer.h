@@ -15,6 +15,8 @@
 //     input encodes, and Decode gives back the same bytes.
 //   - kWordPiece (BERT, Hugging Face tokenizer.json): pre-tokenizer pieces are cut by WordPieceModel (greedy
 //     longest match, "##" continuations, unk for a word that cannot be cut); Decode runs the WordPiece decoder.
+//   - kUnigram (SentencePiece's Unigram, Hugging Face tokenizer.json: T5, XLM-R): pieces are cut by UnigramModel
+//     (best-scoring segmentation); Decode joins spellings (<0xNN> byte tokens as their bytes).
 #ifndef TOKVEC_TOKENIZER_TOKENIZER_H_
 #define TOKVEC_TOKENIZER_TOKENIZER_H_
 
@@ -32,13 +34,14 @@
 #include "tokenizer/bpe_model.h"
 #include "tokenizer/normalizer.h"
 #include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/unigram_model.h"
 #include "tokenizer/wordpiece_decoder.h"
 #include "tokenizer/wordpiece_model.h"
 
 namespace tokvec {
 
-enum class ModelType { kWord, kByte, kWordPiece };
-// "word", "byte" or "wordpiece".
+enum class ModelType { kWord, kByte, kWordPiece, kUnigram };
+// "word", "byte", "wordpiece" or "unigram".
 std::string_view ModelTypeName(ModelType type);
 
 // In word models the end-of-word symbol is stored as this single byte, which never occurs in valid UTF-8,
@@ -74,6 +77,7 @@ struct TokenizerSpec {
   ModelType type = ModelType::kByte;
   BpeModel bpe;                                  // kWord, kByte: the vocabulary and merge rule.
   WordPieceModel wordpiece;                      // kWordPiece: the vocabulary.
+  UnigramModel unigram;                          // kUnigram: the vocabulary and scores.
   std::optional<WordPieceDecoder> decoder;       // kWordPiece: none joins token spellings with spaces.
   std::unique_ptr<PreTokenizer> pre_tokenizer;   // Required.
   std::unique_ptr<Normalizer> normalizer;        // Optional.
@@ -145,12 +149,18 @@ class Tokenizer {
   absl::Status EncodeInto(std::string_view text, const EncodeOptions& options, size_t base, Caches caches,
                           Sink out) const;
   // Encodes ordinary text (no special tokens) starting at input offset `base`.
-  absl::Status EncodeOrdinary(std::string_view text, size_t base, Caches caches, Sink out) const;
+  // `at_start`: `text` begins the caller's text (for Metaspace's prepend_scheme "first").
+  absl::Status EncodeOrdinary(std::string_view text, size_t base, Caches caches, Sink out,
+                              bool at_start = true) const;
+  // Unigram models: encodes the pieces of `text`; offsets count from `base`.
+  absl::Status EncodeUnigramPieces(std::string_view text, const std::vector<Piece>& pieces, size_t base,
+                                   Sink out) const;
   // `caches.local` is set for byte models (null for word models, which do not cache).
   void EncodePiece(std::string_view text, Piece piece, size_t base, std::vector<BpeModel::Symbol>& scratch,
                    Caches caches, Sink out) const;
 
   absl::StatusOr<std::string> DecodeWordPiece(absl::Span<const TokenId> ids) const;
+  absl::StatusOr<std::string> DecodeUnigram(absl::Span<const TokenId> ids) const;
 
   TokenizerSpec spec_;
   size_t vocab_size_ = 0;

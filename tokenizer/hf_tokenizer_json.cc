@@ -18,7 +18,16 @@
 //   decoder           null (spellings joined by spaces) or WordPiece {prefix, cleanup}
 //   added_tokens      as above; post_processor ([CLS] ... [SEP]) is ignored
 //
-// The writer emits the same shapes. A rank model (tiktoken) has no merge list: each token's merge is the split
+// Unigram models (T5, XLM-R, ALBERT, Marian; unigram_model.h):
+//   model             {"type": "Unigram", "vocab": [["piece", score], ...], "unk_id": N or null, "byte_fallback": bool}
+//   normalizer        as above, plus Precompiled {precompiled_charsmap: base64} (precompiled_normalizer.h), alone or
+//                     in the top Sequence
+//   pre_tokenizer     Metaspace {replacement, prepend_scheme, split, add_prefix_space}, Sequence [WhitespaceSplit,
+//                     Metaspace] (metaspace_pre_tokenizer.h), WhitespaceSplit
+//   decoder           not read: Decode is SentencePiece's (see Tokenizer::Decode)
+//   added_tokens      as above
+//
+// The writer emits the same shapes (byte-level BPE only). A rank model (tiktoken) has no merge list: each token's merge is the split
 // into two tokens that BPE with lower ranks gives, and ignore_merges is set, as tiktoken looks whole pieces up.
 #include <algorithm>
 #include <limits>
@@ -416,7 +425,7 @@ absl::StatusOr<MetaspacePreTokenizer::Options> ReadMetaspace(const Json& node, c
     if (!node["split"].is_boolean()) return KeyError(path, key + ".split", "expected true or false");
     options.split = node["split"].get<bool>();
   }
-  // Hugging Face: the legacy add_prefix_space false means "never"; otherwise prepend_scheme, "always" by default.
+  // prepend_scheme, "always" by default; the legacy add_prefix_space true changes nothing, false needs "never".
   const bool no_prefix = node.contains("add_prefix_space") && node["add_prefix_space"].is_boolean() &&
                          !node["add_prefix_space"].get<bool>();
   if (node.contains("prepend_scheme") && !node["prepend_scheme"].is_null()) {
@@ -431,7 +440,11 @@ absl::StatusOr<MetaspacePreTokenizer::Options> ReadMetaspace(const Json& node, c
       return KeyError(path, key + ".prepend_scheme", "expected \"always\", \"first\" or \"never\"");
     }
   }
-  if (no_prefix) options.prepend = MetaspacePreTokenizer::Prepend::kNever;
+  // Hugging Face refuses add_prefix_space false unless prepend_scheme is "never" (its default is "always").
+  if (no_prefix && options.prepend != MetaspacePreTokenizer::Prepend::kNever) {
+    return KeyError(path, key + ".add_prefix_space",
+                    "false does not match prepend_scheme (\"always\" unless given); use prepend_scheme \"never\"");
+  }
   return options;
 }
 

@@ -159,7 +159,8 @@ py::str DecodeText(const TokenizerObject& self, const std::vector<TokenId>& ids)
 void Save(const TokenizerObject& self, const std::string& path) {
   if (self.tokenizer().type() == ModelType::kWordPiece || self.tokenizer().type() == ModelType::kUnigram) {
     Check(absl::FailedPreconditionError(fmt::format("a {} tokenizer has no tokvec model file form; keep its tokenizer.json",
-                                                    ModelTypeName(self.tokenizer().type()))));
+                                                    self.tokenizer().type() == ModelType::kUnigram ? "Unigram"
+                                                                                                   : "WordPiece")));
   }
   Check(WriteFileAtomically(path, WriteTokvecModel(self.tokenizer())));
 }

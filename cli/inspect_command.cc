@@ -65,9 +65,28 @@ std::string CharSummary(const Tokenizer& tokenizer, const std::string& path) {
   return out;
 }
 
+std::string UnigramSummary(const Tokenizer& tokenizer, const std::string& path) {
+  const TokenizerSpec& spec = tokenizer.spec();
+  const UnigramModel& model = spec.unigram;
+  std::string out;
+  out += fmt::format("model: {}\n", path);
+  out += "type: unigram (best-scoring segmentation, SentencePiece)\n";
+  out += fmt::format("vocab_size: {}\n", tokenizer.vocab_size());
+  out += fmt::format("unk_token: {}\n", model.unk_id() ? fmt::format("{} (id {})", model.token(*model.unk_id()),
+                                                                      *model.unk_id())
+                                                        : std::string("none"));
+  out += fmt::format("byte_fallback: {}\n", model.byte_fallback());
+  out += fmt::format("pre_tokenizer: {}\n", spec.pre_tokenizer->name());
+  out += fmt::format("normalizer: {}\n", spec.normalizer ? spec.normalizer->name() : "none");
+  out += fmt::format("special_tokens: {}\n", spec.special_tokens.size());
+  for (const SpecialToken& special : spec.special_tokens) out += fmt::format("  {} {}\n", special.id, special.text);
+  return out;
+}
+
 std::string Summary(const Tokenizer& tokenizer, const std::string& path) {
   if (tokenizer.type() == ModelType::kWordPiece) return WordPieceSummary(tokenizer, path);
   if (tokenizer.type() == ModelType::kChar) return CharSummary(tokenizer, path);
+  if (tokenizer.type() == ModelType::kUnigram) return UnigramSummary(tokenizer, path);
   const TokenizerSpec& spec = tokenizer.spec();
   const BpeModel& bpe = spec.bpe;
   const bool word = spec.type == ModelType::kWord;
@@ -110,9 +129,10 @@ absl::Status RunInspect(const InspectCommandOptions& options) {
   load.pattern = options.pattern;
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::Load(options.model, load));
   if (!options.merges) return WriteAll(stdout, Summary(*tokenizer, options.model));
-  if (tokenizer->type() == ModelType::kWordPiece) {
-    return absl::FailedPreconditionError(
-        fmt::format("'{}' is a WordPiece model: it has a vocabulary and no merges", options.model));
+  if (tokenizer->type() == ModelType::kWordPiece || tokenizer->type() == ModelType::kUnigram) {
+    return absl::FailedPreconditionError(fmt::format("'{}' is a {} model: it has a vocabulary and no merges",
+                                                     options.model,
+                                                     tokenizer->type() == ModelType::kUnigram ? "Unigram" : "WordPiece"));
   }
   const BpeModel& bpe = tokenizer->bpe();
   if (bpe.rule() == BpeModel::Rule::kRanks) {

@@ -30,6 +30,9 @@
 //   spm_bpe/<file>/whole    the SentencePiece-style BPE tokenizer.json files of tests/data/spm_bpe (Llama-2's
 //   spm_bpe/<file>/lines    shape, made by scripts/gen_spm_bpe_files.mjs): as wordpiece/*, on every line and on
 //   spm_bpe/<file>/decode   whole texts (llama only; the pre-tokenizer is null: a whole text is one BPE piece)
+//   unigram/<file>/whole    the Unigram tokenizer.json files of tests/data/unigram (T5 / XLM-R shaped, made by
+//   unigram/<file>/lines    scripts/gen_unigram_files.mjs from spm_train models): Hugging Face against tokvec on
+//                           every line of every corpus file and on whole texts (botchan, Japanese, UDHR joined)
 // --only PREFIX runs only the suites whose name starts with PREFIX (e.g. --only wordpiece).
 // Text special tokens spell (<|endoftext|>) is ordinary text on both sides (tiktoken's encode_ordinary).
 import { spawn } from "node:child_process";
@@ -448,6 +451,34 @@ for (const name of spmFiles) {
   for (let i = 0; i < theirs.length; i++) {
     compareText(`${suite}/decode`, wholeLabels[i], await tokenizer.decode(theirs[i], false), decoded[i]);
   }
+}
+
+// Unigram tokenizer.json files (tests/data/unigram, from scripts/gen_unigram_files.mjs). Their control tokens
+// (<unk>, </s>, ...) are added tokens that Hugging Face always matches: tokvec encodes with --allow-special.
+// Decode is not compared yet (the Metaspace decoder is read by another change).
+const unigramDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "tests", "data", "unigram");
+const unigramFiles = want("unigram") && fs.existsSync(unigramDir)
+  ? fs.readdirSync(unigramDir).filter((f) => f.endsWith(".json") && f !== "golden.json").sort()
+  : [];
+const unigramWhole = wholeLabels
+  .map((label, i) => ({ label, path: wholePaths[i], text: wholeTexts[i] }))
+  .filter((w) => /botchan|wagahaiwa|udhr/.test(w.label));
+for (const name of unigramFiles) {
+  const file = path.join(unigramDir, name);
+  const suite = `unigram/${name.replace(/\.json$/, "")}`;
+  log(`${suite}: Hugging Face against tokvec (whole texts, lines)`);
+  const tokenizer = hf.Tokenizer.fromFile(file);
+  const spell = hfSpell(tokenizer);
+  const ours = (await pool(unigramWhole, (w) => runTokvec(["encode", "-m", file, "--allow-special", w.path]))).map(parseIds);
+  const theirs = await hfIds(tokenizer, unigramWhole.map((w) => w.text));
+  unigramWhole.forEach((w, i) => compare(`${suite}/whole`, w.label, theirs[i], ours[i], spell));
+  const ourLines = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--lines", "--threads", "2", linesPath]));
+  if (ourLines.length !== corpusLines.length) {
+    failed = true;
+    console.log(`MISMATCH ${suite}/lines: ${corpusLines.length} lines in, ${ourLines.length} lines out`);
+  }
+  const theirLines = await hfIds(tokenizer, corpusLines);
+  corpusLines.forEach((line, i) => compare(`${suite}/lines`, `line ${i + 1}`, theirLines[i], parseIds(ourLines[i] ?? ""), spell));
 }
 
 // ---- Summary.

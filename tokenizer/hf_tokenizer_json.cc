@@ -33,6 +33,15 @@
 //                     stop}, Metaspace {replacement, prepend_scheme}, ByteLevel, WordPiece, or a Sequence of them
 //   added_tokens      as above
 //
+// Unigram models (T5, XLM-R, ALBERT, Marian; unigram_model.h):
+//   model             {"type": "Unigram", "vocab": [["piece", score], ...], "unk_id": N or null, "byte_fallback": bool}
+//   normalizer        as above, plus Precompiled {precompiled_charsmap: base64} (precompiled_normalizer.h), also
+//                     in the top Sequence
+//   pre_tokenizer     Metaspace {replacement, prepend_scheme, split, add_prefix_space}, Sequence [WhitespaceSplit,
+//                     Metaspace] (metaspace_pre_tokenizer.h), WhitespaceSplit
+//   decoder           not read: Decode is SentencePiece's (see Tokenizer::Decode)
+//   added_tokens      as above
+//
 // Loading: model.vocab (an object) and model.merges are scanned into flat arrays by hf_vocab_reader.h and only
 // the rest goes to the JSON DOM; readers take them with TakeVocab / TakeMerges, which read the DOM's instead when
 // the scanner did not divert them. A file the fast path does not read to a tokenizer is read again through the DOM
@@ -58,6 +67,9 @@
 #include "tokenizer/hf_pre_tokenizer.h"
 #include "tokenizer/hf_json_steps.h"
 #include "tokenizer/icu_normalizer.h"
+#include "tokenizer/metaspace_pre_tokenizer.h"
+#include "tokenizer/normalizer_chain.h"
+#include "tokenizer/precompiled_normalizer.h"
 #include "tokenizer/spelled_vocab.h"
 #include "tokenizer/split_pattern.h"
 #include "tokenizer/text_normalizers.h"
@@ -172,6 +184,20 @@ absl::Status FlushNormalizerSteps(std::vector<std::string>* steps, std::vector<s
   return absl::OkStatus();
 }
 
+// A Precompiled normalizer {"type": "Precompiled", "precompiled_charsmap": base64} at `key`.
+absl::StatusOr<std::unique_ptr<Normalizer>> ReadPrecompiled(const Json& node, const std::string& path,
+                                                            const std::string& key) {
+  if (!node.contains("precompiled_charsmap") || !node["precompiled_charsmap"].is_string()) {
+    return KeyError(path, key + ".precompiled_charsmap", "expected a base64 string");
+  }
+  absl::StatusOr<std::unique_ptr<PrecompiledNormalizer>> precompiled =
+      PrecompiledNormalizer::FromBase64(node["precompiled_charsmap"].get<std::string>());
+  if (!precompiled.ok()) {
+    return KeyError(path, key + ".precompiled_charsmap", std::string(precompiled.status().message()));
+  }
+  return std::unique_ptr<Normalizer>(std::move(precompiled).value());
+}
+
 // Appends normalizer step names for an HF normalizer object; a Prepend, Replace or Strip ends the named steps
 // so far (flushed into `parts`) and is added to `parts` itself.
 absl::Status ReadNormalizer(const Json& node, const std::string& path, const std::string& key,
@@ -184,6 +210,10 @@ absl::Status ReadNormalizer(const Json& node, const std::string& path, const std
   if (IsHfTextNormalizer(type)) {
     TOKVEC_RETURN_IF_ERROR(FlushNormalizerSteps(steps, parts));
     TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> part, ReadHfTextNormalizer(node, path, key));
+    parts->push_back(std::move(part));
+  } else if (type == "Precompiled") {
+    TOKVEC_RETURN_IF_ERROR(FlushNormalizerSteps(steps, parts));
+    TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> part, ReadPrecompiled(node, path, key));
     parts->push_back(std::move(part));
   } else if (type == "NFC") {
     steps->push_back("nfc");
@@ -223,7 +253,7 @@ absl::Status ReadNormalizer(const Json& node, const std::string& path, const std
   } else {
     return KeyError(path, key + ".type",
                     fmt::format("normalizer '{}' is not supported (supported: NFC, NFKC, NFD, NFKD, Lowercase, StripAccents, "
-                                "BertNormalizer, Prepend, Replace, Strip, Sequence)", type));
+                                "BertNormalizer, Prepend, Replace, Strip, Precompiled, Sequence)", type));
   }
   return absl::OkStatus();
 }
@@ -289,7 +319,8 @@ absl::Status ReadAddedTokens(const Json& json, const std::string& path, size_t m
   return absl::OkStatus();
 }
 
-// The normalizer of `json` as MakeNormalizer's '+'-joined steps, with `extra_steps` after them.
+// The normalizer of `json` as MakeNormalizer's '+'-joined steps, with `extra_steps` after them; steps that are not
+// ICU's (Prepend, Replace, Strip, Precompiled) split them into a NormalizerChain.
 absl::StatusOr<std::unique_ptr<Normalizer>> ReadNormalizerOf(const Json& json, const std::string& path,
                                                              const std::vector<std::string>& extra_steps) {
   std::vector<std::string> steps;
@@ -375,6 +406,116 @@ absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string&
   // 3. Added tokens.
   TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.wordpiece.size(),
                                          [&](TokenId id) { return spec.wordpiece.token(id); },
+                                         &spec.special_tokens));
+  return spec;
+}
+
+// A Metaspace pre-tokenizer object at `key` (see metaspace_pre_tokenizer.h).
+absl::StatusOr<MetaspacePreTokenizer::Options> ReadMetaspace(const Json& node, const std::string& path,
+                                                             const std::string& key) {
+  MetaspacePreTokenizer::Options options;
+  if (node.contains("replacement")) {
+    const Json& replacement = node["replacement"];
+    if (!replacement.is_string() || replacement.get<std::string>().empty() ||
+        Utf8SequenceLength(replacement.get<std::string>(), 0) != replacement.get<std::string>().size()) {
+      return KeyError(path, key + ".replacement", "expected a string of one character");
+    }
+    options.replacement = replacement.get<std::string>();
+  }
+  if (node.contains("split") && !node["split"].is_null()) {
+    if (!node["split"].is_boolean()) return KeyError(path, key + ".split", "expected true or false");
+    options.split = node["split"].get<bool>();
+  }
+  // prepend_scheme, "always" by default; the legacy add_prefix_space true changes nothing, false needs "never".
+  const bool no_prefix = node.contains("add_prefix_space") && node["add_prefix_space"].is_boolean() &&
+                         !node["add_prefix_space"].get<bool>();
+  if (node.contains("prepend_scheme") && !node["prepend_scheme"].is_null()) {
+    const std::string scheme = node["prepend_scheme"].is_string() ? node["prepend_scheme"].get<std::string>() : "";
+    if (scheme == "always") {
+      options.prepend = MetaspacePreTokenizer::Prepend::kAlways;
+    } else if (scheme == "first") {
+      options.prepend = MetaspacePreTokenizer::Prepend::kFirst;
+    } else if (scheme == "never") {
+      options.prepend = MetaspacePreTokenizer::Prepend::kNever;
+    } else {
+      return KeyError(path, key + ".prepend_scheme", "expected \"always\", \"first\" or \"never\"");
+    }
+  }
+  // Hugging Face refuses add_prefix_space false unless prepend_scheme is "never" (its default is "always").
+  if (no_prefix && options.prepend != MetaspacePreTokenizer::Prepend::kNever) {
+    return KeyError(path, key + ".add_prefix_space",
+                    "false does not match prepend_scheme (\"always\" unless given); use prepend_scheme \"never\"");
+  }
+  return options;
+}
+
+// A Unigram model (see the header); `json` is the whole file.
+absl::StatusOr<TokenizerSpec> ReadUnigram(const Json& json, const std::string& path) {
+  const Json& model = json["model"];
+  // 1. The model.
+  if (!model.contains("vocab") || !model["vocab"].is_array()) {
+    return KeyError(path, "model.vocab", "missing or not an array of [\"piece\", score] pairs");
+  }
+  const Json& list = model["vocab"];
+  std::vector<UnigramModel::Piece> pieces;
+  pieces.reserve(list.size());
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Json& entry = list[i];
+    if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string() || !entry[1].is_number()) {
+      return KeyError(path, fmt::format("model.vocab[{}]", i), "expected a [\"piece\", score] pair");
+    }
+    pieces.push_back({entry[0].get<std::string>(), entry[1].get<double>()});
+  }
+  std::optional<TokenId> unk_id;
+  if (model.contains("unk_id") && !model["unk_id"].is_null()) {
+    if (!model["unk_id"].is_number_unsigned() || model["unk_id"].get<uint64_t>() >= pieces.size()) {
+      return KeyError(path, "model.unk_id",
+                      fmt::format("expected null or an id below the {} vocabulary pieces, got {}", pieces.size(),
+                                  model["unk_id"].dump()));
+    }
+    unk_id = static_cast<TokenId>(model["unk_id"].get<uint64_t>());
+  }
+  bool byte_fallback = false;
+  if (model.contains("byte_fallback") && !model["byte_fallback"].is_null()) {
+    if (!model["byte_fallback"].is_boolean()) return KeyError(path, "model.byte_fallback", "expected true or false");
+    byte_fallback = model["byte_fallback"].get<bool>();
+  }
+  absl::StatusOr<UnigramModel> unigram = UnigramModel::Create(std::move(pieces), unk_id, byte_fallback);
+  if (!unigram.ok()) return KeyError(path, "model.vocab", std::string(unigram.status().message()));
+  TOKVEC_ASSIGN_OR_RETURN(BpeModel no_bpe, BpeModel::FromMerges({}, {}));
+  TokenizerSpec spec{.type = ModelType::kUnigram, .bpe = std::move(no_bpe)};
+  spec.unigram = std::move(unigram).value();
+  spec.source = path;
+  // 2. Pre-tokenizer (Metaspace, or WhitespaceSplit then Metaspace) and normalizer; the decoder is not read.
+  const Json* pre = json.contains("pre_tokenizer") ? &json["pre_tokenizer"] : nullptr;
+  const std::string pre_type = pre != nullptr && pre->is_object() ? pre->value("type", "") : "";
+  auto unsupported = [&] {
+    return KeyError(path, "pre_tokenizer",
+                    fmt::format("pre-tokenizer {} is not supported with Unigram (supported: Metaspace, Sequence "
+                                "[WhitespaceSplit, Metaspace], WhitespaceSplit)",
+                                pre == nullptr ? "(missing)" : pre->dump()));
+  };
+  if (pre_type == "Metaspace") {
+    TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options, ReadMetaspace(*pre, path, "pre_tokenizer"));
+    spec.pre_tokenizer = std::make_unique<MetaspacePreTokenizer>(std::move(options));
+  } else if (pre_type == "WhitespaceSplit") {
+    spec.pre_tokenizer = std::make_unique<WhitespacePreTokenizer>();
+  } else if (pre_type == "Sequence" && pre->contains("pretokenizers") && (*pre)["pretokenizers"].is_array() &&
+             (*pre)["pretokenizers"].size() == 2 && (*pre)["pretokenizers"][0].is_object() &&
+             (*pre)["pretokenizers"][0].value("type", "") == "WhitespaceSplit" &&
+             (*pre)["pretokenizers"][1].is_object() &&
+             (*pre)["pretokenizers"][1].value("type", "") == "Metaspace") {
+    TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options,
+                            ReadMetaspace((*pre)["pretokenizers"][1], path, "pre_tokenizer.pretokenizers[1]"));
+    options.whitespace_split = true;
+    spec.pre_tokenizer = std::make_unique<MetaspacePreTokenizer>(std::move(options));
+  } else {
+    return unsupported();
+  }
+  TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
+  // 3. Added tokens.
+  TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.unigram.size(),
+                                         [&](TokenId id) { return spec.unigram.token(id); },
                                          &spec.special_tokens));
   return spec;
 }
@@ -470,9 +611,10 @@ absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std
   if (!json.contains("model") || !json["model"].is_object()) return KeyError(path, "model", "missing");
   const Json& model = json["model"];
   if (model.contains("type") && model["type"] == "WordPiece") return ReadWordPiece(json, path, tables);
+  if (model.contains("type") && model["type"] == "Unigram") return ReadUnigram(json, path);
   if (model.contains("type") && model["type"] != "BPE") {
     return KeyError(path, "model.type",
-                    fmt::format("only BPE and WordPiece models are supported, got {}", model["type"].dump()));
+                    fmt::format("only BPE, WordPiece and Unigram models are supported, got {}", model["type"].dump()));
   }
   if (!UsesByteLevel(json)) return ReadCharBpe(json, path, tables);
   for (const char* affix : {"continuing_subword_prefix", "end_of_word_suffix"}) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "tokenizer/normalizer.h"
 
 namespace tokvec {
 
@@ -40,6 +41,15 @@ class PreTokenizer {
   virtual size_t FindCut(std::string_view /*text*/, size_t /*limit*/) const { return 0; }
   // True when FindCut can find cuts (the presets, whitespace); false when it always returns 0.
   virtual bool FindsCuts() const { return false; }
+  // Pre-tokenizers that rewrite the text as they cut it (Hugging Face's Metaspace: spaces become "▁", one is
+  // prepended; metaspace_pre_tokenizer.h) return true, and the tokenizer calls Rewrite instead of Split.
+  virtual bool Rewrites() const { return false; }
+  // The rewritten text, each byte mapped to the bytes of `text` it came from, and its pieces (byte ranges of
+  // out->text). `at_start`: `text` begins the input (no special token before it).
+  virtual absl::Status Rewrite(std::string_view /*text*/, bool /*at_start*/, NormalizedText* /*out*/,
+                               std::vector<Piece>* /*pieces*/) const {
+    return absl::UnimplementedError("this pre-tokenizer does not rewrite text");
+  }
 };
 
 }  // namespace tokvec

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "tokenizer/normalizer_chain.h"
 #include "tokenizer/utf8.h"
 #include "unicode/uchar.h"
 
@@ -99,43 +100,6 @@ class StripNormalizer : public Normalizer {
  private:
   bool left_;
   bool right_;
-};
-
-class NormalizerChain : public Normalizer {
- public:
-  explicit NormalizerChain(std::vector<std::unique_ptr<Normalizer>> steps) : steps_(std::move(steps)) {}
-  absl::StatusOr<NormalizedText> Normalize(std::string_view text) const override {
-    absl::StatusOr<NormalizedText> result = steps_.front()->Normalize(text);
-    for (size_t s = 1; s < steps_.size() && result.ok(); ++s) {
-      absl::StatusOr<NormalizedText> next = steps_[s]->Normalize(result->text);
-      if (!next.ok()) return next.status();
-      // A span [b, e) of this step's input maps to the input bytes of its first and last byte; an empty span
-      // (inserted text) to the empty input span where it was inserted.
-      const NormalizedText& before = *result;
-      for (size_t j = 0; j < next->text.size(); ++j) {
-        const size_t b = next->source_begin[j];
-        const size_t e = next->source_end[j];
-        if (e > b) {
-          next->source_begin[j] = before.source_begin[b];
-          next->source_end[j] = before.source_end[e - 1];
-        } else {
-          const size_t at = b < before.text.size() ? before.source_begin[b] : text.size();
-          next->source_begin[j] = at;
-          next->source_end[j] = at;
-        }
-      }
-      result = std::move(next);
-    }
-    return result;
-  }
-  std::string name() const override {
-    std::string name;
-    for (const auto& step : steps_) name += (name.empty() ? "" : "+") + step->name();
-    return name;
-  }
-
- private:
-  std::vector<std::unique_ptr<Normalizer>> steps_;
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "tokenizer/byte_unicode.h"
+#include "tokenizer/normalizer_chain.h"
 #include "tokenizer/whitespace_pre_tokenizer.h"
 
 namespace tokvec {
@@ -33,6 +34,8 @@ std::string_view ModelTypeName(ModelType type) {
       return "wordpiece";
     case ModelType::kChar:
       return "char";
+    case ModelType::kUnigram:
+      return "unigram";
   }
   return "unknown";
 }
@@ -43,7 +46,9 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
   if (spec.pre_tokenizer == nullptr) return absl::InvalidArgumentError("tokenizer has no pre-tokenizer");
   std::unique_ptr<Tokenizer> tokenizer(new Tokenizer(std::move(spec)));
   const TokenizerSpec& s = tokenizer->spec_;
-  size_t vocab_size = s.type == ModelType::kWordPiece ? s.wordpiece.size() : s.bpe.size();
+  size_t vocab_size = s.type == ModelType::kWordPiece ? s.wordpiece.size()
+                      : s.type == ModelType::kUnigram ? s.unigram.size()
+                                                      : s.bpe.size();
   for (const UnreachableToken& unreachable : s.unreachable_tokens) {
     vocab_size = std::max<size_t>(vocab_size, size_t{unreachable.id} + 1);
   }
@@ -67,6 +72,8 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
       return absl::InvalidArgumentError("the unk token's id is outside the vocabulary");
     }
     if (s.token_decoder == nullptr) return absl::InvalidArgumentError("char model has no decoder");
+  } else if (s.type == ModelType::kUnigram) {
+    if (s.unigram.size() == 0) return absl::InvalidArgumentError("Unigram model has no vocabulary");
   } else {
     if (!s.end_of_word_id || *s.end_of_word_id >= s.bpe.size()) {
       return absl::InvalidArgumentError("word model has no end-of-word token `</w>`");
@@ -138,7 +145,7 @@ absl::Status Tokenizer::EncodeInto(std::string_view text, const EncodeOptions& o
         best = special;
       }
     }
-    TOKVEC_RETURN_IF_ERROR(EncodeOrdinary(text.substr(pos, best_at - pos), base + pos, caches, out));
+    TOKVEC_RETURN_IF_ERROR(EncodeOrdinary(text.substr(pos, best_at - pos), base + pos, caches, out, pos == 0));
     if (best == nullptr) break;
     out.ids->push_back(best->id);
     if (out.offsets != nullptr) out.offsets->push_back({base + best_at, base + best_at + best->text.size()});
@@ -147,7 +154,8 @@ absl::Status Tokenizer::EncodeInto(std::string_view text, const EncodeOptions& o
   return absl::OkStatus();
 }
 
-absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Caches caches, Sink out) const {
+absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Caches caches, Sink out,
+                                       bool at_start) const {
   if (text.empty()) return absl::OkStatus();
   // Per-thread scratch, kept between calls; a huge text's piece list is released at the next call.
   thread_local std::vector<Piece> pieces;
@@ -159,16 +167,18 @@ absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Cache
   } else if (caches.local == nullptr) {
     caches.local = &PieceCache::ForThread(cache_serial_);
   }
-  if (spec_.type == ModelType::kWordPiece || spec_.type == ModelType::kChar) {
+  if (spec_.type == ModelType::kWordPiece || spec_.type == ModelType::kChar || spec_.type == ModelType::kUnigram) {
     // Checked before normalization, which would pass bad bytes on: offsets name the input byte.
     if (std::optional<size_t> bad = FindInvalidUtf8(text)) {
       return absl::InvalidArgumentError(
           fmt::format("invalid UTF-8 at byte offset {} (byte 0x{:02X}); {} models need UTF-8 text", base + *bad,
                       static_cast<unsigned char>(text[*bad]),
-                      spec_.type == ModelType::kChar ? "char" : "WordPiece"));
+                      spec_.type == ModelType::kChar      ? "char"
+                      : spec_.type == ModelType::kUnigram ? "Unigram"
+                                                          : "WordPiece"));
     }
   }
-  if (spec_.normalizer == nullptr) {
+  if (spec_.normalizer == nullptr && !spec_.pre_tokenizer->Rewrites()) {
     absl::Status split = spec_.pre_tokenizer->Split(text, &pieces);
     if (!split.ok()) {
       // Word models reject invalid UTF-8; name its offset in the whole input (`text` may be one chunk of it).
@@ -179,14 +189,30 @@ absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Cache
       }
       return absl::Status(split.code(), fmt::format("{} (at input byte {})", std::string(split.message()), base));
     }
+    if (spec_.type == ModelType::kUnigram) return EncodeUnigramPieces(text, pieces, base, out);
     for (const Piece& piece : pieces) EncodePiece(text, piece, base, scratch, caches, out);
     return absl::OkStatus();
   }
-  // Normalized text: encode it, then map each token's offsets back to the input bytes it came from.
-  TOKVEC_ASSIGN_OR_RETURN(NormalizedText normalized, spec_.normalizer->Normalize(text));
-  TOKVEC_RETURN_IF_ERROR(spec_.pre_tokenizer->Split(normalized.text, &pieces));
+  // Normalized (or rewritten) text: encode it, then map each token's offsets back to the input bytes it came from.
+  NormalizedText normalized;
+  if (spec_.normalizer != nullptr) {
+    TOKVEC_ASSIGN_OR_RETURN(normalized, spec_.normalizer->Normalize(text));
+  } else {
+    normalized = IdentityNormalized(text);
+  }
+  if (spec_.pre_tokenizer->Rewrites()) {
+    NormalizedText rewritten;
+    TOKVEC_RETURN_IF_ERROR(spec_.pre_tokenizer->Rewrite(normalized.text, at_start, &rewritten, &pieces));
+    normalized = ComposeNormalized(normalized, std::move(rewritten), text.size());
+  } else {
+    TOKVEC_RETURN_IF_ERROR(spec_.pre_tokenizer->Split(normalized.text, &pieces));
+  }
   const size_t first = out.ids->size();
-  for (const Piece& piece : pieces) EncodePiece(normalized.text, piece, 0, scratch, caches, out);
+  if (spec_.type == ModelType::kUnigram) {
+    TOKVEC_RETURN_IF_ERROR(EncodeUnigramPieces(normalized.text, pieces, 0, out));
+  } else {
+    for (const Piece& piece : pieces) EncodePiece(normalized.text, piece, 0, scratch, caches, out);
+  }
   if (out.offsets == nullptr) return absl::OkStatus();
   const size_t n = normalized.text.size();
   for (size_t i = first; i < out.offsets->size(); ++i) {
@@ -268,6 +294,26 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
   }
 }
 
+absl::Status Tokenizer::EncodeUnigramPieces(std::string_view text, const std::vector<Piece>& pieces, size_t base,
+                                            Sink out) const {
+  thread_local std::vector<BpeModel::Symbol> symbols;
+  for (const Piece& piece : pieces) {
+    if (piece.end <= piece.begin) continue;
+    symbols.clear();
+    TOKVEC_RETURN_IF_ERROR(
+        spec_.unigram.Tokenize(text.substr(piece.begin, piece.end - piece.begin), piece.begin, &symbols));
+    for (size_t i = 0; i < symbols.size(); ++i) {
+      out.ids->push_back(symbols[i].id);
+      if (out.offsets != nullptr) {
+        // Byte tokens of one stretch share its start: the last of them covers the stretch.
+        const size_t end = i + 1 < symbols.size() ? symbols[i + 1].begin : piece.end;
+        out.offsets->push_back({base + symbols[i].begin, base + end});
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 size_t Tokenizer::FindCut(std::string_view text, size_t limit, const EncodeOptions& options) const {
   // WordPiece pre-tokenizers cut only before ASCII white space, where the normalizer must cut too (checked
   // against Hugging Face on whole texts by scripts/conformance.sh); BPE keeps normalized text whole.
@@ -289,6 +335,7 @@ size_t Tokenizer::FindCut(std::string_view text, size_t limit, const EncodeOptio
 absl::StatusOr<std::string> Tokenizer::Decode(absl::Span<const TokenId> ids) const {
   if (spec_.type == ModelType::kWordPiece) return DecodeWordPiece(ids);
   if (spec_.type == ModelType::kChar) return DecodeChar(ids);
+  if (spec_.type == ModelType::kUnigram) return DecodeUnigram(ids);
   std::string text;
   for (TokenId id : ids) {
     if (id >= vocab_size_) {
@@ -376,6 +423,9 @@ std::string Tokenizer::TokenSpelling(TokenId id) const {
   if (spec_.type == ModelType::kWordPiece) {
     return id < spec_.wordpiece.size() ? spec_.wordpiece.token(id) : fmt::format("<id {}>", id);
   }
+  if (spec_.type == ModelType::kUnigram) {
+    return id < spec_.unigram.size() ? spec_.unigram.token(id) : fmt::format("<id {}>", id);
+  }
   if (spec_.unk_id && id == *spec_.unk_id && (id >= spec_.bpe.size() || spec_.bpe.token(id).empty())) {
     return "<unk>";
   }
@@ -387,6 +437,40 @@ std::string Tokenizer::TokenSpelling(TokenId id) const {
     return bytes.substr(0, bytes.size() - 1) + std::string(kEndOfWordSpelling);
   }
   return bytes;
+}
+
+}  // namespace tokvec
+
+namespace tokvec {
+
+// SentencePiece's decode: spellings joined, "▁" as a space, the space the first token starts with dropped, <0xNN>
+// byte tokens (byte_fallback) as their bytes. Hugging Face's decoders (Metaspace, ByteFallback) are not read yet.
+absl::StatusOr<std::string> Tokenizer::DecodeUnigram(absl::Span<const TokenId> ids) const {
+  constexpr std::string_view kMeta = "\xE2\x96\x81";
+  std::string text;
+  for (TokenId id : ids) {
+    if (id >= vocab_size_) {
+      return absl::OutOfRangeError(
+          fmt::format("token id {} is outside the vocabulary (ids are 0..{})", id, vocab_size_ - 1));
+    }
+    if (!is_special_[id] && id < spec_.unigram.size()) {
+      if (std::optional<unsigned char> byte = spec_.unigram.FallbackByte(id)) {
+        text += static_cast<char>(*byte);
+        continue;
+      }
+    }
+    const std::string spelling = TokenSpelling(id);
+    for (size_t pos = 0; pos < spelling.size();) {
+      if (spelling.compare(pos, kMeta.size(), kMeta) == 0) {
+        text += ' ';
+        pos += kMeta.size();
+      } else {
+        text += spelling[pos++];
+      }
+    }
+  }
+  if (!text.empty() && text.front() == ' ') text.erase(0, 1);
+  return text;
 }
 
 }  // namespace tokvec

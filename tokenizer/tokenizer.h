@@ -19,6 +19,8 @@
 //     symbols are code points spelled in plain UTF-8 (spaces usually "▁" by the normalizer), with "<0xNN>"
 //     byte fallback and an optional unk (char_symbols.h); Decode runs the tokenizer.json decoder chain
 //     (token_decoders.h).
+//   - kUnigram (SentencePiece's Unigram, Hugging Face tokenizer.json: T5, XLM-R): pieces are cut by UnigramModel
+//     (best-scoring segmentation); Decode joins spellings (<0xNN> byte tokens as their bytes).
 #ifndef TOKVEC_TOKENIZER_TOKENIZER_H_
 #define TOKVEC_TOKENIZER_TOKENIZER_H_
 
@@ -38,13 +40,14 @@
 #include "tokenizer/normalizer.h"
 #include "tokenizer/pre_tokenizer.h"
 #include "tokenizer/token_decoders.h"
+#include "tokenizer/unigram_model.h"
 #include "tokenizer/wordpiece_decoder.h"
 #include "tokenizer/wordpiece_model.h"
 
 namespace tokvec {
 
-enum class ModelType { kWord, kByte, kWordPiece, kChar };
-// "word", "byte", "wordpiece" or "char".
+enum class ModelType { kWord, kByte, kWordPiece, kChar, kUnigram };
+// "word", "byte", "wordpiece", "char" or "unigram".
 std::string_view ModelTypeName(ModelType type);
 
 // In word models the end-of-word symbol is stored as this single byte, which never occurs in valid UTF-8,
@@ -87,6 +90,7 @@ struct TokenizerSpec {
   ModelType type = ModelType::kByte;
   BpeModel bpe;                                  // kWord, kByte: the vocabulary and merge rule.
   WordPieceModel wordpiece;                      // kWordPiece: the vocabulary.
+  UnigramModel unigram;                          // kUnigram: the vocabulary and scores.
   std::optional<WordPieceDecoder> decoder;       // kWordPiece: none joins token spellings with spaces.
   std::unique_ptr<PreTokenizer> pre_tokenizer;   // Required.
   std::unique_ptr<Normalizer> normalizer;        // Optional.
@@ -163,13 +167,19 @@ class Tokenizer {
   absl::Status EncodeInto(std::string_view text, const EncodeOptions& options, size_t base, Caches caches,
                           Sink out) const;
   // Encodes ordinary text (no special tokens) starting at input offset `base`.
-  absl::Status EncodeOrdinary(std::string_view text, size_t base, Caches caches, Sink out) const;
+  // `at_start`: `text` begins the caller's text (for Metaspace's prepend_scheme "first").
+  absl::Status EncodeOrdinary(std::string_view text, size_t base, Caches caches, Sink out,
+                              bool at_start = true) const;
+  // Unigram models: encodes the pieces of `text`; offsets count from `base`.
+  absl::Status EncodeUnigramPieces(std::string_view text, const std::vector<Piece>& pieces, size_t base,
+                                   Sink out) const;
   // `caches.local` is set for byte models (null for word models, which do not cache).
   void EncodePiece(std::string_view text, Piece piece, size_t base, std::vector<BpeModel::Symbol>& scratch,
                    Caches caches, Sink out) const;
 
   absl::StatusOr<std::string> DecodeWordPiece(absl::Span<const TokenId> ids) const;
   absl::StatusOr<std::string> DecodeChar(absl::Span<const TokenId> ids) const;
+  absl::StatusOr<std::string> DecodeUnigram(absl::Span<const TokenId> ids) const;
 
   TokenizerSpec spec_;
   size_t vocab_size_ = 0;

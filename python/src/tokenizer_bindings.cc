@@ -157,8 +157,10 @@ py::str DecodeText(const TokenizerObject& self, const std::vector<TokenId>& ids)
 }
 
 void Save(const TokenizerObject& self, const std::string& path) {
-  if (self.tokenizer().type() == ModelType::kWordPiece) {
-    Check(absl::FailedPreconditionError("a WordPiece tokenizer has no tokvec model file form; keep its tokenizer.json"));
+  if (self.tokenizer().type() == ModelType::kWordPiece || self.tokenizer().type() == ModelType::kUnigram) {
+    Check(absl::FailedPreconditionError(fmt::format("a {} tokenizer has no tokvec model file form; keep its tokenizer.json",
+                                                    self.tokenizer().type() == ModelType::kUnigram ? "Unigram"
+                                                                                                   : "WordPiece")));
   }
   if (self.tokenizer().type() == ModelType::kChar) {
     Check(absl::FailedPreconditionError(

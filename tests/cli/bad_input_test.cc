@@ -192,6 +192,26 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
             R"("merges": [])");
     spm_bpe("bad_regex.json", R"("normalizer": {"type": "Replace", "pattern": {"Regex": "("}, "content": "x"}, )",
             R"("merges": [])");
+    // Unigram tokenizer.json files: a good one (tests/data/unigram), then one thing broken in each.
+    fs::create_directories(d / "unigram");
+    WriteFixture(d / "unigram" / "custom-first.json",
+                 ReadFixture(fs::path(TOKVEC_SOURCE_DIR) / "tests" / "data" / "unigram" / "custom-first.json"));
+    auto unigram = [&](const std::string& name, const std::string& parts, const std::string& model) {
+      WriteFixture(d / "unigram" / name, "{" + parts + R"("model": {"type": "Unigram", )" + model + "}}");
+    };
+    const std::string metaspace = R"("pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581"}, )";
+    const std::string vocab = R"("vocab": [["<unk>", 0], ["a", -1.5], ["\u2581", -2]])";
+    unigram("bad_base64.json", metaspace + R"("normalizer": {"type": "Precompiled", "precompiled_charsmap": "!!"}, )",
+            R"("unk_id": 0, )" + vocab);
+    unigram("truncated_charsmap.json",
+            metaspace + R"("normalizer": {"type": "Precompiled", "precompiled_charsmap": "EAAAAGFi"}, )",
+            R"("unk_id": 0, )" + vocab);
+    unigram("bad_vocab_entry.json", metaspace, R"("unk_id": 0, "vocab": [["<unk>", 0], ["a"]])");
+    unigram("unk_out_of_range.json", metaspace, R"("unk_id": 3, )" + vocab);
+    unigram("no_unk.json", metaspace, R"("unk_id": null, )" + vocab);
+    unigram("prefix_mismatch.json",
+            R"("pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": false}, )",
+            R"("unk_id": 0, )" + vocab);
     // Model directories: a good one, then one with truncated weights and one with a malformed config.json.
     RunFixtureCommand({"init", "--tokenizer", (d / "byte.tokvec").string(), "--arch", "gpt2", "--d-model", "16",
                        "--heads", "2", "--layers", "1", "--max-len", "32", "--seed", "1", "-o",
@@ -484,6 +504,26 @@ const BadInput kDataRows[] = {
              "invalid UTF-8 at byte offset 6 (byte 0xC3); char models need UTF-8 text"),
     BadInput("ConvertWordPieceToJson", {"convert", "-m", "{dir}/wordpiece/uncased.json", "--to", "json", "-o",
                                         "{dir}/converted"}, 1, "this is a wordpiece model"),
+    BadInput("EncodeUnigramBadBase64", {"encode", "-m", "{dir}/unigram/bad_base64.json", "{dir}/corpus.txt"}, 1,
+             "key 'normalizer.precompiled_charsmap': precompiled_charsmap is not valid base64"),
+    BadInput("EncodeUnigramTruncatedCharsmap",
+             {"encode", "-m", "{dir}/unigram/truncated_charsmap.json", "{dir}/corpus.txt"}, 1,
+             "trie size 16 is not a positive multiple of 4 within the 2 bytes that follow (truncated?)"),
+    BadInput("EncodeUnigramBadVocabEntry", {"encode", "-m", "{dir}/unigram/bad_vocab_entry.json", "{dir}/corpus.txt"},
+             1, "key 'model.vocab[1]': expected a [\"piece\", score] pair"),
+    BadInput("EncodeUnigramUnkOutOfRange",
+             {"encode", "-m", "{dir}/unigram/unk_out_of_range.json", "{dir}/corpus.txt"}, 1,
+             "key 'model.unk_id': expected null or an id below the 3 vocabulary pieces, got 3"),
+    BadInput("EncodeUnigramUnknownWithoutUnk", {"encode", "-m", "{dir}/unigram/no_unk.json", "{dir}/corpus.txt"}, 1,
+             "is not in the Unigram vocabulary and the model has no unk token"),
+    BadInput("EncodeUnigramPrefixMismatch", {"encode", "-m", "{dir}/unigram/prefix_mismatch.json", "{dir}/corpus.txt"},
+             1, "key 'pre_tokenizer.add_prefix_space': false does not match prepend_scheme"),
+    BadInput("EncodeUnigramInvalidUtf8", {"encode", "-m", "{dir}/unigram/custom-first.json", "{dir}/bad_utf8.txt"}, 1,
+             "invalid UTF-8 at byte offset 6 (byte 0xC3); Unigram models need UTF-8 text"),
+    BadInput("InspectUnigramMerges", {"inspect", "--merges", "{dir}/unigram/custom-first.json"}, 1,
+             "is a Unigram model: it has a vocabulary and no merges"),
+    BadInput("ConvertUnigramToJson", {"convert", "-m", "{dir}/unigram/custom-first.json", "--to", "json", "-o",
+                                      "{dir}/converted"}, 1, "this is a unigram model"),
     BadInput("EncodeMissingInput", {"encode", "-m", "{dir}/word.tokvec", "{dir}/missing.txt"}, 1, "missing.txt"),
     BadInput("EncodeWordInvalidUtf8", {"encode", "-m", "{dir}/word.tokvec", "{dir}/bad_utf8.txt"}, 1,
              "invalid UTF-8 at byte offset 6"),

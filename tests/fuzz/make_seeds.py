@@ -281,6 +281,32 @@ def main():
                     pre_tokenizer={"type": "WhitespaceSplit"}, decoder=None,
                     model=dict(bert["model"], max_input_chars_per_word=5))
     write("hf_tokenizer_json", "wordpiece_sequence", json.dumps(sequence, ensure_ascii=False))
+    # Unigram (T5 / XLM-R shaped, as tests/data/unigram): the custom rules' Precompiled charsmap of custom-first.json,
+    # Metaspace, byte_fallback with a few <0xNN> pieces, a sample with unknown characters; a Sequence variant with
+    # WhitespaceSplit, prepend "first", no split; and a charsmap cut short.
+    with open(os.path.join(os.path.dirname(ROOT), "..", "data", "unigram", "custom-first.json"), encoding="utf-8") as f:
+        charsmap = json.load(f)["normalizer"]["precompiled_charsmap"]
+    unigram_pieces = [["<unk>", 0.0], ["<s>", 0.0], ["</s>", 0.0], ["\u2581", -2.0], ["\u2581he", -3.5], ["llo", -4.0],
+                      ["\u2581hello", -7.5], ["l", -5.0], ["o", -5.0], ["h", -5.0], ["e", -5.0], ["<0xE2>", 0.0],
+                      ["<0x98>", 0.0], ["<0x83>", 0.0]]
+    unigram = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [{"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False,
+                          "normalized": False, "special": True} for i, t in enumerate(["<unk>", "<s>", "</s>"])],
+        "normalizer": {"type": "Precompiled", "precompiled_charsmap": charsmap},
+        "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+        "post_processor": None, "decoder": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always"},
+        "model": {"type": "Unigram", "unk_id": 0, "vocab": unigram_pieces, "byte_fallback": True},
+    }
+    unigram_sample = "\n#\nhello  \uff48\uff45llo \u2603\u2603 e\u0301 <s>\u3000\ufb01".encode("utf-8")
+    write("hf_tokenizer_json", "unigram_sample", json.dumps(unigram, ensure_ascii=False).encode() + unigram_sample)
+    unigram_sequence = dict(unigram, normalizer={"type": "Sequence", "normalizers": [
+        unigram["normalizer"], {"type": "Lowercase"}]}, pre_tokenizer={"type": "Sequence", "pretokenizers": [
+        {"type": "WhitespaceSplit"}, {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first",
+                                      "split": False}]}, model=dict(unigram["model"], byte_fallback=False, unk_id=None))
+    write("hf_tokenizer_json", "unigram_sequence", json.dumps(unigram_sequence, ensure_ascii=False))
+    cut = dict(unigram, normalizer={"type": "Precompiled", "precompiled_charsmap": charsmap[:40]})
+    write("hf_tokenizer_json", "unigram_cut_charsmap", json.dumps(cut, ensure_ascii=False))
 
     write("model_load", "encoder", fdp_string(json.dumps(ENCODER_CONFIG)) + weights + bytes([7, 0, 2]))
 

@@ -129,13 +129,15 @@ TEST(HfTokenizerJsonTest, MalformedPartsNameTheKey) {
       << ErrorOf(TinyJson(R"(["a b", "a x"])"));
   EXPECT_NE(ErrorOf(TinyJson(R"(["a b", 7])")).find("model.merges[1]"), std::string::npos);
   nlohmann::json parsed = nlohmann::json::parse(TinyJson("[]"));
-  parsed["model"]["type"] = "Unigram";
+  parsed["model"]["type"] = "WordLevel";
   EXPECT_NE(ErrorOf(parsed.dump()).find("model.type"), std::string::npos) << ErrorOf(parsed.dump());
   parsed = nlohmann::json::parse(TinyJson("[]"));
   parsed["pre_tokenizer"] = {{"type", "Whitespace"}};
   EXPECT_NE(ErrorOf(parsed.dump()).find("pre_tokenizer"), std::string::npos) << ErrorOf(parsed.dump());
   parsed = nlohmann::json::parse(TinyJson("[]"));
   parsed["normalizer"] = {{"type", "Precompiled"}};
+  EXPECT_NE(ErrorOf(parsed.dump()).find("normalizer.precompiled_charsmap"), std::string::npos) << ErrorOf(parsed.dump());
+  parsed["normalizer"] = {{"type", "Nmt"}};
   EXPECT_NE(ErrorOf(parsed.dump()).find("normalizer.type"), std::string::npos) << ErrorOf(parsed.dump());
   parsed = nlohmann::json::parse(TinyJson("[]"));
   parsed.erase("model");

@@ -23,6 +23,7 @@ absl::StatusOr<ModelDirectory> ModelDirectory::Load(const std::string& dir) {
   TOKVEC_ASSIGN_OR_RETURN(out.model_, Model::Load(dir));
   TOKVEC_ASSIGN_OR_RETURN(out.tokenizer_, Tokenizer::Load(dir));
   TOKVEC_ASSIGN_OR_RETURN(out.sentence_pooling_, LoadSentenceTransformersPooling(dir));
+  out.around_ = TextSpecialTokensFor(*out.tokenizer_, out.model_->config());
   const int64_t vocab_size = out.model_->config().vocab_size;
   if (static_cast<int64_t>(out.tokenizer_->vocab_size()) > vocab_size) {
     return absl::InvalidArgumentError(fmt::format(
@@ -38,16 +39,15 @@ absl::StatusOr<std::vector<uint32_t>> ModelDirectory::Tokenize(std::string_view 
   return WithSpecialTokens(encoding.ids);
 }
 
-int ModelDirectory::SpecialTokensBefore() const { return model_->config().arch == Architecture::kRoberta ? 1 : 0; }
-int ModelDirectory::SpecialTokensAfter() const { return model_->config().arch == Architecture::kRoberta ? 1 : 0; }
+int ModelDirectory::SpecialTokensBefore() const { return static_cast<int>(around_.before.size()); }
+int ModelDirectory::SpecialTokensAfter() const { return static_cast<int>(around_.after.size()); }
 
 std::vector<uint32_t> ModelDirectory::WithSpecialTokens(std::span<const uint32_t> ids) const {
-  const ModelConfig& config = model_->config();
   std::vector<uint32_t> out;
-  out.reserve(ids.size() + 2);
-  if (SpecialTokensBefore() > 0) out.push_back(static_cast<uint32_t>(config.bos_token_id));
+  out.reserve(ids.size() + around_.before.size() + around_.after.size());
+  out.insert(out.end(), around_.before.begin(), around_.before.end());
   out.insert(out.end(), ids.begin(), ids.end());
-  if (SpecialTokensAfter() > 0) out.push_back(static_cast<uint32_t>(config.eos_token_id));
+  out.insert(out.end(), around_.after.begin(), around_.after.end());
   return out;
 }
 

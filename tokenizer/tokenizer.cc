@@ -187,7 +187,7 @@ absl::Status Tokenizer::EncodeInto(std::string_view text, const EncodeOptions& o
     }
     out.ids->push_back(match.id);
     if (out.offsets != nullptr) out.offsets->push_back({base + match.begin, base + match.end});
-    pos = std::max(pos, match.end);
+    pos = match.end;  // as Hugging Face: after an overlap, text the rstrip took may be encoded again
   }
   return EncodeBetween(text.substr(pos), *matchers, base + pos, caches, out);
 }
@@ -210,7 +210,7 @@ absl::Status Tokenizer::EncodeBetween(std::string_view text, const AddedMatchers
     if (match.begin > pos) TOKVEC_RETURN_IF_ERROR(EncodeOrdinary(n.substr(pos, match.begin - pos), pos, caches, out));
     out.ids->push_back(match.id);
     if (out.offsets != nullptr) out.offsets->push_back({match.begin, match.end});
-    pos = std::max(pos, match.end);
+    pos = match.end;  // as Hugging Face: after an overlap, text the rstrip took may be encoded again
   }
   TOKVEC_RETURN_IF_ERROR(EncodeOrdinary(n.substr(pos), pos, caches, out));
   if (out.offsets == nullptr) return absl::OkStatus();

@@ -9,22 +9,6 @@
 #include "fmt/format.h"
 
 namespace tokvec {
-namespace {
-
-// BERT's [CLS] / [SEP] (or another name) as the tokenizer spells it: a special token, else a vocabulary token.
-absl::StatusOr<uint32_t> FindBertToken(const Tokenizer& tokenizer, std::string_view name, const std::string& dir) {
-  if (std::optional<TokenId> id = tokenizer.FindSpecial(name)) return *id;
-  if (tokenizer.type() == ModelType::kWordPiece) {
-    if (std::optional<TokenId> id = tokenizer.spec().wordpiece.Find(name)) return *id;
-  }
-  return absl::InvalidArgumentError(fmt::format(
-      "model directory '{}': config.json says model_type \"bert\", whose inputs are {} ... {}, but the tokenizer "
-      "has no token '{}'",
-      dir, "[CLS]", "[SEP]", name));
-}
-
-}  // namespace
-
 absl::StatusOr<ModelDirectory> ModelDirectory::Load(const std::string& dir) {
   namespace fs = std::filesystem;
   if (!fs::is_directory(dir)) {
@@ -38,18 +22,7 @@ absl::StatusOr<ModelDirectory> ModelDirectory::Load(const std::string& dir) {
   TOKVEC_ASSIGN_OR_RETURN(out.model_, Model::Load(dir));
   TOKVEC_ASSIGN_OR_RETURN(out.tokenizer_, Tokenizer::Load(dir));
   TOKVEC_ASSIGN_OR_RETURN(out.sentence_pooling_, LoadSentenceTransformersPooling(dir));
-  // The ids wrapped around every text: RoBERTa <s> ... </s> from config.json; BERT [CLS] ... [SEP] from the
-  // tokenizer's vocabulary (Hugging Face's BertProcessing / TemplateProcessing of BERT tokenizer.json files).
-  const ModelConfig& config = out.model_->config();
-  if (config.arch == Architecture::kRoberta) {
-    out.before_ = {static_cast<uint32_t>(config.bos_token_id)};
-    out.after_ = {static_cast<uint32_t>(config.eos_token_id)};
-  } else if (config.arch == Architecture::kBert) {
-    TOKVEC_ASSIGN_OR_RETURN(const uint32_t cls, FindBertToken(*out.tokenizer_, "[CLS]", dir));
-    TOKVEC_ASSIGN_OR_RETURN(const uint32_t sep, FindBertToken(*out.tokenizer_, "[SEP]", dir));
-    out.before_ = {cls};
-    out.after_ = {sep};
-  }
+  TOKVEC_ASSIGN_OR_RETURN(out.around_, TextSpecialTokensFor(*out.tokenizer_, out.model_->config(), dir));
   const int64_t vocab_size = out.model_->config().vocab_size;
   if (static_cast<int64_t>(out.tokenizer_->vocab_size()) > vocab_size) {
     return absl::InvalidArgumentError(fmt::format(
@@ -65,15 +38,15 @@ absl::StatusOr<std::vector<uint32_t>> ModelDirectory::Tokenize(std::string_view 
   return WithSpecialTokens(encoding.ids);
 }
 
-int ModelDirectory::SpecialTokensBefore() const { return static_cast<int>(before_.size()); }
-int ModelDirectory::SpecialTokensAfter() const { return static_cast<int>(after_.size()); }
+int ModelDirectory::SpecialTokensBefore() const { return static_cast<int>(around_.before.size()); }
+int ModelDirectory::SpecialTokensAfter() const { return static_cast<int>(around_.after.size()); }
 
 std::vector<uint32_t> ModelDirectory::WithSpecialTokens(std::span<const uint32_t> ids) const {
   std::vector<uint32_t> out;
-  out.reserve(ids.size() + before_.size() + after_.size());
-  out.insert(out.end(), before_.begin(), before_.end());
+  out.reserve(ids.size() + around_.before.size() + around_.after.size());
+  out.insert(out.end(), around_.before.begin(), around_.before.end());
   out.insert(out.end(), ids.begin(), ids.end());
-  out.insert(out.end(), after_.begin(), after_.end());
+  out.insert(out.end(), around_.after.begin(), around_.after.end());
   return out;
 }
 

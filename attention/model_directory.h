@@ -9,8 +9,9 @@
 //   TOKVEC_ASSIGN_OR_RETURN(EmbeddedText text, dir.Embed("Your cat is a lovely cat", {.threads = 2}));
 //   // text.tokens: {"Your", "Ġcat", ...}; text.ids: the same, as ids; text.hidden: [T, D]
 //
-// RoBERTa models get `<s>` (bos_token_id) before and `</s>` (eos_token_id) after each text, BERT models `[CLS]`
-// and `[SEP]` (looked up in the tokenizer's vocabulary), as Hugging Face's tokenizer adds them. Input longer than the model's maximum is an error unless a window is given (see
+// Each text gets the tokens of the tokenizer.json's post-processor, or the architecture's convention (RoBERTa:
+// `<s>` (bos_token_id) before and `</s>` (eos_token_id) after; BERT: `[CLS]` ... `[SEP]` from the vocabulary), as
+// Hugging Face's tokenizer adds them (text_special_tokens.h). Input longer than the model's maximum is an error unless a window is given (see
 // sliding_window.h); it is never truncated.
 #ifndef TOKVEC_ATTENTION_MODEL_DIRECTORY_H_
 #define TOKVEC_ATTENTION_MODEL_DIRECTORY_H_
@@ -26,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "attention/model.h"
 #include "attention/pooling.h"
+#include "attention/text_special_tokens.h"
 #include "embeddings/tensor.h"
 #include "tokenizer/tokenizer.h"
 
@@ -72,7 +74,7 @@ class ModelDirectory {
   std::unique_ptr<Tokenizer> tokenizer_;
   std::unique_ptr<Model> model_;
   std::optional<SentenceTransformersPooling> sentence_pooling_;
-  std::vector<uint32_t> before_, after_;  // special ids around every text (RoBERTa <s> </s>, BERT [CLS] [SEP])
+  TextSpecialTokens around_;  // tokens put around each text (text_special_tokens.h)
 };
 
 }  // namespace tokvec

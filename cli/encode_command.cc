@@ -21,7 +21,9 @@
 // Formats: ids (space-separated), tokens (spellings: `er</w>` for word models, GPT-2's byte-to-unicode spelling
 // for byte models, special tokens as their text), json {"ids", "tokens", "offsets": [[begin, end], ...]}
 // (one object per line with --lines). Text that spells a special token is ordinary text unless
-// --allow-special (all) or --allow-special=LIST (comma-separated) is given.
+// --allow-special (all) or --allow-special=LIST (comma-separated) is given; a tokenizer.json's non-special added
+// tokens are always matched. --add-special-tokens adds the tokens of a tokenizer.json's post_processor around
+// each text (the whole input, or each line with --lines), with offsets [0, 0].
 //
 // Sharded (--shard i/P with --lines, or each rank under mpirun): the lines n with n mod P = i of one or more
 // input files go to -o DIR/part-iiiii.ids (.tokens, .jsonl) with a record (distributed/line_parts.h); a re-run
@@ -73,6 +75,7 @@ struct EncodeCommandOptions {
   bool readable = false;
   bool lines = false;
   std::string allow_special;
+  bool add_special_tokens = false;  // the tokenizer.json post-processor's tokens around each text
   int threads = 1;
   std::string input = "-";
   std::vector<std::string> inputs;  // as given (several only with --shard / mpirun)
@@ -193,6 +196,27 @@ void AppendEncoding(const Tokenizer& tokenizer, const Encoding& encoding, Format
   *out += '\n';
 }
 
+// --add-special-tokens: the post-processor's ids before / after a text (none without a post-processor).
+std::vector<TokenId> SpecialIdsBefore(const Tokenizer& tokenizer) {
+  const auto& post = tokenizer.spec().post_processor;
+  return post != nullptr ? post->SingleBefore() : std::vector<TokenId>();
+}
+std::vector<TokenId> SpecialIdsAfter(const Tokenizer& tokenizer) {
+  const auto& post = tokenizer.spec().post_processor;
+  return post != nullptr ? post->SingleAfter() : std::vector<TokenId>();
+}
+
+// The ids or spellings of `ids`, space-separated (whole-text output).
+std::string SpellAll(const Tokenizer& tokenizer, const std::vector<TokenId>& ids, Format format) {
+  std::string out;
+  if (format == Format::kIds) {
+    AppendIds(ids.data(), ids.size(), /*space_first=*/false, &out);
+    return out;
+  }
+  for (size_t i = 0; i < ids.size(); ++i) out += (i > 0 ? " " : "") + Spell(tokenizer, ids[i], format);
+  return out;
+}
+
 // One chunk of input: a run of whole lines (--lines) or a part of the whole text cut by Tokenizer::FindCut.
 struct Chunk {
   std::string_view text;
@@ -223,7 +247,12 @@ void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, F
     absl::Status status;
     if (format == Format::kIds) {
       ids.clear();
+      if (encode.add_special_tokens) ids = SpecialIdsBefore(tokenizer);
       status = tokenizer.EncodeIds(line, encode, &ids, 0, caches.shared, caches.local);
+      if (encode.add_special_tokens) {
+        const std::vector<TokenId> after = SpecialIdsAfter(tokenizer);
+        ids.insert(ids.end(), after.begin(), after.end());
+      }
       if (status.ok()) {
         AppendIds(ids.data(), ids.size(), /*space_first=*/false, &chunk->output);
         chunk->output += '\n';
@@ -338,6 +367,9 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
   std::vector<Chunk> chunks, previous;  // this batch; the last one, written while this one is encoded
   std::string incoming;                 // input read while this batch is encoded
   TOKVEC_RETURN_IF_ERROR(read_into(&buffer, batch_bytes));
+  if (!options.lines && encode.add_special_tokens) {  // the post-processor's tokens around the whole text
+    previous.emplace_back().output = SpellAll(tokenizer, SpecialIdsBefore(tokenizer), format);
+  }
   while (true) {
     // 1. Cut the buffer into chunks.
     chunks.clear();
@@ -393,6 +425,9 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
     buffer += incoming;
     incoming.clear();
   }
+  if (!options.lines && encode.add_special_tokens) {
+    previous.emplace_back().output = SpellAll(tokenizer, SpecialIdsAfter(tokenizer), format);
+  }
   TOKVEC_RETURN_IF_ERROR(write_outputs(previous));
   return options.lines ? absl::OkStatus() : WriteAll(stdout, "\n");
 }
@@ -414,7 +449,8 @@ absl::Status RunSharded(const Tokenizer& tokenizer, const EncodeOptions& encode,
     return absl::InvalidArgumentError(fmt::format("cannot make the folder '{}' for the parts", options.output));
   }
   const nlohmann::json job = {{"command", "encode"}, {"format", PartExtension(format)},
-                              {"pattern", options.pattern}, {"allow_special", options.allow_special}};
+                              {"pattern", options.pattern}, {"allow_special", options.allow_special},
+                              {"add_special_tokens", options.add_special_tokens}};
   TOKVEC_ASSIGN_OR_RETURN(std::string key, distributed::JobKey(options.inputs, options.model, job.dump()));
   if (distributed::PartIsComplete(options.output, part, parts, key)) {
     std::fprintf(stderr, "part %lld of %lld in %s is complete: skipped\n", static_cast<long long>(part),
@@ -491,6 +527,7 @@ absl::Status RunEncode(const EncodeCommandOptions& options, bool allow_special_g
       }
     }
   }
+  encode.add_special_tokens = options.add_special_tokens;
   const distributed::World world = distributed::JoinWorld();
   TOKVEC_ASSIGN_OR_RETURN(std::optional<Shard> shard, ShardOfRun(options.shard, world));
   if (shard) {
@@ -536,6 +573,9 @@ void RegisterEncodeCommand(CLI::App& app, CommandAction* action) {
   CLI::Option* allow = sub->add_flag(std::string("--allow-special{") + kAllowAll + "}", options->allow_special,
                                      "Encode text spelling a special token as that token: all of them, or "
                                      "--allow-special=LIST (comma-separated)");
+  sub->add_flag("--add-special-tokens", options->add_special_tokens,
+                "Add the tokens of the tokenizer.json's post_processor around each text (Hugging Face's "
+                "add_special_tokens=True: [CLS] ... [SEP], <s> ... </s>); nothing for a tokenizer without one");
   sub->add_option("--threads", options->threads, "Threads encoding chunks of the input (same output for any count)")->capture_default_str();
   sub->add_option("--shard", options->shard,
                   "i/P with --lines: encode only the lines n with n mod P = i into -o DIR/part-iiiii.ids (a record "

@@ -33,6 +33,9 @@
 //   unigram/<file>/whole    the Unigram tokenizer.json files of tests/data/unigram (T5 / XLM-R shaped, made by
 //   unigram/<file>/lines    scripts/gen_unigram_files.mjs from spm_train models): Hugging Face against tokvec on
 //                           every line of every corpus file and on whole texts (botchan, Japanese, UDHR joined)
+//   added/<file>/...        tokenizer.json files with added tokens and post-processors (tests/data/added, made by
+//                           scripts/gen_added_files.mjs): whole texts, lines, random lines of added tokens (allowed,
+//                           not allowed, offsets), and --add-special-tokens against add_special_tokens=True
 // --only PREFIX runs only the suites whose name starts with PREFIX (e.g. --only wordpiece).
 // Text special tokens spell (<|endoftext|>) is ordinary text on both sides (tiktoken's encode_ordinary).
 import { spawn } from "node:child_process";
@@ -479,6 +482,90 @@ for (const name of unigramFiles) {
   }
   const theirLines = await hfIds(tokenizer, corpusLines);
   corpusLines.forEach((line, i) => compare(`${suite}/lines`, `line ${i + 1}`, theirLines[i], parseIds(ourLines[i] ?? ""), spell));
+}
+
+// Added tokens and post-processors (tests/data/added, from scripts/gen_added_files.mjs): Hugging Face against
+// tokvec on whole texts and every corpus line (--allow-special: Hugging Face matches special tokens too), on
+// seeded random lines built from the file's added tokens, white space and word characters (with --allow-special;
+// without it on the lines holding no special token; and their offsets, on ASCII lines), and with
+// --add-special-tokens against add_special_tokens=True (random lines, 3000 corpus lines, one whole text).
+const addedDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "tests", "data", "added");
+const addedFiles = want("added") && fs.existsSync(addedDir)
+  ? fs.readdirSync(addedDir).filter((f) => f.endsWith(".json") && f !== "golden.json" && want(`added/${f.replace(/\.json$/, "")}`)).sort()
+  : [];
+async function hfEncodings(tokenizer, texts, addSpecialTokens) {
+  const out = [];
+  for (let i = 0; i < texts.length; i += 256) out.push(...(await tokenizer.encodeBatch(texts.slice(i, i + 256), { addSpecialTokens })));
+  return out;
+}
+function addedRandomLines(contents, count, seed) {
+  let state = seed >>> 0;
+  const next = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const pick = (list) => list[Math.floor(next() * list.length)];
+  const words = ["the", "there", "Chapter", "hello", "Hello", "x", "_", "1", "é", "日本", "Mr.", "I'll", "a", "café", "NAÏVE", "it's"];
+  const glue = ["", "", " ", "  ", "   ", "\t", "\u3000", "-", ".", "x", "_", "1"];
+  const lines = [];
+  for (let i = 0; i < count; i++) {
+    let line = "";
+    const n = 2 + Math.floor(next() * 10);
+    for (let k = 0; k < n; k++) {
+      const r = next();
+      const piece = r < 0.45 ? pick(contents) : r < 0.55 ? pick(contents).toUpperCase() : pick(words);
+      line += pick(glue) + piece;
+    }
+    lines.push(line + pick(["", " ", "  "]));
+  }
+  return lines;
+}
+for (const name of addedFiles) {
+  const file = path.join(addedDir, name);
+  const suite = `added/${name.replace(/\.json$/, "")}`;
+  log(`${suite}: Hugging Face against tokvec (whole texts, lines, random lines, offsets, --add-special-tokens)`);
+  const tokenizer = hf.Tokenizer.fromFile(file);
+  const spell = hfSpell(tokenizer);
+  const json = JSON.parse(fs.readFileSync(file, "utf8"));
+  const contents = json.added_tokens.map((t) => t.content);
+  const specials = json.added_tokens.filter((t) => t.special).map((t) => t.content);
+  const wordpiece = json.model.type === "WordPiece";
+  // 1. Whole texts (WordPiece: two of them, Hugging Face is slow there).
+  const whole = wholePaths.map((f, i) => [f, i]).filter(([f, i]) => !wordpiece || /botchan|wikitext2-valid/.test(wholeLabels[i]));
+  const ours = (await pool(whole, ([f]) => runTokvec(["encode", "-m", file, "--allow-special", f]))).map(parseIds);
+  const theirs = await hfIds(tokenizer, whole.map(([, i]) => wholeTexts[i]));
+  whole.forEach(([, i], k) => compare(`${suite}/whole`, wholeLabels[i], theirs[k], ours[k], spell));
+  // 2. Every corpus line.
+  const ourLines = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--lines", "--threads", "2", linesPath]));
+  const theirLines = await hfIds(tokenizer, corpusLines);
+  corpusLines.forEach((line, i) => compare(`${suite}/lines`, `line ${i + 1}`, theirLines[i], parseIds(ourLines[i] ?? ""), spell));
+  // 3. Random lines of added tokens: allowed, not allowed (lines without special tokens), offsets.
+  const random = addedRandomLines(contents, 3000, 1234 + name.length);
+  const randomPath = path.join(args.work, `added-random-${name}.txt`);
+  fs.writeFileSync(randomPath, random.join("\n") + "\n");
+  const theirRandom = await hfEncodings(tokenizer, random, false);
+  const ourRandom = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--lines", randomPath]));
+  random.forEach((line, i) => compare(`${suite}/random`, JSON.stringify(line), theirRandom[i].getIds(), parseIds(ourRandom[i] ?? ""), spell));
+  const ourDefault = outputLines(await runTokvec(["encode", "-m", file, "--lines", randomPath]));
+  random.forEach((line, i) => {
+    if (!specials.some((s) => line.includes(s))) compare(`${suite}/not-allowed`, JSON.stringify(line), theirRandom[i].getIds(), parseIds(ourDefault[i] ?? ""), spell);
+  });
+  const ourJson = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--lines", "--format", "json", randomPath]));
+  random.forEach((line, i) => {
+    if (!/^[\x00-\x7f]*$/.test(line)) return;
+    const flat = (offsets) => offsets.flat();
+    compare(`${suite}/offsets`, JSON.stringify(line), flat(theirRandom[i].getOffsets()), flat(JSON.parse(ourJson[i]).offsets), () => "");
+  });
+  // 4. --add-special-tokens: random lines, corpus lines, a whole text.
+  const withSpecials = [...random, ...corpusLines.slice(0, 3000)];
+  const specialsPath = path.join(args.work, `added-specials-${name}.txt`);
+  fs.writeFileSync(specialsPath, withSpecials.join("\n") + "\n");
+  const theirSpecials = await hfEncodings(tokenizer, withSpecials, true);
+  const ourSpecials = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--add-special-tokens", "--lines", specialsPath]));
+  withSpecials.forEach((line, i) => compare(`${suite}/add-special`, JSON.stringify(line), theirSpecials[i].getIds(), parseIds(ourSpecials[i] ?? ""), spell));
+  const botchan = wholePaths.findIndex((f, i) => wholeLabels[i].includes("botchan"));
+  if (botchan >= 0) {
+    const [theirWhole] = await hfEncodings(tokenizer, [wholeTexts[botchan]], true);
+    const ourWhole = parseIds(await runTokvec(["encode", "-m", file, "--allow-special", "--add-special-tokens", "--threads", "2", wholePaths[botchan]]));
+    compare(`${suite}/add-special`, wholeLabels[botchan], theirWhole.getIds(), ourWhole, spell);
+  }
 }
 
 // ---- Summary.

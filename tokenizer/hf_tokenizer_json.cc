@@ -7,10 +7,15 @@
 //                     Punctuation, Whitespace, WhitespaceSplit, CharDelimiterSplit, UnicodeScripts,
 //                     BertPreTokenizer in any order (hf_pre_tokenizer.h: Hugging Face's semantics, fast shapes)
 //   normalizer        null, NFC, NFKC, Lowercase, or a Sequence of them (add_prefix_space joins as prefix_space)
-//   added_tokens      [{id, content, ...}]: our special tokens (matched only when allowed)
+//   added_tokens      [{id, content, special, single_word, lstrip, rstrip, normalized}]: special ones are matched
+//                     only when allowed (EncodeOptions, --allow-special), the others always, as Hugging Face does
+//                     (tokenizer/added_token_matcher.h; normalized ones in the normalized text)
+//   post_processor    TemplateProcessing, RobertaProcessing, BertProcessing, ByteLevel, Sequence
+//                     (tokenizer/hf_post_processor.h): tokens added with EncodeOptions::add_special_tokens,
+//                     offsets trimmed always
 // Vocabulary entries spelled outside the byte alphabet (or empty) load as unreachable tokens (no input reaches
 // them; TokenizerSpec::unreachable_tokens), as Hugging Face loads them.
-// Other parts (decoder, post_processor, truncation, padding) do not change ids and are ignored.
+// Other parts (decoder, truncation, padding) do not change ids and are ignored.
 //
 // WordPiece models (BERT, all-MiniLM):
 //   model             {"type": "WordPiece", "vocab": {spelling: id}, "unk_token": "[UNK]",
@@ -19,7 +24,7 @@
 //                     as lowercase), lowercase}, NFD, NFKD, StripAccents
 //   pre_tokenizer     BertPreTokenizer, WhitespaceSplit
 //   decoder           null (spellings joined by spaces) or WordPiece {prefix, cleanup}
-//   added_tokens      as above; post_processor ([CLS] ... [SEP]) is ignored
+//   added_tokens      as above; post_processor as above ([CLS] ... [SEP])
 //
 // SentencePiece-style BPE over code points (Llama-2, Mistral v0.1, Yi; ModelType::kChar), chosen when the
 // pre-tokenizer is not ByteLevel (or a Sequence holding one):
@@ -66,6 +71,7 @@
 #include "tokenizer/hf_vocab_reader.h"
 #include "tokenizer/hf_pre_tokenizer.h"
 #include "tokenizer/hf_json_steps.h"
+#include "tokenizer/hf_post_processor.h"
 #include "tokenizer/icu_normalizer.h"
 #include "tokenizer/metaspace_pre_tokenizer.h"
 #include "tokenizer/normalizer_chain.h"
@@ -285,6 +291,20 @@ std::optional<BpeModel::MergePair> RankMergeOf(const BpeModel& bpe, TokenId id,
   return BpeModel::MergePair{parts[0], parts[1]};
 }
 
+// An added token's Hugging Face flags (special, single_word, lstrip, rstrip, normalized); absent ones keep
+// tokvec's defaults (special, matched in the input).
+absl::Status ReadAddedTokenFlags(const Json& token, const std::string& path, const std::string& key,
+                                 SpecialToken* out) {
+  for (auto [name, flag] : {std::pair{"special", &out->special}, std::pair{"single_word", &out->single_word},
+                            std::pair{"lstrip", &out->lstrip}, std::pair{"rstrip", &out->rstrip},
+                            std::pair{"normalized", &out->normalized}}) {
+    if (!token.contains(name) || token[name].is_null()) continue;
+    if (!token[name].is_boolean()) return KeyError(path, fmt::format("{}.{}", key, name), "expected true or false");
+    *flag = token[name].get<bool>();
+  }
+  return absl::OkStatus();
+}
+
 // Appends the added tokens to `special_tokens`. `model_size` is one past the model's largest id and `spelling`
 // gives a model token's tokenizer.json spelling (empty for an id no token has).
 template <typename Spelling>
@@ -314,8 +334,25 @@ absl::Status ReadAddedTokens(const Json& json, const std::string& path, size_t m
                         fmt::format("'{}' has id {}, which is the vocabulary token '{}'", content, id, in_vocab));
       }
     }
-    special_tokens->push_back({content, static_cast<TokenId>(id)});
+    SpecialToken read{content, static_cast<TokenId>(id)};
+    TOKVEC_RETURN_IF_ERROR(ReadAddedTokenFlags(token, path, fmt::format("added_tokens[{}]", i), &read));
+    for (const SpecialToken& earlier : *special_tokens) {
+      if (earlier.id == read.id && earlier.text != read.text) {
+        return KeyError(path, fmt::format("added_tokens[{}].id", i),
+                        fmt::format("id {} is given to both '{}' and '{}'", id, earlier.text, read.text));
+      }
+    }
+    special_tokens->push_back(std::move(read));
   }
+  return absl::OkStatus();
+}
+
+// The post_processor (tokenizer/hf_post_processor.h) of `json` into `spec`; ids must be below its vocabulary.
+absl::Status ReadPostProcessorOf(const Json& json, const std::string& path, size_t model_size, TokenizerSpec* spec) {
+  if (!json.contains("post_processor")) return absl::OkStatus();
+  size_t vocab_size = model_size;
+  for (const SpecialToken& token : spec->special_tokens) vocab_size = std::max<size_t>(vocab_size, token.id + size_t{1});
+  TOKVEC_ASSIGN_OR_RETURN(spec->post_processor, ReadHfPostProcessor(json["post_processor"], path, vocab_size));
   return absl::OkStatus();
 }
 
@@ -407,6 +444,7 @@ absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string&
   TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.wordpiece.size(),
                                          [&](TokenId id) { return spec.wordpiece.token(id); },
                                          &spec.special_tokens));
+  TOKVEC_RETURN_IF_ERROR(ReadPostProcessorOf(json, path, spec.wordpiece.size(), &spec));
   return spec;
 }
 
@@ -517,6 +555,7 @@ absl::StatusOr<TokenizerSpec> ReadUnigram(const Json& json, const std::string& p
   TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.unigram.size(),
                                          [&](TokenId id) { return spec.unigram.token(id); },
                                          &spec.special_tokens));
+  TOKVEC_RETURN_IF_ERROR(ReadPostProcessorOf(json, path, spec.unigram.size(), &spec));
   return spec;
 }
 
@@ -594,6 +633,7 @@ absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& p
   // 3. Added tokens.
   TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.bpe.size(),
                                          [&](TokenId id) { return spec.bpe.token(id); }, &spec.special_tokens));
+  TOKVEC_RETURN_IF_ERROR(ReadPostProcessorOf(json, path, spec.bpe.size(), &spec));
   return spec;
 }
 
@@ -650,6 +690,7 @@ absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std
                                            return BytesToUnicode(spec.bpe.token(id));
                                          },
                                          &spec.special_tokens));
+  TOKVEC_RETURN_IF_ERROR(ReadPostProcessorOf(json, path, spec.bpe.size(), &spec));
   return spec;
 }
 
@@ -790,11 +831,11 @@ absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
   for (const SpecialToken& special : spec.special_tokens) {
     added.push_back({{"id", special.id},
                      {"content", special.text},
-                     {"single_word", false},
-                     {"lstrip", false},
-                     {"rstrip", false},
-                     {"normalized", false},
-                     {"special", true}});
+                     {"single_word", special.single_word},
+                     {"lstrip", special.lstrip},
+                     {"rstrip", special.rstrip},
+                     {"normalized", special.normalized},
+                     {"special", special.special}});
   }
   OrderedJson root = {
       {"version", "1.0"},

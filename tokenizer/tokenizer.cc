@@ -1,11 +1,14 @@
 #include "tokenizer/tokenizer.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "tokenizer/byte_unicode.h"
+#include "tokenizer/icu_normalizer.h"
 #include "tokenizer/normalizer_chain.h"
+#include "tokenizer/utf8.h"
 #include "tokenizer/whitespace_pre_tokenizer.h"
 
 namespace tokvec {
@@ -59,6 +62,28 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
   tokenizer->vocab_size_ = vocab_size;
   tokenizer->is_special_.assign(vocab_size, false);
   for (const SpecialToken& special : s.special_tokens) tokenizer->is_special_[special.id] = true;
+  // Added tokens: matched in the input, or (normalized ones) in the text normalized as Hugging Face does before
+  // pre-tokenizing, i.e. without the prefix space (a pre-tokenizer step there, a normalizer step here).
+  if (s.normalizer != nullptr) {
+    const std::string full = s.normalizer->name();
+    std::string name;
+    for (size_t begin = 0; begin <= full.size();) {
+      size_t plus = full.find('+', begin);
+      if (plus == std::string::npos) plus = full.size();
+      const std::string step = full.substr(begin, plus - begin);
+      if (step != "prefix_space") name += (name.empty() ? "" : "+") + step;
+      begin = plus + 1;
+    }
+    absl::StatusOr<std::unique_ptr<Normalizer>> core = MakeNormalizer(name);
+    if (!name.empty() && core.ok()) tokenizer->match_normalizer_ = std::move(core).value();
+  }
+  std::vector<const SpecialToken*> ordinary, all;
+  for (const SpecialToken& special : s.special_tokens) {
+    all.push_back(&special);
+    if (!special.special) ordinary.push_back(&special);
+  }
+  tokenizer->default_matchers_ = tokenizer->BuildMatchers(ordinary);
+  tokenizer->all_matchers_ = tokenizer->BuildMatchers(all);
   if (s.type == ModelType::kByte) {
     for (int b = 0; b < 256; ++b) {
       std::optional<TokenId> id = s.bpe.Find(std::string(1, static_cast<char>(b)));
@@ -100,6 +125,7 @@ std::optional<TokenId> Tokenizer::FindSpecial(std::string_view text) const {
 absl::StatusOr<Encoding> Tokenizer::Encode(std::string_view text, const EncodeOptions& options) const {
   Encoding out;
   TOKVEC_RETURN_IF_ERROR(EncodeInto(text, options, 0, Caches{nullptr, nullptr}, Sink{&out.ids, &out.offsets}));
+  if (spec_.post_processor != nullptr) PostProcess(text, options.add_special_tokens, &out);
   return out;
 }
 
@@ -115,41 +141,112 @@ absl::Status Tokenizer::EncodeIds(std::string_view text, const EncodeOptions& op
   return EncodeInto(text, options, base, Caches{shared, local}, Sink{ids, nullptr});
 }
 
-absl::Status Tokenizer::EncodeInto(std::string_view text, const EncodeOptions& options, size_t base, Caches caches,
-                                   Sink out) const {
-  // 1. Which special tokens may be matched in this text.
-  std::vector<const SpecialToken*> allowed;
-  if (options.allow_all_special) {
-    for (const SpecialToken& special : spec_.special_tokens) allowed.push_back(&special);
-  } else {
-    for (const std::string& name : options.allowed_special) {
-      auto it = std::find_if(spec_.special_tokens.begin(), spec_.special_tokens.end(),
-                             [&](const SpecialToken& s) { return s.text == name; });
-      if (it == spec_.special_tokens.end()) {
-        return absl::InvalidArgumentError(
-            fmt::format("'{}' is not a special token of this model (see `tokvec inspect`)", name));
-      }
-      allowed.push_back(&*it);
+std::shared_ptr<const Tokenizer::AddedMatchers> Tokenizer::BuildMatchers(
+    const std::vector<const SpecialToken*>& tokens) const {
+  if (tokens.empty()) return nullptr;
+  auto matchers = std::make_shared<AddedMatchers>();
+  std::vector<AddedTokenMatcher::Pattern> raw, normalized;
+  for (const SpecialToken* token : tokens) {
+    const AddedTokenMatcher::Flags flags{.single_word = token->single_word, .lstrip = token->lstrip,
+                                         .rstrip = token->rstrip};
+    if (token->lstrip || token->rstrip || token->text.find_first_of(" \t\r\n\v\f") != std::string::npos) {
+      matchers->cuttable = false;
+    }
+    if (token->normalized && match_normalizer_ != nullptr) {
+      // Hugging Face matches the token's own normalization (e.g. lowercased) in the normalized text.
+      absl::StatusOr<NormalizedText> spelled = match_normalizer_->Normalize(token->text);
+      std::string text = spelled.ok() ? spelled->text : token->text;
+      if (!text.empty()) normalized.push_back({std::move(text), token->id, flags});
+    } else {
+      raw.push_back({token->text, token->id, flags});
     }
   }
-  // 2. Cut the text at allowed special tokens (leftmost match, longest on a tie); encode what lies between.
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t best_at = text.size();
-    const SpecialToken* best = nullptr;
-    for (const SpecialToken* special : allowed) {
-      size_t at = text.find(special->text, pos);
-      if (at == std::string_view::npos) continue;
-      if (at < best_at || (at == best_at && best != nullptr && special->text.size() > best->text.size())) {
-        best_at = at;
-        best = special;
-      }
+  matchers->raw = AddedTokenMatcher(std::move(raw));
+  matchers->normalized = AddedTokenMatcher(std::move(normalized));
+  return matchers;
+}
+
+absl::StatusOr<std::shared_ptr<const Tokenizer::AddedMatchers>> Tokenizer::MatchersFor(
+    const EncodeOptions& options) const {
+  if (options.allow_all_special) return all_matchers_;
+  if (options.allowed_special.empty()) return default_matchers_;
+  std::vector<std::string> names = options.allowed_special;
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  std::string key;
+  for (const std::string& name : names) key += name + '\0';
+  std::lock_guard<std::mutex> lock(list_matchers_mutex_);
+  auto cached = list_matchers_.find(key);
+  if (cached != list_matchers_.end()) return cached->second;
+  std::vector<const SpecialToken*> tokens;
+  for (const SpecialToken& token : spec_.special_tokens) {
+    if (!token.special) tokens.push_back(&token);
+  }
+  for (const std::string& name : names) {
+    auto it = std::find_if(spec_.special_tokens.begin(), spec_.special_tokens.end(),
+                           [&](const SpecialToken& s) { return s.text == name; });
+    if (it == spec_.special_tokens.end()) {
+      return absl::InvalidArgumentError(
+          fmt::format("'{}' is not a special token of this model (see `tokvec inspect`)", name));
     }
-    TOKVEC_RETURN_IF_ERROR(EncodeOrdinary(text.substr(pos, best_at - pos), base + pos, caches, out, pos == 0));
-    if (best == nullptr) break;
-    out.ids->push_back(best->id);
-    if (out.offsets != nullptr) out.offsets->push_back({base + best_at, base + best_at + best->text.size()});
-    pos = best_at + best->text.size();
+    if (it->special) tokens.push_back(&*it);
+  }
+  std::shared_ptr<const AddedMatchers> built = BuildMatchers(tokens);
+  if (list_matchers_.size() < 64) list_matchers_[key] = built;
+  return built;
+}
+
+absl::Status Tokenizer::EncodeInto(std::string_view text, const EncodeOptions& options, size_t base, Caches caches,
+                                   Sink out) const {
+  // 1. Which added tokens may be matched in this text; none: the text is all ordinary (the fast path).
+  TOKVEC_ASSIGN_OR_RETURN(std::shared_ptr<const AddedMatchers> matchers, MatchersFor(options));
+  if (matchers == nullptr) return EncodeOrdinary(text, base, caches, out);
+  // 2. Cut the text at the tokens matched in the input (leftmost-longest, added_token_matcher.h); encode what
+  // lies between.
+  std::vector<AddedTokenMatcher::Match> matches;
+  matchers->raw.FindAll(text, &matches);
+  size_t pos = 0;
+  for (const AddedTokenMatcher::Match& match : matches) {
+    if (match.begin > pos) {
+      TOKVEC_RETURN_IF_ERROR(
+          EncodeBetween(text.substr(pos, match.begin - pos), *matchers, base + pos, caches, out, pos == 0));
+    }
+    out.ids->push_back(match.id);
+    if (out.offsets != nullptr) out.offsets->push_back({base + match.begin, base + match.end});
+    pos = match.end;  // as Hugging Face: after an overlap, text the rstrip took may be encoded again
+  }
+  return EncodeBetween(text.substr(pos), *matchers, base + pos, caches, out, pos == 0);
+}
+
+absl::Status Tokenizer::EncodeBetween(std::string_view text, const AddedMatchers& matchers, size_t base,
+                                      Caches caches, Sink out, bool at_start) const {
+  if (matchers.normalized.empty() || text.empty() || FindInvalidUtf8(text)) {
+    return EncodeOrdinary(text, base, caches, out, at_start);
+  }
+  TOKVEC_ASSIGN_OR_RETURN(NormalizedText normalized, match_normalizer_->Normalize(text));
+  std::vector<AddedTokenMatcher::Match> matches;
+  matchers.normalized.FindAll(normalized.text, &matches);
+  if (matches.empty()) return EncodeOrdinary(text, base, caches, out, at_start);
+  // Encode the normalized text between the matches (normalizing it again changes nothing), then map offsets in
+  // the normalized text back to the input.
+  const size_t first = out.offsets != nullptr ? out.offsets->size() : 0;
+  const std::string_view n = normalized.text;
+  size_t pos = 0;
+  for (const AddedTokenMatcher::Match& match : matches) {
+    if (match.begin > pos) {
+      TOKVEC_RETURN_IF_ERROR(EncodeOrdinary(n.substr(pos, match.begin - pos), pos, caches, out, at_start && pos == 0));
+    }
+    out.ids->push_back(match.id);
+    if (out.offsets != nullptr) out.offsets->push_back({match.begin, match.end});
+    pos = match.end;  // as Hugging Face: after an overlap, text the rstrip took may be encoded again
+  }
+  TOKVEC_RETURN_IF_ERROR(EncodeOrdinary(n.substr(pos), pos, caches, out, at_start && pos == 0));
+  if (out.offsets == nullptr) return absl::OkStatus();
+  for (size_t i = first; i < out.offsets->size(); ++i) {
+    Offset& offset = (*out.offsets)[i];
+    const size_t begin = offset.begin < n.size() ? normalized.source_begin[offset.begin] : text.size();
+    const size_t end = offset.end > offset.begin ? normalized.source_end[offset.end - 1] : begin;
+    offset = {base + begin, base + std::max(begin, end)};
   }
   return absl::OkStatus();
 }
@@ -318,12 +415,9 @@ size_t Tokenizer::FindCut(std::string_view text, size_t limit, const EncodeOptio
   // WordPiece pre-tokenizers cut only before ASCII white space, where the normalizer must cut too (checked
   // against Hugging Face on whole texts by scripts/conformance.sh); BPE keeps normalized text whole.
   if (spec_.normalizer != nullptr && spec_.type != ModelType::kWordPiece) return 0;
-  for (const SpecialToken& special : spec_.special_tokens) {
-    const bool allowed = options.allow_all_special || std::find(options.allowed_special.begin(),
-                                                                options.allowed_special.end(),
-                                                                special.text) != options.allowed_special.end();
-    if (allowed && special.text.find_first_of(" \t\r\n") != std::string::npos) return 0;
-  }
+  // An added token that holds or strips white space could span the cut.
+  absl::StatusOr<std::shared_ptr<const AddedMatchers>> matchers = MatchersFor(options);
+  if (!matchers.ok() || (*matchers != nullptr && !(*matchers)->cuttable)) return 0;
   const size_t cut = spec_.pre_tokenizer->FindCut(text, limit);
   if (cut != 0 && spec_.normalizer != nullptr &&
       (cut >= text.size() || !spec_.normalizer->CutsBefore(text[cut]))) {
@@ -412,6 +506,51 @@ absl::StatusOr<std::string> Tokenizer::DecodeChar(absl::Span<const TokenId> ids)
     tokens.push_back(TokenSpelling(id));
   }
   return spec_.token_decoder->Decode(std::move(tokens));
+}
+
+void Tokenizer::PostProcess(std::string_view text, bool add_special_tokens, Encoding* encoding) const {
+  const PostProcessor& post = *spec_.post_processor;
+  // Spaces a token begins or ends with: an added token's are the input it covers, a byte token's its bytes.
+  auto spaces = [&](size_t i, bool leading) {
+    const TokenId id = encoding->ids[i];
+    const Offset& offset = encoding->offsets[i];
+    std::string_view spelling;
+    if (is_special_[id]) {
+      spelling = text.substr(offset.begin, offset.end - offset.begin);
+    } else if (spec_.type == ModelType::kByte && id < spec_.bpe.size()) {
+      spelling = spec_.bpe.token(id);
+    }
+    // Hugging Face counts 'Ġ' (a space byte) and white space characters of the token's spelling: byte tokens
+    // spell other white space bytes as letters ('Ċ'), added tokens are their text.
+    auto is_space = [&](char c) { return c == ' ' || (is_special_[id] && std::isspace(static_cast<unsigned char>(c))); };
+    size_t count = 0;
+    if (leading) {
+      while (count < spelling.size() && is_space(spelling[count])) ++count;
+    } else {
+      while (count < spelling.size() && is_space(spelling[spelling.size() - 1 - count])) ++count;
+    }
+    return count;
+  };
+  for (const PostProcessor::Step& step : post.steps) {
+    if (step.kind != PostProcessor::Step::kTrimOffsets) continue;
+    for (size_t i = 0; i < encoding->ids.size(); ++i) {
+      Offset& offset = encoding->offsets[i];
+      size_t leading = spaces(i, true);
+      const size_t trailing = spaces(i, false);
+      if (leading > 0) {
+        if ((i == 0 || offset.begin == 0) && step.add_prefix_space && leading == 1) leading = 0;
+        offset.begin = std::min(offset.begin + leading, offset.end);
+      }
+      if (trailing > 0 && offset.end >= trailing) offset.end = std::max(offset.end - trailing, offset.begin);
+    }
+  }
+  if (!add_special_tokens) return;
+  const std::vector<TokenId> before = post.SingleBefore();
+  const std::vector<TokenId> after = post.SingleAfter();
+  encoding->ids.insert(encoding->ids.begin(), before.begin(), before.end());
+  encoding->ids.insert(encoding->ids.end(), after.begin(), after.end());
+  encoding->offsets.insert(encoding->offsets.begin(), before.size(), Offset{0, 0});
+  encoding->offsets.insert(encoding->offsets.end(), after.size(), Offset{0, 0});
 }
 
 std::string Tokenizer::TokenSpelling(TokenId id) const {

@@ -26,7 +26,9 @@
 
 #include <array>
 #include <cstddef>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,8 +38,10 @@
 #include "absl/types/span.h"
 #include "tokenizer/piece_cache.h"
 #include "tokenizer/bpe_model.h"
+#include "tokenizer/added_token_matcher.h"
 #include "tokenizer/char_symbols.h"
 #include "tokenizer/normalizer.h"
+#include "tokenizer/post_processor.h"
 #include "tokenizer/pre_tokenizer.h"
 #include "tokenizer/token_decoders.h"
 #include "tokenizer/unigram_model.h"
@@ -55,10 +59,19 @@ std::string_view ModelTypeName(ModelType type);
 inline constexpr char kEndOfWordByte = '\xFF';
 inline constexpr std::string_view kEndOfWordSpelling = "</w>";
 
-// A token reserved for a fixed id and matched as whole text only when allowed (e.g. `<|endoftext|>`).
+// A token reserved for a fixed id, found in the text before the model sees it (e.g. `<|endoftext|>`). A special
+// one (`special`, the default; all of tiktoken's and tokvec model files') is matched only when EncodeOptions
+// allows it; a non-special one (Hugging Face's added tokens with "special": false, e.g. Qwen's `<think>`) is
+// always matched. The flags are Hugging Face's (tokenizer/added_token_matcher.h); `normalized` tokens are
+// matched in the normalized text, the others in the input.
 struct SpecialToken {
   std::string text;
   TokenId id;
+  bool special = true;
+  bool single_word = false;
+  bool lstrip = false;
+  bool rstrip = false;
+  bool normalized = false;
 };
 
 // A vocabulary entry of a byte-level file that no input can reach: its spelling is outside GPT-2's byte alphabet
@@ -83,6 +96,9 @@ struct EncodeOptions {
   // Text that spells a special token is ordinary text unless allowed here (then it becomes the special id).
   bool allow_all_special = false;
   std::vector<std::string> allowed_special;
+  // Encode (not EncodeIds) only: add the tokens of the tokenizer's post-processor around the text (Hugging Face's
+  // add_special_tokens=True, e.g. [CLS] ... [SEP]); none when it has no post-processor.
+  bool add_special_tokens = false;
 };
 
 // Everything a Tokenizer is made of; loaders fill it, Tokenizer::Create checks it.
@@ -95,6 +111,7 @@ struct TokenizerSpec {
   std::unique_ptr<PreTokenizer> pre_tokenizer;   // Required.
   std::unique_ptr<Normalizer> normalizer;        // Optional.
   std::vector<SpecialToken> special_tokens;      // Ids outside or inside the BPE vocabulary.
+  std::shared_ptr<const PostProcessor> post_processor;  // Optional (Hugging Face's post_processor).
   std::optional<TokenId> unk_id;                 // Word models: the id of `<unk>`.
   std::optional<TokenId> end_of_word_id;         // Word models: the id of the `</w>` symbol.
   bool ignore_merges = false;                    // Hugging Face: a piece that is itself a token skips merging.
@@ -180,12 +197,33 @@ class Tokenizer {
   absl::StatusOr<std::string> DecodeWordPiece(absl::Span<const TokenId> ids) const;
   absl::StatusOr<std::string> DecodeChar(absl::Span<const TokenId> ids) const;
   absl::StatusOr<std::string> DecodeUnigram(absl::Span<const TokenId> ids) const;
+  // Runs the post-processor on Encode's result: trims offsets, adds its tokens when `add_special_tokens`.
+  void PostProcess(std::string_view text, bool add_special_tokens, Encoding* encoding) const;
+
+  // The added tokens one EncodeOptions lets match: those matched in the input and in the normalized text.
+  struct AddedMatchers {
+    AddedTokenMatcher raw;
+    AddedTokenMatcher normalized;
+    bool cuttable = true;  // No token holds or strips white space (FindCut may cut the text).
+  };
+  std::shared_ptr<const AddedMatchers> BuildMatchers(const std::vector<const SpecialToken*>& tokens) const;
+  // Null when nothing is to be matched (the fast path); built once per distinct allowed list.
+  absl::StatusOr<std::shared_ptr<const AddedMatchers>> MatchersFor(const EncodeOptions& options) const;
+  // Encodes text between added tokens: matches `normalized` tokens in its normalization, the rest as ordinary.
+  // `at_start`: `text` begins the input (EncodeOrdinary).
+  absl::Status EncodeBetween(std::string_view text, const AddedMatchers& matchers, size_t base, Caches caches,
+                             Sink out, bool at_start) const;
 
   TokenizerSpec spec_;
   size_t vocab_size_ = 0;
   std::array<TokenId, 256> byte_ids_{};  // Byte models: the token of each single byte; char models: of "<0xNN>".
   std::vector<bool> is_special_;         // [vocab_size_]
   uint64_t cache_serial_ = NewPieceCacheSerial();  // This tokenizer in the per-thread piece caches.
+  std::unique_ptr<Normalizer> match_normalizer_;   // The normalizer without prefix_space (Hugging Face's order).
+  std::shared_ptr<const AddedMatchers> default_matchers_;  // Non-special tokens only (null: none).
+  std::shared_ptr<const AddedMatchers> all_matchers_;      // Every added token.
+  mutable std::mutex list_matchers_mutex_;
+  mutable std::map<std::string, std::shared_ptr<const AddedMatchers>> list_matchers_;  // By allowed list.
 };
 
 }  // namespace tokvec

@@ -212,6 +212,15 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     unigram("prefix_mismatch.json",
             R"("pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": false}, )",
             R"("unk_id": 0, )" + vocab);
+    // Added tokens and post-processors (tokenizer/hf_post_processor.h), on a small WordPiece file.
+    const std::string small_vocab = R"("unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1})";
+    wordpiece("added_empty.json", bert + R"("added_tokens": [{"id": 2, "content": ""}], )", small_vocab);
+    wordpiece("added_collision.json",
+              bert + R"("added_tokens": [{"id": 2, "content": "<x>"}, {"id": 2, "content": "<y>"}], )", small_vocab);
+    wordpiece("post_unknown.json", bert + R"("post_processor": {"type": "Foo"}, )", small_vocab);
+    wordpiece("post_template_unknown.json", bert + R"("post_processor": {"type": "TemplateProcessing",
+        "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+        "special_tokens": {}}, )", small_vocab);
     // Model directories: a good one, then one with truncated weights and one with a malformed config.json.
     RunFixtureCommand({"init", "--tokenizer", (d / "byte.tokvec").string(), "--arch", "gpt2", "--d-model", "16",
                        "--heads", "2", "--layers", "1", "--max-len", "32", "--seed", "1", "-o",
@@ -478,6 +487,16 @@ const BadInput kDataRows[] = {
     BadInput("EncodeWordPieceOtherPreTokenizer",
              {"encode", "-m", "{dir}/wordpiece/bad_pre_tokenizer.json", "{dir}/corpus.txt"}, 1,
              "is not supported with WordPiece (supported: BertPreTokenizer, WhitespaceSplit)"),
+    BadInput("EncodeAddedTokenEmpty", {"encode", "-m", "{dir}/wordpiece/added_empty.json", "{dir}/corpus.txt"}, 1,
+             "key 'added_tokens[0]': expected {\"id\": N, \"content\": \"...\"}"),
+    BadInput("EncodeAddedTokenIdCollision",
+             {"encode", "-m", "{dir}/wordpiece/added_collision.json", "{dir}/corpus.txt"}, 1,
+             "key 'added_tokens[1].id': id 2 is given to both '<x>' and '<y>'"),
+    BadInput("EncodePostProcessorUnknown", {"encode", "-m", "{dir}/wordpiece/post_unknown.json", "{dir}/corpus.txt"},
+             1, "key 'post_processor.type': post-processor 'Foo' is not supported"),
+    BadInput("EncodePostProcessorTemplateUnknownToken",
+             {"encode", "-m", "{dir}/wordpiece/post_template_unknown.json", "{dir}/corpus.txt"}, 1,
+             "'[CLS]' is not in the post-processor's special_tokens"),
     BadInput("EncodeWordPieceInvalidUtf8", {"encode", "-m", "{dir}/wordpiece/uncased.json", "{dir}/bad_utf8.txt"}, 1,
              "invalid UTF-8 at byte offset 6 (byte 0xC3); WordPiece models need UTF-8 text"),
     BadInput("EncodePreTokenizerUnknownType", {"encode", "-m", "{dir}/pretok/unknown_type.json", "{dir}/corpus.txt"},

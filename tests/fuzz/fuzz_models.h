@@ -94,7 +94,20 @@ inline void ExerciseTokenizer(const Tokenizer& tokenizer, std::string_view text)
   }
   absl::StatusOr<std::string> decoded = tokenizer.Decode(encoding->ids);
   FUZZ_CHECK(decoded.ok());
+  // Added tokens that strip white space drop it from the decoded text (as Hugging Face).
   bool all_bytes = tokenizer.type() == ModelType::kByte && tokenizer.spec().normalizer == nullptr;
+  for (const SpecialToken& token : tokenizer.special_tokens()) all_bytes = all_bytes && !token.lstrip && !token.rstrip;
+  // Every added token and the post-processor's tokens.
+  absl::StatusOr<Encoding> with_specials =
+      tokenizer.Encode(text, EncodeOptions{.allow_all_special = true, .add_special_tokens = true});
+  if (with_specials.ok()) {
+    FUZZ_CHECK(with_specials->ids.size() == with_specials->offsets.size());
+    for (size_t i = 0; i < with_specials->ids.size(); ++i) {
+      FUZZ_CHECK(with_specials->ids[i] < tokenizer.vocab_size());
+      FUZZ_CHECK(with_specials->offsets[i].begin <= with_specials->offsets[i].end &&
+                 with_specials->offsets[i].end <= text.size());
+    }
+  }
   for (int b = 0; all_bytes && b < 256; ++b) all_bytes = tokenizer.bpe().Find(std::string(1, char(b))).has_value();
   if (all_bytes) FUZZ_CHECK(*decoded == text);
 }

@@ -191,7 +191,7 @@ nlohmann::json TinyWordPiece() {
   return nlohmann::json::parse(R"({
     "normalizer": {"type": "BertNormalizer", "lowercase": true},
     "pre_tokenizer": {"type": "BertPreTokenizer"},
-    "post_processor": {"type": "TemplateProcessing"},
+    "post_processor": {"type": "TemplateProcessing", "single": [{"Sequence": {"id": "A", "type_id": 0}}]},
     "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": true},
     "added_tokens": [{"id": 0, "content": "[UNK]", "special": true}],
     "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",

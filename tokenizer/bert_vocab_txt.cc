@@ -133,7 +133,8 @@ absl::StatusOr<TokenizerSpec> ReadBertVocabTxt(const std::string& vocab_txt_path
   for (const std::string& step : steps) name += (name.empty() ? "" : "+") + step;
   TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, MakeNormalizer(name));
   // 4. The special tokens the vocabulary has, in id order (as tokenizer.json's added_tokens lists them).
-  for (const auto& [key, token] : config.tokens) {
+  for (const auto& entry : config.tokens) {
+    const std::string& token = entry.second;
     std::optional<TokenId> id = spec.wordpiece.Find(token);
     const bool seen = std::any_of(spec.special_tokens.begin(), spec.special_tokens.end(),
                                   [&](const SpecialToken& s) { return s.text == token; });

@@ -24,6 +24,12 @@ struct InspectCommandOptions {
   bool merges = false;
 };
 
+// The summary's last lines: how many special tokens, then each as "  id text".
+void AppendSpecialTokens(const TokenizerSpec& spec, std::string* out) {
+  *out += fmt::format("special_tokens: {}\n", spec.special_tokens.size());
+  for (const SpecialToken& special : spec.special_tokens) *out += fmt::format("  {} {}\n", special.id, special.text);
+}
+
 std::string WordPieceSummary(const Tokenizer& tokenizer, const std::string& path) {
   const TokenizerSpec& spec = tokenizer.spec();
   const WordPieceModel& model = spec.wordpiece;
@@ -39,8 +45,7 @@ std::string WordPieceSummary(const Tokenizer& tokenizer, const std::string& path
   out += fmt::format("decoder: {}\n", spec.decoder ? fmt::format("wordpiece (prefix {}, cleanup {})", spec.decoder->prefix,
                                                                   spec.decoder->cleanup)
                                                     : "none (spellings joined by spaces)");
-  out += fmt::format("special_tokens: {}\n", spec.special_tokens.size());
-  for (const SpecialToken& special : spec.special_tokens) out += fmt::format("  {} {}\n", special.id, special.text);
+  AppendSpecialTokens(spec, &out);
   return out;
 }
 
@@ -60,8 +65,7 @@ std::string CharSummary(const Tokenizer& tokenizer, const std::string& path) {
   out += fmt::format("pre_tokenizer: {}\n", spec.pre_tokenizer->name());
   out += fmt::format("normalizer: {}\n", spec.normalizer ? spec.normalizer->name() : "none");
   out += fmt::format("decoder: {}\n", spec.token_decoder->name());
-  out += fmt::format("special_tokens: {}\n", spec.special_tokens.size());
-  for (const SpecialToken& special : spec.special_tokens) out += fmt::format("  {} {}\n", special.id, special.text);
+  AppendSpecialTokens(spec, &out);
   return out;
 }
 
@@ -78,8 +82,7 @@ std::string UnigramSummary(const Tokenizer& tokenizer, const std::string& path) 
   out += fmt::format("byte_fallback: {}\n", model.byte_fallback());
   out += fmt::format("pre_tokenizer: {}\n", spec.pre_tokenizer->name());
   out += fmt::format("normalizer: {}\n", spec.normalizer ? spec.normalizer->name() : "none");
-  out += fmt::format("special_tokens: {}\n", spec.special_tokens.size());
-  for (const SpecialToken& special : spec.special_tokens) out += fmt::format("  {} {}\n", special.id, special.text);
+  AppendSpecialTokens(spec, &out);
   return out;
 }
 
@@ -119,8 +122,7 @@ std::string Summary(const Tokenizer& tokenizer, const std::string& path) {
     out += fmt::format("unk_id: {}\n", *spec.unk_id);
     out += fmt::format("end_of_word_id: {}\n", *spec.end_of_word_id);
   }
-  out += fmt::format("special_tokens: {}\n", spec.special_tokens.size());
-  for (const SpecialToken& special : spec.special_tokens) out += fmt::format("  {} {}\n", special.id, special.text);
+  AppendSpecialTokens(spec, &out);
   return out;
 }
 

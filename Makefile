@@ -13,6 +13,8 @@ APT_PACKAGES = cmake g++ make pkg-config git \
 APT_PACKAGES += chromium
 # Open MPI: `mpirun -np P tokvec train` (-DTOKVEC_MPI=ON) and its test (scripts/mpi_check.sh).
 APT_PACKAGES += openmpi-bin libopenmpi-dev
+# ccache: a second clone (CI, a worktree) reuses compiled objects; see CMakeLists.txt.
+APT_PACKAGES += ccache
 
 .PHONY: deps build test demo sanitize-test tsan-test fuzz conformance serve-check install-check clean
 

@@ -1,0 +1,18 @@
+// Where the tests find the project, ../shared and the tokvec binary. The compile definitions TOKVEC_SOURCE_DIR,
+// TOKVEC_SHARED_DIR and TOKVEC_BINARY call these functions (tests/CMakeLists.txt force-includes this header), and
+// their definitions are generated into the build folder. Keeping the absolute paths out of every test's compile
+// command is what lets ccache reuse the test objects from another clone of the project.
+//
+//   const std::string corpus = std::string(TOKVEC_SOURCE_DIR) + "/data/corpus.txt";
+#ifndef TOKVEC_TESTS_TEST_PATHS_H_
+#define TOKVEC_TESTS_TEST_PATHS_H_
+
+namespace tokvec_test_paths {
+
+const char* SourceDir();   // the project's root folder
+const char* SharedDir();   // ../shared (or -DTOKVEC_SHARED_DIR=...)
+const char* BinaryPath();  // the tokvec binary built beside the tests
+
+}  // namespace tokvec_test_paths
+
+#endif  // TOKVEC_TESTS_TEST_PATHS_H_

@@ -28,8 +28,10 @@
 //                           planes 0-1 between letters; encoded with --threads 2), on every 8th line of the corpus
 //                           files, and `tokvec decode` of the whole-text ids
 //   spm_bpe/<file>/whole    the SentencePiece-style BPE tokenizer.json files of tests/data/spm_bpe (Llama-2's
-//   spm_bpe/<file>/lines    shape, made by scripts/gen_spm_bpe_files.mjs): as wordpiece/*, on every line and on
-//   spm_bpe/<file>/decode   whole texts (llama only; the pre-tokenizer is null: a whole text is one BPE piece)
+//   spm_bpe/<file>/lines    and Mistral's shapes and other pre-tokenizers, made by scripts/gen_spm_bpe_files.mjs):
+//   spm_bpe/<file>/decode   as wordpiece/*, on every line and on whole texts (llama, and the files whose
+//   spm_bpe/<file>/offsets  pre-tokenizer cuts words; elsewhere a whole text is one slow BPE piece for Hugging
+//                           Face); offsets on 2000 ASCII lines for the files with a pre-tokenizer
 //   unigram/<file>/whole    the Unigram tokenizer.json files of tests/data/unigram (T5 / XLM-R shaped, made by
 //   unigram/<file>/lines    scripts/gen_unigram_files.mjs from spm_train models): Hugging Face against tokvec on
 //                           every line of every corpus file and on whole texts (botchan, Japanese, UDHR joined)
@@ -426,7 +428,8 @@ if (pretokFiles.length > 0) {
 }
 
 // SentencePiece-style BPE tokenizer.json files (tests/data/spm_bpe, from scripts/gen_spm_bpe_files.mjs): no
-// pre-tokenizer, so each whole text is one piece on both sides. Added tokens (<unk>, <s>, </s>) as for WordPiece.
+// pre-tokenizer (each whole text is one piece on both sides), Metaspace, or splitters around a Metaspace. Added
+// tokens (<unk>, <s>, </s>) as for WordPiece.
 const spmDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "tests", "data", "spm_bpe");
 const spmFiles = want("spm_bpe") && fs.existsSync(spmDir)
   ? fs.readdirSync(spmDir).filter((f) => f.endsWith(".json") && f !== "golden.json").sort()
@@ -438,9 +441,10 @@ for (const name of spmFiles) {
   const tokenizer = hf.Tokenizer.fromFile(file);
   const spell = hfSpell(tokenizer);
   const ours = (await pool(wholePaths, (f) => runTokvec(["encode", "-m", file, "--allow-special", f]))).map(parseIds);
-  // Hugging Face takes ~9 s for one 2.8 MB piece here: only llama.json compares whole texts; the other files
-  // compare every line, and decode tokvec's whole-text ids.
-  const full = name === "llama.json";
+  // Hugging Face takes ~9 s for one 2.8 MB piece here: llama.json and the files whose pre-tokenizer cuts the
+  // text into words compare whole texts; the other files compare every line, and decode tokvec's whole-text ids.
+  const pre = JSON.parse(fs.readFileSync(file, "utf8")).pre_tokenizer;
+  const full = name === "llama.json" || (pre !== null && !(pre.type === "Metaspace" && pre.split === false));
   const theirs = full ? await hfIds(tokenizer, wholeTexts) : ours;
   if (full) wholeLabels.forEach((label, i) => compare(`${suite}/whole`, label, theirs[i], ours[i], spell));
   const ourLines = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--lines", "--threads", "2", linesPath]));
@@ -453,6 +457,16 @@ for (const name of spmFiles) {
   const decoded = await pool(theirs, (ids) => runTokvec(["decode", "-m", file], ids.join(" ")));
   for (let i = 0; i < theirs.length; i++) {
     compareText(`${suite}/decode`, wholeLabels[i], await tokenizer.decode(theirs[i], false), decoded[i]);
+  }
+  // Offsets through the pre-tokenizer's rewrite (Hugging Face's are in characters: ASCII lines only).
+  if (pre !== null) {
+    const ascii = corpusLines.filter((line) => line !== "" && /^[\x00-\x7f]*$/.test(line)).slice(0, 2000);
+    const asciiPath = path.join(args.work, `spm-ascii-${name}.txt`);
+    fs.writeFileSync(asciiPath, ascii.join("\n") + "\n");
+    const theirEncodings = await hfEncodings(tokenizer, ascii, false);
+    const ourJson = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--lines", "--format", "json", asciiPath]));
+    ascii.forEach((line, i) => compare(`${suite}/offsets`, JSON.stringify(line), theirEncodings[i].getOffsets().flat(),
+      JSON.parse(ourJson[i] ?? "{\"offsets\": []}").offsets.flat(), () => ""));
   }
 }
 

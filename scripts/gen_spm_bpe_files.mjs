@@ -1,5 +1,6 @@
 // Builds SentencePiece-style BPE tokenizer.json files (Llama-2's shape) and the goldens of the C++ tests:
-// tests/data/spm_bpe/{llama,no-fallback,no-unk,pairs-space,ignore-merges}.json and golden.json.
+// tests/data/spm_bpe/{llama,no-fallback,no-unk,pairs-space,ignore-merges,mistral,metaspace-digits,punct-metaspace,
+// split-digits}.json and golden.json.
 //
 //   node scripts/gen_spm_bpe_files.mjs [--shared ../shared] [--npm ~/.cache/tokvec/npm/node_modules]
 //
@@ -12,7 +13,7 @@
 //    the piece's score, highest first (a stable sort: SentencePiece gives BPE pieces the score -rank, and special
 //    and byte pieces 0).
 // 3. Hugging Face tokenizers 0.23.2 (npm) loads each file (it must accept it) and gives golden.json: a few hard
-//    sentences with Hugging Face's ids and decode.
+//    sentences with Hugging Face's ids, offsets (in characters) and decode.
 //
 // Variants (what differs from llama):
 //   llama          normalizer Sequence [Prepend "▁", Replace " " -> "▁"], pre_tokenizer null, BPE byte_fallback,
@@ -23,6 +24,15 @@
 //                  pairs; decoder Sequence [ByteFallback, Fuse, Strip " " 1 0]
 //   ignore-merges  ignore_merges true, fuse_unk false; normalizer Sequence [Strip right, NFKC, Prepend "▁",
 //                  Replace Regex " {2,}" -> "▁▁", Replace " " -> "▁"]; decoder Sequence [ByteFallback, Metaspace]
+//   mistral        Mistral v0.3 / Mixtral's shape: normalizer null, pre_tokenizer Metaspace {prepend_scheme "first",
+//                  split false} (the text is one piece; no "▁" after a special token), decoder as llama
+//   metaspace-digits  normalizer null, pre_tokenizer Sequence [Metaspace {"always", split true}, Digits
+//                  {individual_digits}]: every word and digit is merged on its own; decoder Sequence [ByteFallback,
+//                  Fuse, Metaspace]
+//   punct-metaspace   normalizer NFKC, pre_tokenizer Sequence [WhitespaceSplit, Punctuation, Metaspace {"always",
+//                  split true}]: "▁" before every word and punctuation mark; decoder Metaspace
+//   split-digits   llama's normalizer, pre_tokenizer Sequence [Digits {individual_digits}, Split {String "▁",
+//                  MergedWithNext}] (no Metaspace: splitters over the normalized text)
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -88,6 +98,19 @@ const VARIANTS = [
       { type: "Strip", strip_left: false, strip_right: true }, { type: "NFKC" }, { type: "Prepend", prepend: "▁" },
       { type: "Replace", pattern: { Regex: " {2,}" }, content: "▁▁" }, { type: "Replace", pattern: { String: " " }, content: "▁" }] },
     decoder: { type: "Sequence", decoders: [{ type: "ByteFallback" }, { type: "Metaspace", replacement: "▁", prepend_scheme: "always", split: true }] } },
+  { name: "mistral", normalizer: null, pre_tokenizer: { type: "Metaspace", replacement: "▁", prepend_scheme: "first", split: false } },
+  { name: "metaspace-digits", normalizer: null,
+    pre_tokenizer: { type: "Sequence", pretokenizers: [
+      { type: "Metaspace", replacement: "▁", prepend_scheme: "always", split: true }, { type: "Digits", individual_digits: true }] },
+    decoder: { type: "Sequence", decoders: [{ type: "ByteFallback" }, { type: "Fuse" }, { type: "Metaspace", replacement: "▁", prepend_scheme: "always", split: true }] } },
+  { name: "punct-metaspace", normalizer: { type: "NFKC" },
+    pre_tokenizer: { type: "Sequence", pretokenizers: [
+      { type: "WhitespaceSplit" }, { type: "Punctuation", behavior: "Isolated" },
+      { type: "Metaspace", replacement: "▁", prepend_scheme: "always", split: true }] },
+    decoder: { type: "Metaspace", replacement: "▁", prepend_scheme: "always", split: true } },
+  { name: "split-digits",
+    pre_tokenizer: { type: "Sequence", pretokenizers: [
+      { type: "Digits", individual_digits: true }, { type: "Split", pattern: { String: "▁" }, behavior: "MergedWithNext", invert: false }] } },
 ];
 
 function build(variant) {
@@ -95,8 +118,8 @@ function build(variant) {
   const json = {
     version: "1.0", truncation: null, padding: null,
     added_tokens: [special(0, "<unk>"), special(1, "<s>"), special(2, "</s>")],
-    normalizer: variant.normalizer ?? LLAMA_NORMALIZER,
-    pre_tokenizer: null,
+    normalizer: variant.normalizer === undefined ? LLAMA_NORMALIZER : variant.normalizer,
+    pre_tokenizer: variant.pre_tokenizer ?? null,
     post_processor: null,
     decoder: variant.decoder === undefined ? LLAMA_DECODER : variant.decoder,
     model: {
@@ -123,8 +146,10 @@ const SENTENCES = [
   "supercalifragilisticexpialidocious antidisestablishmentarianism",
   "   ",
   "",
+  "Phone 0123 456-7890, 3.14159 and 2026-11-25",
+  "<s>[INST] after a special token</s> words",
 ];
-const golden = { generator: "tokenizers@0.23.2 (npm) encode(text, null, {addSpecialTokens: false}), decode(ids, false)", cases: [] };
+const golden = { generator: "tokenizers@0.23.2 (npm) encode(text, null, {addSpecialTokens: false}) (offsets in characters), decode(ids, false)", cases: [] };
 for (const variant of VARIANTS) {
   const file = build(variant);
   const size = fs.statSync(file).size;
@@ -132,9 +157,12 @@ for (const variant of VARIANTS) {
   for (const text of SENTENCES) {
     const encoding = await tokenizer.encode(text, null, { addSpecialTokens: false });
     const ids = encoding.getIds();
-    golden.cases.push({ file: `${variant.name}.json`, text, ids, tokens: encoding.getTokens(), decoded: await tokenizer.decode(ids, false) });
+    golden.cases.push({ file: `${variant.name}.json`, text, ids, tokens: encoding.getTokens(), offsets: encoding.getOffsets(),
+      decoded: await tokenizer.decode(ids, false) });
   }
   console.log(`wrote ${file} (${size} bytes, ${tokenizer.getVocabSize(true)} tokens)`);
 }
-fs.writeFileSync(path.join(outDir, "golden.json"), JSON.stringify(golden, null, 1) + "\n");
+// One case a line: small, and a regenerated file diffs by case.
+fs.writeFileSync(path.join(outDir, "golden.json"),
+  `{"generator": ${JSON.stringify(golden.generator)}, "cases": [\n${golden.cases.map((c) => JSON.stringify(c)).join(",\n")}\n]}\n`);
 console.log(`wrote ${path.join(outDir, "golden.json")} (${golden.cases.length} cases)`);

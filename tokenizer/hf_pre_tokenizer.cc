@@ -286,4 +286,28 @@ absl::StatusOr<std::string> HfPreTokenizerJson(const HfPreTokenizer& pre_tokeniz
   return node.dump();
 }
 
+absl::StatusOr<std::vector<HfPreTokenizerNode>> FlattenHfPreTokenizer(const Json& node, const std::string& path,
+                                                                      const std::string& key) {
+  std::vector<StepNode> nodes;
+  TOKVEC_RETURN_IF_ERROR(Flatten(node, path, key, &nodes));
+  std::vector<HfPreTokenizerNode> out;
+  for (StepNode& step : nodes) out.push_back({step.node, std::move(step.key)});
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<HfPreTokenizer>> ReadHfSplitSteps(const std::vector<HfPreTokenizerNode>& nodes,
+                                                                 const std::string& path) {
+  std::vector<HfPreTokenizer::Step> steps;
+  Json stored = Json::array();
+  bool unused_prefix = false;
+  for (const HfPreTokenizerNode& node : nodes) {
+    if ((*node.node)["type"] == "ByteLevel") {
+      return KeyError(path, node.key, "a ByteLevel here (not in the top Sequence) is not supported");
+    }
+    TOKVEC_RETURN_IF_ERROR(ReadStep({node.node, node.key}, path, /*first=*/false, &steps, &unused_prefix));
+    stored.push_back(*node.node);
+  }
+  return std::make_unique<HfPreTokenizer>(std::move(steps), stored.dump());
+}
+
 }  // namespace tokvec

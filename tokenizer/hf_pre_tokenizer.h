@@ -73,6 +73,18 @@ absl::StatusOr<HfPreTokenizerChoice> ReadHfByteLevelPreTokenizer(const nlohmann:
 // (a ByteLevel; else FailedPrecondition).
 absl::StatusOr<std::string> HfPreTokenizerJson(const HfPreTokenizer& pre_tokenizer, bool add_prefix_space);
 
+// For a BPE model over code points (char_bpe_pre_tokenizer.h): the steps of a pre_tokenizer, a Sequence flattened
+// (each with its key for messages), and an HfPreTokenizer of steps that only split (every type above but
+// ByteLevel; nodes of other types are the caller's to refuse first).
+struct HfPreTokenizerNode {
+  const nlohmann::json* node;
+  std::string key;
+};
+absl::StatusOr<std::vector<HfPreTokenizerNode>> FlattenHfPreTokenizer(const nlohmann::json& node,
+                                                                      const std::string& path, const std::string& key);
+absl::StatusOr<std::unique_ptr<HfPreTokenizer>> ReadHfSplitSteps(const std::vector<HfPreTokenizerNode>& nodes,
+                                                                 const std::string& path);
+
 // The canonical preset name ("gpt2", "cl100k", "o200k") whose regex is exactly `regex`, else empty.
 std::string PresetOfRegex(std::string_view regex);
 

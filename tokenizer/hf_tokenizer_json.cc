@@ -26,14 +26,18 @@
 //   decoder           null (spellings joined by spaces) or WordPiece {prefix, cleanup}
 //   added_tokens      as above; post_processor as above ([CLS] ... [SEP])
 //
-// SentencePiece-style BPE over code points (Llama-2, Mistral v0.1, Yi; ModelType::kChar), chosen when the
-// pre-tokenizer is not ByteLevel (or a Sequence holding one):
+// SentencePiece-style BPE over code points (Llama-2, Mistral v0.1 / v0.3, Mixtral, Yi; ModelType::kChar), chosen
+// when the pre-tokenizer is not ByteLevel (or a Sequence holding one):
 //   model             {"type": "BPE", "vocab", "merges" (either form), "unk_token": string or null,
 //                      "fuse_unk", "byte_fallback", "ignore_merges", "dropout": null};
 //                      continuing_subword_prefix / end_of_word_suffix must be null or ""
 //   normalizer        as above, plus Prepend {prepend}, Replace {pattern: {String | Regex}, content},
 //                     Strip {strip_left, strip_right} (hf_json_steps.h), also inside a Sequence
-//   pre_tokenizer     null (the normalized text is one piece)
+//   pre_tokenizer     null (the normalized text is one piece), Metaspace {replacement, prepend_scheme, split}
+//                     (metaspace_pre_tokenizer.h; Mistral v0.3: "first", split false), or a Sequence of the
+//                     splitters of hf_pre_tokenizer.h (Split, Digits, Punctuation, Whitespace, WhitespaceSplit,
+//                     CharDelimiterSplit, UnicodeScripts, BertPreTokenizer) with at most one Metaspace among them
+//                     (metaspace_sequence_pre_tokenizer.h); each piece is merged on its own
 //   decoder           null (spellings joined by spaces), Replace, ByteFallback, Fuse, Strip {content, start,
 //                     stop}, Metaspace {replacement, prepend_scheme}, ByteLevel, WordPiece, or a Sequence of them
 //   added_tokens      as above
@@ -74,6 +78,7 @@
 #include "tokenizer/hf_post_processor.h"
 #include "tokenizer/icu_normalizer.h"
 #include "tokenizer/metaspace_pre_tokenizer.h"
+#include "tokenizer/metaspace_sequence_pre_tokenizer.h"
 #include "tokenizer/normalizer_chain.h"
 #include "tokenizer/precompiled_normalizer.h"
 #include "tokenizer/spelled_vocab.h"
@@ -576,6 +581,51 @@ bool UsesByteLevel(const Json& json) {
   return false;
 }
 
+// The pre_tokenizer of a BPE model over code points: null (the normalized text is one piece), Metaspace, or
+// splitters (hf_pre_tokenizer.h's types but ByteLevel) with at most one Metaspace among them, in a Sequence.
+absl::StatusOr<std::unique_ptr<PreTokenizer>> ReadCharBpePreTokenizer(const Json& json, const std::string& path) {
+  if (!json.contains("pre_tokenizer") || json["pre_tokenizer"].is_null()) {
+    return std::make_unique<WholeTextPreTokenizer>();
+  }
+  const Json& pre = json["pre_tokenizer"];
+  if (pre.is_object() && pre.value("type", "") == "Metaspace") {
+    TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options, ReadMetaspace(pre, path, "pre_tokenizer"));
+    return std::make_unique<MetaspacePreTokenizer>(std::move(options));
+  }
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<HfPreTokenizerNode> nodes, FlattenHfPreTokenizer(pre, path, "pre_tokenizer"));
+  std::optional<size_t> metaspace;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const std::string type = (*nodes[i].node)["type"].get<std::string>();
+    if (type == "Metaspace" && metaspace) {
+      return KeyError(path, nodes[i].key, "a second Metaspace is not supported");
+    }
+    if (type == "Metaspace") metaspace = i;
+    if (type != "Metaspace" && type != "Split" && type != "Digits" && type != "Punctuation" && type != "Whitespace" &&
+        type != "WhitespaceSplit" && type != "CharDelimiterSplit" && type != "UnicodeScripts" &&
+        type != "BertPreTokenizer") {
+      return KeyError(path, nodes[i].key + ".type",
+                      fmt::format("pre-tokenizer '{}' is not supported with a BPE model over code points (supported: "
+                                  "null, Metaspace, Split, Digits, Punctuation, Whitespace, WhitespaceSplit, "
+                                  "CharDelimiterSplit, UnicodeScripts, BertPreTokenizer, Sequence; ByteLevel in the "
+                                  "top Sequence makes a byte-level model)",
+                                  type));
+    }
+  }
+  if (!metaspace) return ReadHfSplitSteps(nodes, path);
+  TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options,
+                          ReadMetaspace(*nodes[*metaspace].node, path, nodes[*metaspace].key));
+  std::unique_ptr<PreTokenizer> before;
+  std::unique_ptr<PreTokenizer> after;
+  const auto middle = nodes.begin() + static_cast<std::ptrdiff_t>(*metaspace);
+  if (middle != nodes.begin()) {
+    TOKVEC_ASSIGN_OR_RETURN(before, ReadHfSplitSteps({nodes.begin(), middle}, path));
+  }
+  if (middle + 1 != nodes.end()) {
+    TOKVEC_ASSIGN_OR_RETURN(after, ReadHfSplitSteps({middle + 1, nodes.end()}, path));
+  }
+  return std::make_unique<MetaspaceSequencePreTokenizer>(std::move(options), std::move(before), std::move(after));
+}
+
 // A BPE model over code points (SentencePiece-style: Llama-2, Mistral, Yi; see the header); `json` is the whole
 // file.
 absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& path, HfModelTables& tables) {
@@ -620,14 +670,8 @@ absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& p
   spec.char_bpe = options;
   spec.ignore_merges = ignore_merges;
   spec.source = path;
-  // 2. Pre-tokenizer (none: the normalized text is one piece), normalizer, decoder.
-  if (json.contains("pre_tokenizer") && !json["pre_tokenizer"].is_null()) {
-    return KeyError(path, "pre_tokenizer",
-                    fmt::format("pre-tokenizer {} is not supported with a BPE model over code points (supported: "
-                                "null; ByteLevel makes a byte-level model)",
-                                json["pre_tokenizer"].dump()));
-  }
-  spec.pre_tokenizer = std::make_unique<WholeTextPreTokenizer>();
+  // 2. Pre-tokenizer (null: the normalized text is one piece; each piece is merged on its own), normalizer, decoder.
+  TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer, ReadCharBpePreTokenizer(json, path));
   TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
   TOKVEC_ASSIGN_OR_RETURN(spec.token_decoder, ReadHfDecoder(json.contains("decoder") ? json["decoder"] : Json(), path));
   // 3. Added tokens.

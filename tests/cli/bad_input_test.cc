@@ -192,6 +192,14 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
             R"("merges": [])");
     spm_bpe("bad_regex.json", R"("normalizer": {"type": "Replace", "pattern": {"Regex": "("}, "content": "x"}, )",
             R"("merges": [])");
+    // A char model's pre-tokenizer: a type it cannot run, two Metaspaces.
+    auto spm_pretok = [&](const std::string& name, const std::string& pre) {
+      WriteFixture(d / "spm_bpe" / name, R"({"pre_tokenizer": )" + pre +
+                                             R"(, "model": {"type": "BPE", "merges": [], "vocab": {"<unk>": 0, "a": 1}}})");
+    };
+    spm_pretok("pretok_fixed.json", R"({"type": "FixedLength", "length": 5})");
+    spm_pretok("pretok_two_metaspaces.json", R"({"type": "Sequence", "pretokenizers": [{"type": "Metaspace"}, )"
+                                             R"({"type": "Digits"}, {"type": "Metaspace"}]})");
     // Unigram tokenizer.json files: a good one (tests/data/unigram), then one thing broken in each.
     fs::create_directories(d / "unigram");
     WriteFixture(d / "unigram" / "custom-first.json",
@@ -519,6 +527,11 @@ const BadInput kDataRows[] = {
              "key 'decoder.content': expected one character, got '  '"),
     BadInput("EncodeSpmBpeBadReplaceRegex", {"encode", "-m", "{dir}/spm_bpe/bad_regex.json", "{dir}/corpus.txt"}, 1,
              "key 'normalizer.pattern': regex '(' does not compile"),
+    BadInput("EncodeSpmBpeUnsupportedPreTokenizer", {"encode", "-m", "{dir}/spm_bpe/pretok_fixed.json", "{dir}/corpus.txt"},
+             1, "key 'pre_tokenizer.type': pre-tokenizer 'FixedLength' is not supported with a BPE model over code points"),
+    BadInput("EncodeSpmBpeTwoMetaspaces",
+             {"encode", "-m", "{dir}/spm_bpe/pretok_two_metaspaces.json", "{dir}/corpus.txt"}, 1,
+             "key 'pre_tokenizer.pretokenizers[2]': a second Metaspace is not supported"),
     BadInput("EncodeSpmBpeInvalidUtf8", {"encode", "-m", "{dir}/spm_bpe/llama.json", "{dir}/bad_utf8.txt"}, 1,
              "invalid UTF-8 at byte offset 6 (byte 0xC3); char models need UTF-8 text"),
     BadInput("ConvertWordPieceToJson", {"convert", "-m", "{dir}/wordpiece/uncased.json", "--to", "json", "-o",

@@ -213,9 +213,10 @@ TEST(HfPreTokenizerTest, BadPreTokenizers) {
   EXPECT_NE(error(seq({{"type", "Split"}, {"pattern", {{"Regex", "a"}}}})).find("behavior"), std::string::npos);
   EXPECT_NE(error(seq({{"type", "CharDelimiterSplit"}, {"delimiter", "ab"}})).find("one character"),
             std::string::npos);
-  // Without a ByteLevel step the vocabulary is read as SentencePiece-style BPE over code points, which takes no
-  // pre-tokenizer yet.
-  EXPECT_NE(error({{"type", "Digits"}}).find("not supported with a BPE model over code points"), std::string::npos);
+  // Without a ByteLevel step the vocabulary is read as SentencePiece-style BPE over code points, which takes the
+  // splitters and Metaspace, and names the others.
+  EXPECT_NE(error({{"type", "Mystery"}}).find("pre-tokenizer 'Mystery' is not supported with a BPE model over code points"),
+            std::string::npos);
   EXPECT_NE(error(seq(byte_level)).find("exactly one ByteLevel"), std::string::npos);
   nlohmann::json prefixed = byte_level;
   prefixed["add_prefix_space"] = true;

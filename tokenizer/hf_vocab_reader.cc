@@ -131,18 +131,22 @@ absl::Status ScanInto(std::string_view text, size_t* pos, StringArena* arena) {
   return status;
 }
 
-// One merge at text[*pos]: "left right" or ["left", "right"].
-absl::Status ScanMerge(std::string_view text, size_t* pos, std::string* scratch, FlatMerges* merges) {
+// One merge at text[*pos]: "left right" or ["left", "right"]. A string is unescaped straight into the arena and
+// cut at its space there (no copy through a scratch string).
+absl::Status ScanMerge(std::string_view text, size_t* pos, FlatMerges* merges) {
   size_t i = *pos;
   if (text[i] == '"') {
-    scratch->clear();
-    absl::Status status = ScanJsonString(text, &i, scratch);
+    std::string& buffer = merges->sides.buffer();
+    const size_t begin = buffer.size();
+    absl::Status status = ScanJsonString(text, &i, &buffer);
     if (!status.ok()) return status;
-    const size_t space = scratch->find(' ');
-    if (space == std::string::npos || scratch->find(' ', space + 1) != std::string::npos) {
-      return ErrorAt(*pos, fmt::format("expected \"LEFT RIGHT\" (one space), got '{}'", scratch->substr(0, 80)));
+    const std::string_view merge = std::string_view(buffer).substr(begin);
+    const size_t space = merge.find(' ');
+    if (space == std::string::npos || merge.find(' ', space + 1) != std::string::npos) {
+      return ErrorAt(*pos, fmt::format("expected \"LEFT RIGHT\" (one space), got '{}'", merge.substr(0, 80)));
     }
-    merges->Add(std::string_view(*scratch).substr(0, space), std::string_view(*scratch).substr(space + 1));
+    buffer.erase(begin + space, 1);
+    merges->sides.SealTwo(begin + space);
     *pos = i;
     return absl::OkStatus();
   }
@@ -273,7 +277,6 @@ absl::StatusOr<FlatMerges> ScanMergesArray(std::string_view text, size_t* pos, s
   ++i;
   FlatMerges merges;
   ReserveForRest(text.size() - i, kMinMergeBytes, 2, &merges.sides);
-  std::string scratch;
   SkipSpace(text, &i);
   if (i < text.size() && text[i] == ']') {
     *pos = i + 1;
@@ -283,7 +286,7 @@ absl::StatusOr<FlatMerges> ScanMergesArray(std::string_view text, size_t* pos, s
     SkipSpace(text, &i);
     if (i >= text.size()) return KeyErrorAt(key, i, "the text ends inside the array (truncated?)");
     const size_t index = merges.size();
-    absl::Status status = ScanMerge(text, &i, &scratch, &merges);
+    absl::Status status = ScanMerge(text, &i, &merges);
     if (!status.ok()) return WithKey(fmt::format("{}[{}]", key, index), status);
     SkipSpace(text, &i);
     if (i >= text.size()) return KeyErrorAt(key, i, "the text ends inside the array (truncated?)");

@@ -35,6 +35,11 @@ class StringArena {
   // Building a string in place (e.g. while unescaping): append its bytes to buffer(), then Seal().
   std::string& buffer() { return bytes_; }
   void Seal() { ends_.push_back(bytes_.size()); }
+  // The bytes appended since the last string are two strings, the second starting at buffer()[split].
+  void SealTwo(size_t split) {
+    ends_.push_back(split);
+    ends_.push_back(bytes_.size());
+  }
   void Reserve(size_t strings, size_t bytes) {
     ends_.reserve(strings);
     bytes_.reserve(bytes);

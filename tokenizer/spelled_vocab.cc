@@ -65,14 +65,19 @@ absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::s
   // 2. Merges, through the model's bytes -> id table (a spelling names the token with its bytes), a block at a
   // time so that the lookups of a block wait for memory together (FindMany).
   // Merges naming an unreachable token can never apply: they are dropped (`rank_of` maps kept -> file rank).
+  // Without unreachable tokens (the usual case) every merge is kept and rank_of is not built (2 MB for Llama-3).
+  const bool all_kept = unreachable_spelling.empty();
   std::vector<size_t> rank_of;
-  for (size_t rank = 0; rank < vocab.merges.size(); ++rank) {
-    if (unreachable_spelling.empty() || (!unreachable_spelling.contains(vocab.merges.left(rank)) &&
-                                         !unreachable_spelling.contains(vocab.merges.right(rank)))) {
-      rank_of.push_back(rank);
+  if (!all_kept) {
+    for (size_t rank = 0; rank < vocab.merges.size(); ++rank) {
+      if (!unreachable_spelling.contains(vocab.merges.left(rank)) &&
+          !unreachable_spelling.contains(vocab.merges.right(rank))) {
+        rank_of.push_back(rank);
+      }
     }
   }
-  std::vector<BpeModel::MergePair> merges(rank_of.size());
+  auto file_rank = [&](size_t kept) { return all_kept ? kept : rank_of[kept]; };
+  std::vector<BpeModel::MergePair> merges(all_kept ? vocab.merges.size() : rank_of.size());
   constexpr size_t kBlock = 16;
   std::string bytes_of[2 * kBlock];  // Left and right sides of a block, as bytes.
   std::string_view keys[2 * kBlock];
@@ -81,7 +86,7 @@ absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::s
     const size_t count = std::min(kBlock, merges.size() - block);
     size_t unspelled = 2 * count;  // The first side that is not in the byte alphabet (then not a token).
     for (size_t k = 0; k < 2 * count && unspelled == 2 * count; ++k) {
-      const size_t rank = rank_of[block + k / 2];
+      const size_t rank = file_rank(block + k / 2);
       bytes_of[k].clear();
       const std::string_view side = k % 2 == 0 ? vocab.merges.left(rank) : vocab.merges.right(rank);
       if (!byte_level) {
@@ -94,7 +99,7 @@ absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::s
     ranks->FindMany(keys, 2 * count, ids);
     for (size_t k = 0; k < 2 * count; ++k) {
       if (k >= unspelled || !ids[k]) {
-        const size_t rank = rank_of[block + k / 2];
+        const size_t rank = file_rank(block + k / 2);
         const std::string_view left = vocab.merges.left(rank);
         const std::string_view right = vocab.merges.right(rank);
         return absl::InvalidArgumentError(
@@ -109,7 +114,7 @@ absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::s
   size_t bad = 0;
   absl::StatusOr<BpeModel> bpe = BpeModel::WithMerges(std::move(ranks).value(), std::move(merges), &bad);
   if (bpe.ok()) return bpe;
-  bad = rank_of[bad];
+  bad = file_rank(bad);
   const std::string_view left = vocab.merges.left(bad);
   const std::string_view right = vocab.merges.right(bad);
   return absl::InvalidArgumentError(fmt::format("{}: merge '{} {}' makes '{}{}', which is not in the vocabulary ({})",

@@ -1,5 +1,6 @@
-// Where the tests find the project, ../shared and the tokvec binary. The compile definitions TOKVEC_SOURCE_DIR,
-// TOKVEC_SHARED_DIR and TOKVEC_BINARY call these functions (tests/CMakeLists.txt force-includes this header), and
+// Where the tests find the project, ../shared and the tokvec binary. The macros TOKVEC_SOURCE_DIR,
+// TOKVEC_SHARED_DIR and TOKVEC_BINARY call these functions (tests/CMakeLists.txt force-includes this header; the
+// macros are defined here, not with -D, as CMake drops function-style definitions from the command line), and
 // their definitions are generated into the build folder. Keeping the absolute paths out of every test's compile
 // command is what lets ccache reuse the test objects from another clone of the project.
 //
@@ -14,5 +15,15 @@ const char* SharedDir();   // ../shared (or -DTOKVEC_SHARED_DIR=...)
 const char* BinaryPath();  // the tokvec binary built beside the tests
 
 }  // namespace tokvec_test_paths
+
+#ifndef TOKVEC_SOURCE_DIR
+#define TOKVEC_SOURCE_DIR tokvec_test_paths::SourceDir()
+#endif
+#ifndef TOKVEC_SHARED_DIR
+#define TOKVEC_SHARED_DIR tokvec_test_paths::SharedDir()
+#endif
+#ifndef TOKVEC_BINARY
+#define TOKVEC_BINARY tokvec_test_paths::BinaryPath()
+#endif
 
 #endif  // TOKVEC_TESTS_TEST_PATHS_H_

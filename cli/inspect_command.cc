@@ -82,6 +82,7 @@ std::string UnigramSummary(const Tokenizer& tokenizer, const std::string& path) 
   out += fmt::format("byte_fallback: {}\n", model.byte_fallback());
   out += fmt::format("pre_tokenizer: {}\n", spec.pre_tokenizer->name());
   out += fmt::format("normalizer: {}\n", spec.normalizer ? spec.normalizer->name() : "none");
+  out += fmt::format("decoder: {}\n", spec.token_decoder->name());
   AppendSpecialTokens(spec, &out);
   return out;
 }

@@ -34,7 +34,9 @@
 //                           Face); offsets on 2000 ASCII lines for the files with a pre-tokenizer
 //   unigram/<file>/whole    the Unigram tokenizer.json files of tests/data/unigram (T5 / XLM-R shaped, made by
 //   unigram/<file>/lines    scripts/gen_unigram_files.mjs from spm_train models): Hugging Face against tokvec on
-//                           every line of every corpus file and on whole texts (botchan, Japanese, UDHR joined)
+//   unigram/<file>/decode   every line of every corpus file and on whole texts (botchan, Japanese, UDHR joined),
+//                           and `tokvec decode` of the whole-text ids against Hugging Face's decode (the file's
+//                           decoder: Metaspace, or Replace/ByteFallback/Fuse/Strip)
 //   added/<file>/...        tokenizer.json files with added tokens and post-processors (tests/data/added, made by
 //                           scripts/gen_added_files.mjs): whole texts, lines, random lines of added tokens (allowed,
 //                           not allowed, offsets), and --add-special-tokens against add_special_tokens=True
@@ -472,7 +474,6 @@ for (const name of spmFiles) {
 
 // Unigram tokenizer.json files (tests/data/unigram, from scripts/gen_unigram_files.mjs). Their control tokens
 // (<unk>, </s>, ...) are added tokens that Hugging Face always matches: tokvec encodes with --allow-special.
-// Decode is not compared yet (the Metaspace decoder is read by another change).
 const unigramDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "tests", "data", "unigram");
 const unigramFiles = want("unigram") && fs.existsSync(unigramDir)
   ? fs.readdirSync(unigramDir).filter((f) => f.endsWith(".json") && f !== "golden.json").sort()
@@ -483,7 +484,7 @@ const unigramWhole = wholeLabels
 for (const name of unigramFiles) {
   const file = path.join(unigramDir, name);
   const suite = `unigram/${name.replace(/\.json$/, "")}`;
-  log(`${suite}: Hugging Face against tokvec (whole texts, lines)`);
+  log(`${suite}: Hugging Face against tokvec (whole texts, lines, decode)`);
   const tokenizer = hf.Tokenizer.fromFile(file);
   const spell = hfSpell(tokenizer);
   const ours = (await pool(unigramWhole, (w) => runTokvec(["encode", "-m", file, "--allow-special", w.path]))).map(parseIds);
@@ -496,6 +497,10 @@ for (const name of unigramFiles) {
   }
   const theirLines = await hfIds(tokenizer, corpusLines);
   corpusLines.forEach((line, i) => compare(`${suite}/lines`, `line ${i + 1}`, theirLines[i], parseIds(ourLines[i] ?? ""), spell));
+  const decoded = await pool(theirs, (ids) => runTokvec(["decode", "-m", file], ids.join(" ")));
+  for (let i = 0; i < theirs.length; i++) {
+    compareText(`${suite}/decode`, unigramWhole[i].label, await tokenizer.decode(theirs[i], false), decoded[i]);
+  }
 }
 
 // Added tokens and post-processors (tests/data/added, from scripts/gen_added_files.mjs): Hugging Face against

@@ -1,6 +1,6 @@
 // Builds small Unigram tokenizer.json files (T5 / XLM-R shaped) from SentencePiece models trained here, and the
-// goldens of the C++ tests: tests/data/unigram/{nmt-always,custom-first,bytes-never,custom-legacy}.json and
-// golden.json.
+// goldens of the C++ tests: tests/data/unigram/{nmt-always,custom-first,bytes-never,custom-legacy,bytes-llama}.json
+// and golden.json.
 //
 //   node scripts/gen_unigram_files.mjs [--shared ../shared] [--npm ~/.cache/tokvec/npm/node_modules]
 //
@@ -20,7 +20,14 @@
 //   custom-legacy  the custom rules then Lowercase (Sequence [Precompiled, Lowercase]); legacy Metaspace
 //                  {add_prefix_space: true} without prepend_scheme; unk_id null is NOT used (Hugging Face fails on an
 //                  unknown character then), unk 3
-// Every file is loaded back by Hugging Face (npm). golden.json holds hard sentences with Hugging Face's ids.
+//   bytes-llama    bytes-never's model (not trained again) as newer conversions write it: Metaspace prepend "first",
+//                  split false; decoder Sequence [Replace "▁" -> " ", ByteFallback, Fuse, Strip " " 1 0]
+// The decoder is Metaspace with the pre-tokenizer's settings (legacy add_prefix_space for custom-legacy), as Hugging
+// Face's converters write it, except bytes-llama's.
+// Every file is loaded back by Hugging Face (npm). golden.json holds hard sentences with Hugging Face's ids and
+// decode(ids, skip_special_tokens=false) of them ("cases"), and "decode_cases": id lists chosen here (control tokens
+// between words, lone and doubled "▁", byte tokens that are and are not valid UTF-8) with Hugging Face's decode, also
+// with the file's decoder replaced by null ("decoder": null in the case: spellings joined by spaces).
 // As a sanity check, Hugging Face's ids are compared with spm_encode's on corpus lines (they may differ: SentencePiece
 // also collapses white space, which these files do not ask for); the agreement is printed, not asserted. Only
 // nmt-always is set up as SentencePiece runs (dummy prefix on each line, same rules): 500/500 lines agree; the
@@ -122,6 +129,7 @@ const VARIANTS = [
     spm: ["--vocab_size=4000", "--pad_id=0", "--eos_id=1", "--unk_id=2", "--bos_id=-1"],
     normalizer: (m) => precompiled(m.charsmap),
     pre: () => metaspace({ prepend_scheme: "always", split: true }),
+    decoder: () => metaspace({ prepend_scheme: "always", split: true }),
     byteFallback: false,
   },
   {
@@ -129,6 +137,7 @@ const VARIANTS = [
     spm: ["--vocab_size=3000", "--bos_id=0", "--pad_id=1", "--eos_id=2", "--unk_id=3", `--normalization_rule_tsv=${rulesPath}`],
     normalizer: (m) => precompiled(m.charsmap),
     pre: () => ({ type: "Sequence", pretokenizers: [{ type: "WhitespaceSplit" }, metaspace({ prepend_scheme: "first", split: true })] }),
+    decoder: () => metaspace({ prepend_scheme: "first", split: true }),
     byteFallback: false,
   },
   {
@@ -136,6 +145,7 @@ const VARIANTS = [
     spm: ["--vocab_size=3000", "--byte_fallback=true", "--normalization_rule_name=identity"],
     normalizer: () => ({ type: "NFKC" }),
     pre: () => metaspace({ prepend_scheme: "never", split: false }),
+    decoder: () => metaspace({ prepend_scheme: "never", split: false }),
     byteFallback: true,
   },
   {
@@ -143,12 +153,28 @@ const VARIANTS = [
     spm: ["--vocab_size=3000", "--bos_id=0", "--pad_id=1", "--eos_id=2", "--unk_id=3", `--normalization_rule_tsv=${rulesPath}`],
     normalizer: (m) => ({ type: "Sequence", normalizers: [precompiled(m.charsmap), { type: "Lowercase" }] }),
     pre: () => ({ type: "Metaspace", replacement: "\u2581", add_prefix_space: true }),
+    decoder: () => ({ type: "Metaspace", replacement: "\u2581", add_prefix_space: true }),
     byteFallback: false,
+  },
+  {
+    name: "bytes-llama",
+    sameModelAs: "bytes-never",
+    normalizer: () => ({ type: "NFKC" }),
+    pre: () => metaspace({ prepend_scheme: "first", split: false }),
+    decoder: () => ({ type: "Sequence", decoders: [
+      { type: "Replace", pattern: { String: "\u2581" }, content: " " },
+      { type: "ByteFallback" },
+      { type: "Fuse" },
+      { type: "Strip", content: " ", start: 1, stop: 0 },
+    ] }),
+    byteFallback: true,
   },
 ];
 
+const trained = {};
 function build(variant) {
-  const model = train(variant.name, variant.spm);
+  const model = trained[variant.sameModelAs] ?? train(variant.name, variant.spm);
+  trained[variant.name] = model;
   const unkId = model.pieces.findIndex((p) => p.type === 2);
   const added = [];
   model.pieces.forEach((p, id) => {
@@ -164,7 +190,7 @@ function build(variant) {
     normalizer: variant.normalizer(model),
     pre_tokenizer: variant.pre(),
     post_processor: null,
-    decoder: { type: "Metaspace", replacement: "\u2581", prepend_scheme: "always", split: true },
+    decoder: variant.decoder(),
     model: { type: "Unigram", unk_id: unkId, vocab: model.pieces.map((p) => [p.piece, p.score]), byte_fallback: variant.byteFallback },
   };
   const file = path.join(outDir, `${variant.name}.json`);
@@ -187,7 +213,48 @@ const SENTENCES = [
   "",
 ];
 
-const golden = { generator: "tokenizers@0.23.2 (npm) encode(text, {addSpecialTokens: false})", cases: [] };
+// Id lists whose decode is hard; each piece must be in the vocabulary.
+async function decodeIdLists(file, tokenizer) {
+  const json = JSON.parse(fs.readFileSync(file, "utf8"));
+  const ids = async (text) => (await tokenizer.encode(text, null, { addSpecialTokens: false })).getIds();
+  const piece = (p) => {
+    const id = tokenizer.tokenToId(p);
+    if (id === undefined || id === null) throw new Error(`${file}: no piece ${p}`);
+    return id;
+  };
+  const controls = json.added_tokens.map((t) => t.id);
+  const lists = [
+    [],
+    [controls[0], ...(await ids("Hello world")), ...controls.slice(1), ...(await ids(" again, twice"))],
+    [piece("\u2581")],
+    [piece("\u2581"), piece("\u2581"), ...(await ids("x y")), piece("\u2581")],
+  ];
+  if (json.model.byte_fallback) {
+    const bytes = (...hex) => hex.map((h) => piece(`<0x${h}>`));
+    lists.push([...bytes("20", "E2", "98"), ...(await ids("a")), ...bytes("FF", "E2", "98", "83", "41"), piece("\u2581")]);
+    lists.push([...bytes("E2", "98", "83"), controls[0], ...bytes("C3")]);
+  }
+  return lists;
+}
+
+async function addDecodeCases(variant, file, tokenizer) {
+  const lists = await decodeIdLists(file, tokenizer);
+  for (const ids of lists) {
+    golden.decode_cases.push({ file: `${variant.name}.json`, ids, decoded: await tokenizer.decode(ids, false) });
+  }
+  // The same ids without a decoder (nmt-always and bytes-llama only).
+  if (variant.name !== "nmt-always" && variant.name !== "bytes-llama") return;
+  const json = JSON.parse(fs.readFileSync(file, "utf8"));
+  json.decoder = null;
+  const bare = path.join(work, `${variant.name}-no-decoder.json`);
+  fs.writeFileSync(bare, JSON.stringify(json));
+  const plain = hf.Tokenizer.fromFile(bare);
+  for (const ids of lists) {
+    golden.decode_cases.push({ file: `${variant.name}.json`, decoder: null, ids, decoded: await plain.decode(ids, false) });
+  }
+}
+
+const golden = { generator: "tokenizers@0.23.2 (npm) encode(text, {addSpecialTokens: false}), decode(ids, false)", cases: [], decode_cases: [] };
 for (const variant of VARIANTS) {
   const { file, model } = build(variant);
   const size = fs.statSync(file).size;
@@ -195,8 +262,10 @@ for (const variant of VARIANTS) {
   const tokenizer = hf.Tokenizer.fromFile(file);
   for (const text of SENTENCES) {
     const encoding = await tokenizer.encode(text, null, { addSpecialTokens: false });
-    golden.cases.push({ file: `${variant.name}.json`, text, ids: encoding.getIds(), tokens: encoding.getTokens() });
+    golden.cases.push({ file: `${variant.name}.json`, text, ids: encoding.getIds(), tokens: encoding.getTokens(),
+      decoded: await tokenizer.decode(encoding.getIds(), false) });
   }
+  await addDecodeCases(variant, file, tokenizer);
   // Sanity: SentencePiece's own ids on the single-spaced lines of botchan.txt.
   const lines = fs.readFileSync(TRAINING[0], "utf8").split(/\r?\n/).filter((l) => l.trim() !== "" && !/\s\s|^\s|\s$/.test(l)).slice(0, 500);
   const spm = execFileSync("spm_encode", [`--model=${model.prefix}.model`, "--output_format=id"], { input: lines.join("\n") + "\n", encoding: "utf8" })

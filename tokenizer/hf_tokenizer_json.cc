@@ -48,7 +48,9 @@
 //                     in the top Sequence
 //   pre_tokenizer     Metaspace {replacement, prepend_scheme, split, add_prefix_space}, Sequence [WhitespaceSplit,
 //                     Metaspace] (metaspace_pre_tokenizer.h), WhitespaceSplit
-//   decoder           not read: Decode is SentencePiece's (see Tokenizer::Decode)
+//   decoder           as for BPE over code points: Decode runs it on the token spellings (special tokens' text
+//                     included), as Hugging Face's decode(ids, skip_special_tokens=false) does; T5 / XLM-R files
+//                     have Metaspace, newer conversions Sequence [Replace, ByteFallback, Fuse, Strip]
 //   added_tokens      as above
 //
 // Loading: model.vocab (an object) and model.merges are scanned into flat arrays by hf_vocab_reader.h and only
@@ -529,7 +531,7 @@ absl::StatusOr<TokenizerSpec> ReadUnigram(const Json& json, const std::string& p
   TokenizerSpec spec{.type = ModelType::kUnigram, .bpe = std::move(no_bpe)};
   spec.unigram = std::move(unigram).value();
   spec.source = path;
-  // 2. Pre-tokenizer (Metaspace, or WhitespaceSplit then Metaspace) and normalizer; the decoder is not read.
+  // 2. Pre-tokenizer (Metaspace, or WhitespaceSplit then Metaspace), normalizer, decoder.
   const Json* pre = json.contains("pre_tokenizer") ? &json["pre_tokenizer"] : nullptr;
   const std::string pre_type = pre != nullptr && pre->is_object() ? pre->value("type", "") : "";
   auto unsupported = [&] {
@@ -556,6 +558,7 @@ absl::StatusOr<TokenizerSpec> ReadUnigram(const Json& json, const std::string& p
     return unsupported();
   }
   TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
+  TOKVEC_ASSIGN_OR_RETURN(spec.token_decoder, ReadHfDecoder(json.contains("decoder") ? json["decoder"] : Json(), path));
   // 3. Added tokens.
   TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.unigram.size(),
                                          [&](TokenId id) { return spec.unigram.token(id); },

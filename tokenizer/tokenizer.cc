@@ -99,6 +99,7 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
     if (s.token_decoder == nullptr) return absl::InvalidArgumentError("char model has no decoder");
   } else if (s.type == ModelType::kUnigram) {
     if (s.unigram.size() == 0) return absl::InvalidArgumentError("Unigram model has no vocabulary");
+    if (s.token_decoder == nullptr) return absl::InvalidArgumentError("Unigram model has no decoder");
   } else {
     if (!s.end_of_word_id || *s.end_of_word_id >= s.bpe.size()) {
       return absl::InvalidArgumentError("word model has no end-of-word token `</w>`");
@@ -428,8 +429,7 @@ size_t Tokenizer::FindCut(std::string_view text, size_t limit, const EncodeOptio
 
 absl::StatusOr<std::string> Tokenizer::Decode(absl::Span<const TokenId> ids) const {
   if (spec_.type == ModelType::kWordPiece) return DecodeWordPiece(ids);
-  if (spec_.type == ModelType::kChar) return DecodeChar(ids);
-  if (spec_.type == ModelType::kUnigram) return DecodeUnigram(ids);
+  if (spec_.type == ModelType::kChar || spec_.type == ModelType::kUnigram) return DecodeChar(ids);
   std::string text;
   for (TokenId id : ids) {
     if (id >= vocab_size_) {
@@ -500,7 +500,9 @@ absl::StatusOr<std::string> Tokenizer::DecodeChar(absl::Span<const TokenId> ids)
       return absl::OutOfRangeError(
           fmt::format("token id {} is outside the vocabulary (ids are 0..{})", id, vocab_size_ - 1));
     }
-    if (!is_special_[id] && (id >= spec_.bpe.size() || spec_.bpe.token(id).empty())) {
+    const bool gap = spec_.type == ModelType::kUnigram ? id >= spec_.unigram.size()
+                                                       : id >= spec_.bpe.size() || spec_.bpe.token(id).empty();
+    if (!is_special_[id] && gap) {
       return absl::OutOfRangeError(fmt::format("token id {} is not used by this vocabulary", id));
     }
     tokens.push_back(TokenSpelling(id));
@@ -576,40 +578,6 @@ std::string Tokenizer::TokenSpelling(TokenId id) const {
     return bytes.substr(0, bytes.size() - 1) + std::string(kEndOfWordSpelling);
   }
   return bytes;
-}
-
-}  // namespace tokvec
-
-namespace tokvec {
-
-// SentencePiece's decode: spellings joined, "▁" as a space, the space the first token starts with dropped, <0xNN>
-// byte tokens (byte_fallback) as their bytes. Hugging Face's decoders (Metaspace, ByteFallback) are not read yet.
-absl::StatusOr<std::string> Tokenizer::DecodeUnigram(absl::Span<const TokenId> ids) const {
-  constexpr std::string_view kMeta = "\xE2\x96\x81";
-  std::string text;
-  for (TokenId id : ids) {
-    if (id >= vocab_size_) {
-      return absl::OutOfRangeError(
-          fmt::format("token id {} is outside the vocabulary (ids are 0..{})", id, vocab_size_ - 1));
-    }
-    if (!is_special_[id] && id < spec_.unigram.size()) {
-      if (std::optional<unsigned char> byte = spec_.unigram.FallbackByte(id)) {
-        text += static_cast<char>(*byte);
-        continue;
-      }
-    }
-    const std::string spelling = TokenSpelling(id);
-    for (size_t pos = 0; pos < spelling.size();) {
-      if (spelling.compare(pos, kMeta.size(), kMeta) == 0) {
-        text += ' ';
-        pos += kMeta.size();
-      } else {
-        text += spelling[pos++];
-      }
-    }
-  }
-  if (!text.empty() && text.front() == ' ') text.erase(0, 1);
-  return text;
 }
 
 }  // namespace tokvec

@@ -20,7 +20,7 @@
 //     byte fallback and an optional unk (char_symbols.h); Decode runs the tokenizer.json decoder chain
 //     (token_decoders.h).
 //   - kUnigram (SentencePiece's Unigram, Hugging Face tokenizer.json: T5, XLM-R): pieces are cut by UnigramModel
-//     (best-scoring segmentation); Decode joins spellings (<0xNN> byte tokens as their bytes).
+//     (best-scoring segmentation); Decode runs the tokenizer.json decoder chain, as for kChar.
 #ifndef TOKVEC_TOKENIZER_TOKENIZER_H_
 #define TOKVEC_TOKENIZER_TOKENIZER_H_
 
@@ -116,7 +116,7 @@ struct TokenizerSpec {
   std::optional<TokenId> end_of_word_id;         // Word models: the id of the `</w>` symbol.
   bool ignore_merges = false;                    // Hugging Face: a piece that is itself a token skips merging.
   CharBpeOptions char_bpe;                       // kChar: unk, fuse_unk, byte_fallback.
-  std::unique_ptr<TokenDecoder> token_decoder;   // kChar: the decoder chain (required).
+  std::unique_ptr<TokenDecoder> token_decoder;   // kChar, kUnigram: the decoder chain (required).
   std::string source;                            // Where it came from (file path), for messages.
   std::vector<UnreachableToken> unreachable_tokens;  // kByte from tokenizer.json: ids that are gaps of `bpe`.
 };
@@ -195,8 +195,8 @@ class Tokenizer {
                    Caches caches, Sink out) const;
 
   absl::StatusOr<std::string> DecodeWordPiece(absl::Span<const TokenId> ids) const;
+  // kChar, kUnigram: the spellings through spec_.token_decoder.
   absl::StatusOr<std::string> DecodeChar(absl::Span<const TokenId> ids) const;
-  absl::StatusOr<std::string> DecodeUnigram(absl::Span<const TokenId> ids) const;
   // Runs the post-processor on Encode's result: trims offsets, adds its tokens when `add_special_tokens`.
   void PostProcess(std::string_view text, bool add_special_tokens, Encoding* encoding) const;
 

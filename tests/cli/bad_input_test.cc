@@ -217,6 +217,9 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     unigram("bad_vocab_entry.json", metaspace, R"("unk_id": 0, "vocab": [["<unk>", 0], ["a"]])");
     unigram("unk_out_of_range.json", metaspace, R"("unk_id": 3, )" + vocab);
     unigram("no_unk.json", metaspace, R"("unk_id": null, )" + vocab);
+    unigram("bad_decoder.json",
+            metaspace + R"("decoder": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "sometimes"}, )",
+            R"("unk_id": 0, )" + vocab);
     unigram("prefix_mismatch.json",
             R"("pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": false}, )",
             R"("unk_id": 0, )" + vocab);
@@ -550,6 +553,8 @@ const BadInput kDataRows[] = {
              "is not in the Unigram vocabulary and the model has no unk token"),
     BadInput("EncodeUnigramPrefixMismatch", {"encode", "-m", "{dir}/unigram/prefix_mismatch.json", "{dir}/corpus.txt"},
              1, "key 'pre_tokenizer.add_prefix_space': false does not match prepend_scheme"),
+    BadInput("DecodeUnigramBadDecoder", {"decode", "-m", "{dir}/unigram/bad_decoder.json", "{dir}/corpus.txt"}, 1,
+             "key 'decoder.prepend_scheme': expected \"always\", \"first\" or \"never\""),
     BadInput("EncodeUnigramInvalidUtf8", {"encode", "-m", "{dir}/unigram/custom-first.json", "{dir}/bad_utf8.txt"}, 1,
              "invalid UTF-8 at byte offset 6 (byte 0xC3); Unigram models need UTF-8 text"),
     BadInput("InspectUnigramMerges", {"inspect", "--merges", "{dir}/unigram/custom-first.json"}, 1,

@@ -283,7 +283,8 @@ def main():
     write("hf_tokenizer_json", "wordpiece_sequence", json.dumps(sequence, ensure_ascii=False))
     # Unigram (T5 / XLM-R shaped, as tests/data/unigram): the custom rules' Precompiled charsmap of custom-first.json,
     # Metaspace, byte_fallback with a few <0xNN> pieces, a sample with unknown characters; a Sequence variant with
-    # WhitespaceSplit, prepend "first", no split; and a charsmap cut short.
+    # WhitespaceSplit, prepend "first", no split; one with the Replace/ByteFallback/Fuse/Strip decoder; and a charsmap
+    # cut short.
     with open(os.path.join(os.path.dirname(ROOT), "..", "data", "unigram", "custom-first.json"), encoding="utf-8") as f:
         charsmap = json.load(f)["normalizer"]["precompiled_charsmap"]
     unigram_pieces = [["<unk>", 0.0], ["<s>", 0.0], ["</s>", 0.0], ["\u2581", -2.0], ["\u2581he", -3.5], ["llo", -4.0],
@@ -305,6 +306,14 @@ def main():
         {"type": "WhitespaceSplit"}, {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first",
                                       "split": False}]}, model=dict(unigram["model"], byte_fallback=False, unk_id=None))
     write("hf_tokenizer_json", "unigram_sequence", json.dumps(unigram_sequence, ensure_ascii=False))
+    # The byte_fallback decoder chain of newer conversions (tests/data/unigram/bytes-llama.json's shape).
+    llama = dict(unigram, pre_tokenizer={"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first",
+                                         "split": False},
+                 decoder={"type": "Sequence", "decoders": [
+                     {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"},
+                     {"type": "Fuse"}, {"type": "Strip", "content": " ", "start": 1, "stop": 0}]})
+    write("hf_tokenizer_json", "unigram_byte_fallback_decoder",
+          json.dumps(llama, ensure_ascii=False).encode() + unigram_sample)
     cut = dict(unigram, normalizer={"type": "Precompiled", "precompiled_charsmap": charsmap[:40]})
     write("hf_tokenizer_json", "unigram_cut_charsmap", json.dumps(cut, ensure_ascii=False))
 

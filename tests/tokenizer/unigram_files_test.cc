@@ -1,6 +1,7 @@
 // Unigram tokenizer.json files (tests/data/unigram, made by scripts/gen_unigram_files.mjs from spm_train models,
 // goldens by Hugging Face tokenizers 0.23.2), and the parts they are made of: UnigramModel's Viterbi and unknown
-// handling, the Precompiled normalizer on malformed blobs, the Metaspace pre-tokenizer's prepend schemes.
+// handling, the Precompiled normalizer on malformed blobs, the Metaspace pre-tokenizer's prepend schemes, decode through
+// the file's decoder.
 #include <memory>
 #include <string>
 #include <thread>
@@ -90,20 +91,48 @@ TEST(UnigramFilesTest, InspectNamesAndSettings) {
   EXPECT_NE(json.status().message().find("unigram"), std::string::npos) << json.status();
 }
 
-// SentencePiece's decode: "▁" is a space, the first one dropped; byte tokens are their bytes.
-TEST(UnigramFilesTest, DecodeJoinsSpellings) {
-  for (const char* name : {"nmt-always.json", "bytes-never.json"}) {
-    std::unique_ptr<Tokenizer> tokenizer = LoadFile(name);
-    ASSERT_NE(tokenizer, nullptr);
-    const std::string text = std::string(name) == "bytes-never.json" ? "☃ hello world" : "hello world";
-    absl::StatusOr<Encoding> encoding = tokenizer->Encode(text);
-    ASSERT_TRUE(encoding.ok()) << encoding.status();
-    absl::StatusOr<std::string> decoded = tokenizer->Decode(encoding->ids);
+// Decode runs the file's decoder (Metaspace with each prepend scheme, legacy add_prefix_space, or Sequence
+// [Replace, ByteFallback, Fuse, Strip]; null joins spellings with spaces), control tokens spelled as their text:
+// Hugging Face's decode(ids, skip_special_tokens=false) of the goldens' ids and of the hard id lists.
+TEST(UnigramFilesTest, DecodeGoldensFromHuggingFace) {
+  absl::StatusOr<std::string> text = ReadFile(DataPath("golden.json"));
+  ASSERT_TRUE(text.ok()) << text.status();
+  nlohmann::json golden = nlohmann::json::parse(*text);
+  ASSERT_GE(golden["decode_cases"].size(), 30u);
+  auto check = [](const Tokenizer& tokenizer, const nlohmann::json& c) {
+    absl::StatusOr<std::string> decoded = tokenizer.Decode(c["ids"].get<std::vector<TokenId>>());
     ASSERT_TRUE(decoded.ok()) << decoded.status();
-    EXPECT_EQ(*decoded, text) << name;
+    EXPECT_EQ(*decoded, c["decoded"].get<std::string>()) << c["file"] << " " << c["ids"].dump();
+  };
+  size_t without_decoder = 0;
+  for (const auto& c : golden["cases"]) {
+    std::unique_ptr<Tokenizer> tokenizer = LoadFile(c["file"].get<std::string>());
+    ASSERT_NE(tokenizer, nullptr);
+    check(*tokenizer, c);
   }
+  for (const auto& c : golden["decode_cases"]) {
+    std::unique_ptr<Tokenizer> tokenizer;
+    if (c.contains("decoder")) {  // The same file with this decoder (null).
+      absl::StatusOr<std::string> file = ReadFile(DataPath(c["file"].get<std::string>()));
+      ASSERT_TRUE(file.ok()) << file.status();
+      nlohmann::json json = nlohmann::json::parse(*file);
+      json["decoder"] = c["decoder"];
+      absl::StatusOr<TokenizerSpec> spec = ReadHfTokenizerJson(json.dump(), "no-decoder.json");
+      ASSERT_TRUE(spec.ok()) << spec.status();
+      absl::StatusOr<std::unique_ptr<Tokenizer>> created = Tokenizer::Create(std::move(spec).value());
+      ASSERT_TRUE(created.ok()) << created.status();
+      tokenizer = std::move(created).value();
+      ++without_decoder;
+    } else {
+      tokenizer = LoadFile(c["file"].get<std::string>());
+    }
+    ASSERT_NE(tokenizer, nullptr);
+    check(*tokenizer, c);
+  }
+  EXPECT_GT(without_decoder, 5u);
   std::unique_ptr<Tokenizer> tokenizer = LoadFile("nmt-always.json");
   ASSERT_NE(tokenizer, nullptr);
+  EXPECT_EQ(tokenizer->spec().token_decoder->name(), "Metaspace(\u2581, first token stripped)");
   EXPECT_FALSE(tokenizer->Decode({static_cast<TokenId>(tokenizer->vocab_size())}).ok());
 }
 

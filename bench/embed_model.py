@@ -11,9 +11,10 @@ repository): GPT-2 small (12 layers, 768 wide, 12 heads, FF 3072, GPT-2's real 5
 commonest words of wikitext-2 valid). Weights are drawn as transformers' _init_weights does (N(0, 0.02)), with
 LayerNorm scales and biases perturbed so that every tensor matters.
 
-Texts: the first 32 lines of ../shared/corpora/wikitext2-test.txt of 64..192 GPT-2 tokens (varied lengths, about 128
-on average); the same texts for BERT (with [CLS] ... [SEP]). Token ids come from tokvec's tokenizer (its conformance
-with Hugging Face's is tested by scripts/conformance.sh); PyTorch and ONNX Runtime get exactly those ids.
+Texts: the first 32 lines of ../shared/corpora/wikitext2-test.txt of 64..192 GPT-2 tokens (varied lengths: 3,742
+tokens, 117 on average; BERT: 4,182 with [CLS] ... [SEP]). Token ids come from tokvec's tokenizer (its
+conformance with Hugging Face's is tested by scripts/conformance.sh); PyTorch and ONNX Runtime get exactly those
+ids.
 
 Systems, each timed over the 32 texts (tokens/s counts real tokens only; no system pads):
   tokvec lib   tokvec.Model.embed(texts, pooling="mean", num_threads=N): EmbedTexts, texts of equal length batched
@@ -23,12 +24,15 @@ Systems, each timed over the 32 texts (tokens/s counts real tokens only; no syst
   torch        eager float32 modules written here after transformers' GPT2Model / BertModel (nn.Linear GEMMs,
                explicit q.kᵀ, softmax, masked mean pooling), torch.inference_mode, torch.set_num_threads(N), in two
                ways: "single" (each text alone, batch 1, no padding) and "bucket" (texts sorted by length, groups of
-               4 padded to their longest with an attention mask: ~1% padding); the faster is the peer
+               4 padded to their longest with an attention mask: ~5% padding); the faster is the peer
   onnxruntime  the same module exported by torch.onnx.export (opset 14, dynamic batch and length axes), run by
                onnxruntime-node 1.30.0 (bench/embed_model_ort.mjs) with graphOptimizationLevel 'all',
                intraOpNumThreads N, interOpNumThreads 1, the same two ways; the faster is the peer
 
 Each round runs every system --repeats times per thread count; a system's figure is the median over all its runs.
+Both wall time and CPU time (user + system of all threads: getrusage, node's process.cpuUsage) are reported; on a
+shared, loaded machine tokens per CPU-second are the steadier comparison (a spinning thread pool counts against
+its owner).
 Checks: the pooled vectors of every system against PyTorch's "single" ones (max abs diff <= 1e-4), and the CLI's
 npy against the library's (bit-equal).
 
@@ -40,6 +44,7 @@ import json
 import math
 import os
 import pathlib
+import resource
 import statistics
 import subprocess
 import sys
@@ -237,10 +242,17 @@ def run_torch(model, calls, n):
     return pooled
 
 
+def cpu_seconds():
+    """User + system seconds of this process (all its threads) and of its finished children."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def timed(function):
-    start = time.perf_counter()
+    """(wall seconds, CPU seconds, result)."""
+    start, cpu = time.perf_counter(), cpu_seconds()
     result = function()
-    return time.perf_counter() - start, result
+    return time.perf_counter() - start, cpu_seconds() - cpu, result
 
 
 def pick_texts(shared, tokenize, count):
@@ -310,27 +322,30 @@ def main():
             lines.write_text("".join(t + "\n" for t in texts), encoding="utf-8")
             one_line = tmp / "one.txt"
             one_line.write_text(texts[0].split()[0] + "\n", encoding="utf-8")
-            times = collections.defaultdict(list)
+            times, cpu = collections.defaultdict(list), collections.defaultdict(list)
             outputs = {}
             for round_index in range(args.rounds):
                 for n in threads:
                     torch.set_num_threads(n)
                     for _ in range(args.repeats):
-                        t, outputs[("lib", n)] = timed(lambda: lib.embed(texts, pooling="mean", num_threads=n))
+                        t, used, outputs[("lib", n)] = timed(lambda: lib.embed(texts, pooling="mean", num_threads=n))
                         times[("tokvec lib", n)].append(t)
+                        cpu[("tokvec lib", n)].append(used)
                         command = [args.tokvec, "embed", "-m", str(folder), "--lines", "--pooling", "mean",
                                    "--format", "npy", "--threads", str(n), "-o"]
-                        base, _ = timed(lambda: subprocess.run(command + [str(tmp / "one.npy"), str(one_line)],
-                                                               check=True))
-                        full, _ = timed(lambda: subprocess.run(command + [str(tmp / "cli.npy"), str(lines)],
-                                                               check=True))
+                        base, base_cpu, _ = timed(lambda: subprocess.run(
+                            command + [str(tmp / "one.npy"), str(one_line)], check=True))
+                        full, full_cpu, _ = timed(lambda: subprocess.run(
+                            command + [str(tmp / "cli.npy"), str(lines)], check=True))
                         times[("tokvec cli", n)].append(full - base)
+                        cpu[("tokvec cli", n)].append(full_cpu - base_cpu)
                         outputs[("cli", n)] = np.load(tmp / "cli.npy")
                         for mode, c in calls.items():
                             if round_index == 0 and n == threads[0]:
                                 run_torch(model, c[:1], len(texts))  # warm-up
-                            t, outputs[(mode, n)] = timed(lambda: run_torch(model, c, len(texts)))
+                            t, used, outputs[(mode, n)] = timed(lambda: run_torch(model, c, len(texts)))
                             times[(f"torch {mode}", n)].append(t)
+                            cpu[(f"torch {mode}", n)].append(used)
                     node = subprocess.run(
                         ["node", str(ROOT / "bench" / "embed_model_ort.mjs"), str(onnx_path), str(ort_input),
                          str(n), str(args.repeats)], check=True, capture_output=True, text=True,
@@ -338,6 +353,7 @@ def main():
                     result = json.loads(node.stdout)
                     for mode in calls:
                         times[(f"ort {mode}", n)] += result["seconds"][mode]
+                        cpu[(f"ort {mode}", n)] += result["cpu_seconds"][mode]
                         outputs[(f"ort {mode}", n)] = np.array(result["pooled"][mode], dtype=np.float32)
                     print(f"  round {round_index} threads {n}: " + ", ".join(
                         f"{name} {n_tokens / times[(name, n)][-1]:.0f}" for name in
@@ -355,25 +371,26 @@ def main():
             raise SystemExit("error: tokvec embed --lines and tokvec.Model.embed disagree")
         tokvec_diff = max(v for k, v in worst.items() if k[0] in ("lib", "cli"))
         ort_diff = max(v for k, v in worst.items() if k[0].startswith("ort"))
-        rate = {key: n_tokens / statistics.median(v) for key, v in times.items()}
         shape = "GPT-2 small" if arch == "gpt2" else "BERT-base"
-        print(f"\n{shape}, {len(texts)} texts x ~{n_tokens // len(texts)} tokens, mean pooling: tokens/s (median)")
-        print("threads | tokvec lib | tokvec cli | torch single | torch bucket | ort single | ort bucket | "
-              "lib/torch | lib/ort")
-        for n in threads:
-            torch_best = max(rate[("torch single", n)], rate[("torch bucket", n)])
-            ort_best = max(rate[("ort single", n)], rate[("ort bucket", n)])
-            ours = rate[("tokvec lib", n)]
-            print(f"{n} | {ours:.0f} | {rate[('tokvec cli', n)]:.0f} | {rate[('torch single', n)]:.0f} | "
-                  f"{rate[('torch bucket', n)]:.0f} | {rate[('ort single', n)]:.0f} | {rate[('ort bucket', n)]:.0f} | "
-                  f"x{ours / torch_best:.2f} | x{ours / ort_best:.2f}")
-            label = (f"{shape} embed tokens/s ({len(texts)} texts ~{n_tokens // len(texts)} tokens, mean, "
-                     f"{n} thread{'s' * (n > 1)})")
-            for peer, best, target in (("PyTorch", torch_best, 1.5), ("ONNX Runtime", ort_best, 1.0)):
-                ratio = ours / best
-                rows.append(f"ROW\t{label} vs {peer}\t{ours:.0f}\t{best:.0f}\t{ratio:.2f}\t>= {target}x"
-                            f"{' at 2 threads' if n == 1 else ''}\t"
-                            f"{('yes' if ratio >= target else 'NO') if n == 2 else '-'}")
+        names = ("tokvec lib", "tokvec cli", "torch single", "torch bucket", "ort single", "ort bucket")
+        for measure, seconds in (("tokens/s of wall time", times), ("tokens per CPU-second", cpu)):
+            rate = {key: n_tokens / statistics.median(v) for key, v in seconds.items()}
+            print(f"\n{shape}, {len(texts)} texts x ~{n_tokens // len(texts)} tokens, mean pooling: {measure} "
+                  "(median)")
+            print("threads | " + " | ".join(names) + " | lib/best torch | lib/best ort")
+            for n in threads:
+                torch_best = max(rate[("torch single", n)], rate[("torch bucket", n)])
+                ort_best = max(rate[("ort single", n)], rate[("ort bucket", n)])
+                ours = rate[("tokvec lib", n)]
+                print(f"{n} | " + " | ".join(f"{rate[(name, n)]:.0f}" for name in names) +
+                      f" | x{ours / torch_best:.2f} | x{ours / ort_best:.2f}")
+                label = (f"{shape} embed {measure} ({len(texts)} texts ~{n_tokens // len(texts)} tokens, mean, "
+                         f"{n} thread{'s' * (n > 1)})")
+                for peer, best, target in (("PyTorch", torch_best, 1.5), ("ONNX Runtime", ort_best, 1.0)):
+                    ratio = ours / best
+                    rows.append(f"ROW\t{label} vs {peer}\t{ours:.0f}\t{best:.0f}\t{ratio:.2f}\t>= {target}x"
+                                f"{' at 2 threads' if n == 1 else ''}\t"
+                                f"{('yes' if ratio >= target else 'NO') if n == 2 else '-'}")
         rows.append(f"ROW\t{shape} pooled vectors, max abs diff vs PyTorch (tokvec; ORT)\t{tokvec_diff:.1e}\t"
                     f"{ort_diff:.1e}\t-\t<= {TOLERANCE:g}\t{'yes' if tokvec_diff <= TOLERANCE else 'NO'}")
         print(flush=True)

@@ -1,12 +1,14 @@
 // ONNX Runtime peer of bench/embed_model.py: runs an exported encoder (inputs ids [B, T] int64 and mask [B, T]
 // float32, output pooled [B, D]) over the calls bench/embed_model.py wrote, in each of its ways ("single",
-// "bucket"), and prints {"seconds": {way: [per run]}, "pooled": {way: [[D floats] per text]}} as JSON.
+// "bucket"), and prints {"seconds": {way: [wall per run]}, "cpu_seconds": {way: [user + system per run]},
+// "pooled": {way: [[D floats] per text]}} as JSON.
 //
 //   NODE_PATH=~/.cache/tokvec/npm/node_modules \
 //     node bench/embed_model_ort.mjs model.onnx calls.json THREADS REPEATS
 //
 // Session: onnxruntime-node 1.30.0, CPU, graphOptimizationLevel 'all', intraOpNumThreads THREADS,
-// interOpNumThreads 1, sequential execution. One untimed warm-up call per way (as the PyTorch peer); session creation is not timed.
+// interOpNumThreads 1, sequential execution. One untimed warm-up call per way (as the PyTorch peer); session
+// creation is not timed.
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -48,17 +50,21 @@ async function runAll(inputs, pooled) {
   }
 }
 
-const result = { seconds: {}, pooled: {} };
+const result = { seconds: {}, cpu_seconds: {}, pooled: {} };
 for (const [way, calls] of Object.entries(ways)) {
   const inputs = calls.map((call) => ({ call, feed: feeds(call) }));
   const count = calls.reduce((n, call) => n + call.texts.length, 0);
   const pooled = new Array(count);
   await runAll(inputs.slice(0, 1), pooled);  // warm-up: the first call
   result.seconds[way] = [];
+  result.cpu_seconds[way] = [];
   for (let r = 0; r < repeats; r++) {
     const start = performance.now();
+    const cpu = process.cpuUsage();
     await runAll(inputs, pooled);
+    const used = process.cpuUsage(cpu);
     result.seconds[way].push((performance.now() - start) / 1000);
+    result.cpu_seconds[way].push((used.user + used.system) / 1e6);
   }
   result.pooled[way] = pooled;
 }

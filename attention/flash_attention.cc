@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "attention/exp16_avx512.h"
 #include "attention/flash_kernels.h"
 #include "attention/ops.h"
 #include "fmt/format.h"
@@ -36,27 +37,6 @@ float OnlineSoftmaxRowScalar(float* s, int64_t valid, int64_t width, float* row_
 }
 
 #if defined(__x86_64__)
-// exp(x) for 16 floats: x = n·ln2 + r with |r| <= ln2/2, exp(r) by its degree-7 Taylor polynomial (relative
-// error < 1e-8 before rounding), times 2^n by vscalefps, which also flushes x < -103 to zero without NaN.
-// Constants: Cody & Waite split of ln2 (as in Cephes expf).
-__attribute__((target("avx512f"))) inline __m512 Exp16(__m512 x) {
-  x = _mm512_max_ps(x, _mm512_set1_ps(-103.0f));
-  x = _mm512_min_ps(x, _mm512_set1_ps(88.7f));
-  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-  __m512 p = _mm512_set1_ps(1.0f / 5040.0f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  return _mm512_scalef_ps(p, n);
-}
-
 // OnlineSoftmaxRowScalar with AVX-512.
 __attribute__((target("avx512f"))) float OnlineSoftmaxRowAvx512(float* s, int64_t valid, int64_t width,
                                                                    float* row_max, float* row_sum) {

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "attention/gelu_avx512.h"
 #include "fmt/format.h"
 
 // OpenBLAS's own shutdown of its thread pool (it calls it at fork and at exit).
@@ -193,6 +194,7 @@ void ApplyActivation(Activation activation, std::span<float> values) {
       }
       return;
     case Activation::kGeluTanh: {
+      if (GeluTanhAvx512(values)) return;  // the same formula, 16 floats at a time (gelu_avx512.h)
       const double k = std::sqrt(2.0 / std::numbers::pi);
       for (float& x : values) {
         const double v = x;

@@ -4,7 +4,8 @@
 #   bench/run_all.sh [TOKVEC_BINARY]      (default build/tokvec, a Release build)
 #
 # Environment: SIZE_MB (encode input, default 100), NOTE (a sentence added under the table, e.g. that the
-# machine was shared), TOKVEC_SHARED_DIR. Takes about 10–20 minutes on 2 cores.
+# machine was shared), TOKVEC_SHARED_DIR. Takes about 20–30 minutes on 2 cores. bench/embed_model.sh also needs the
+# Python module (cmake --build build --target _tokvec).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +26,7 @@ commands=(
   "bench/train.sh $tokvec"
   "$python bench/fit.py --tokvec $tokvec --threads 1,2 --steps 4"
   "bench/word2vec.sh $tokvec"
+  "bench/embed_model.sh $tokvec"
 )
 for i in "${!commands[@]}"; do
   echo "== ${commands[$i]}"
@@ -60,7 +62,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "## Commands"
   echo
   echo '```'
-  echo "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 --target tokvec"
+  echo "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 --target tokvec _tokvec"
   for c in "${commands[@]}"; do echo "${c//$tokvec/build/tokvec}"; done
   echo '```'
   echo

@@ -15,4 +15,9 @@ const char* BinaryPath();  // the tokvec binary built beside the tests
 
 }  // namespace tokvec_test_paths
 
+// Defined here, not with target_compile_definitions: CMake drops function-style definitions from the command line.
+#define TOKVEC_SOURCE_DIR tokvec_test_paths::SourceDir()
+#define TOKVEC_SHARED_DIR tokvec_test_paths::SharedDir()
+#define TOKVEC_BINARY tokvec_test_paths::BinaryPath()
+
 #endif  // TOKVEC_TESTS_TEST_PATHS_H_

@@ -576,6 +576,75 @@ bool UsesByteLevel(const Json& json) {
   return false;
 }
 
+// model.continuing_subword_prefix and model.end_of_word_suffix (bpe_affixes.h), as token bytes: nullopt when both
+// are null, absent or "". A byte-level model's affixes are spelled in GPT-2's byte alphabet. A merge's right side
+// must begin with the prefix (Hugging Face cuts the prefix's length from it unchecked).
+absl::StatusOr<std::optional<BpeAffixes>> ReadBpeAffixes(const Json& model, const FlatMerges& merges,
+                                                         const std::string& path, bool byte_level) {
+  std::string spelled[2];
+  const char* keys[2] = {"continuing_subword_prefix", "end_of_word_suffix"};
+  for (int i = 0; i < 2; ++i) {
+    if (!model.contains(keys[i]) || model[keys[i]].is_null()) continue;
+    if (!model[keys[i]].is_string()) return KeyError(path, fmt::format("model.{}", keys[i]), "expected a string or null");
+    spelled[i] = model[keys[i]].get<std::string>();
+  }
+  if (spelled[0].empty() && spelled[1].empty()) return std::nullopt;
+  BpeAffixes affixes;
+  affixes.code_points = !byte_level;
+  std::string* bytes[2] = {&affixes.prefix, &affixes.suffix};
+  for (int i = 0; i < 2; ++i) {
+    if (!byte_level) {
+      *bytes[i] = spelled[i];
+    } else if (!AppendUnicodeToBytes(spelled[i], bytes[i])) {
+      return KeyError(path, fmt::format("model.{}", keys[i]),
+                      fmt::format("'{}' is not spelled in GPT-2's byte-to-unicode alphabet, as byte-level BPE tokens are",
+                                  spelled[i]));
+    }
+  }
+  for (size_t rank = 0; rank < merges.size() && !spelled[0].empty(); ++rank) {
+    if (merges.right(rank).substr(0, spelled[0].size()) != spelled[0]) {
+      return KeyError(path, fmt::format("model.merges[{}]", rank),
+                      fmt::format("the right side '{}' does not begin with continuing_subword_prefix '{}'",
+                                  merges.right(rank), spelled[0]));
+    }
+  }
+  return affixes;
+}
+
+// The unk_token, fuse_unk and byte_fallback of a BPE model; `find` looks a spelling up in the vocabulary.
+template <typename Find>
+absl::StatusOr<CharBpeOptions> ReadBpeUnknown(const Json& model, const std::string& path, Find find) {
+  auto flag = [&](const char* name) -> absl::StatusOr<bool> {
+    if (!model.contains(name) || model[name].is_null()) return false;
+    if (!model[name].is_boolean()) return KeyError(path, fmt::format("model.{}", name), "expected true or false");
+    return model[name].get<bool>();
+  };
+  CharBpeOptions options;
+  TOKVEC_ASSIGN_OR_RETURN(options.fuse_unk, flag("fuse_unk"));
+  TOKVEC_ASSIGN_OR_RETURN(options.byte_fallback, flag("byte_fallback"));
+  if (model.contains("unk_token") && !model["unk_token"].is_null()) {
+    if (!model["unk_token"].is_string()) return KeyError(path, "model.unk_token", "expected a string or null");
+    const std::string unk = model["unk_token"].get<std::string>();
+    options.unk_id = find(unk);
+    if (!options.unk_id) {
+      return KeyError(path, "model.unk_token", fmt::format("'{}' is not in the vocabulary", unk));
+    }
+  }
+  return options;
+}
+
+// A byte-level model with affixes: its unk_token, fuse_unk and byte_fallback (Hugging Face applies them to an
+// affixed byte with no token, e.g. CLIP's "x</w>"), and the "<0xNN>" tokens.
+absl::Status ReadByteLevelAffixExtras(const Json& json, const std::string& path, const BpeModel& bpe,
+                                      BpeAffixes* affixes) {
+  TOKVEC_ASSIGN_OR_RETURN(affixes->unknown, ReadBpeUnknown(json["model"], path, [&](const std::string& unk) {
+                            std::optional<std::string> bytes = UnicodeToBytes(unk);
+                            return bytes ? bpe.Find(*bytes) : std::nullopt;
+                          }));
+  affixes->fallback_ids = FallbackTokenIds(bpe);
+  return absl::OkStatus();
+}
+
 // A BPE model over code points (SentencePiece-style: Llama-2, Mistral, Yi; see the header); `json` is the whole
 // file.
 absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& path, HfModelTables& tables) {
@@ -586,38 +655,29 @@ absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& p
                     fmt::format("BPE dropout ({}) is random at encode time and not supported; set it to null",
                                 model["dropout"].dump()));
   }
-  for (const char* affix : {"continuing_subword_prefix", "end_of_word_suffix"}) {
-    if (model.contains(affix) && !model[affix].is_null() &&
-        !(model[affix].is_string() && model[affix].get<std::string>().empty())) {
-      return KeyError(path, fmt::format("model.{}", affix),
-                      "is not supported for BPE over code points (only null or \"\")");
-    }
+  if (model.contains("ignore_merges") && !model["ignore_merges"].is_null() && !model["ignore_merges"].is_boolean()) {
+    return KeyError(path, "model.ignore_merges", "expected true or false");
   }
-  auto flag = [&](const char* name) -> absl::StatusOr<bool> {
-    if (!model.contains(name) || model[name].is_null()) return false;
-    if (!model[name].is_boolean()) return KeyError(path, fmt::format("model.{}", name), "expected true or false");
-    return model[name].get<bool>();
-  };
-  CharBpeOptions options;
-  TOKVEC_ASSIGN_OR_RETURN(options.fuse_unk, flag("fuse_unk"));
-  TOKVEC_ASSIGN_OR_RETURN(options.byte_fallback, flag("byte_fallback"));
-  TOKVEC_ASSIGN_OR_RETURN(const bool ignore_merges, flag("ignore_merges"));
+  const bool ignore_merges = model.contains("ignore_merges") && model["ignore_merges"].is_boolean() &&
+                             model["ignore_merges"].get<bool>();
   SpelledVocab vocab;
   TOKVEC_ASSIGN_OR_RETURN(vocab.tokens, TakeVocab(model, tables, path));
   TOKVEC_ASSIGN_OR_RETURN(vocab.merges, TakeMerges(model, tables, path));
   vocab.merge_where = [&](size_t rank) { return fmt::format("{}: key 'model.merges[{}]'", path, rank); };
+  TOKVEC_ASSIGN_OR_RETURN(std::optional<BpeAffixes> affixes,
+                          ReadBpeAffixes(model, vocab.merges, path, /*byte_level=*/false));
   TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe, BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path),
-                                                        /*unreachable=*/nullptr, /*byte_level=*/false));
-  if (model.contains("unk_token") && !model["unk_token"].is_null()) {
-    if (!model["unk_token"].is_string()) return KeyError(path, "model.unk_token", "expected a string or null");
-    const std::string unk = model["unk_token"].get<std::string>();
-    options.unk_id = bpe.Find(unk);
-    if (!options.unk_id) {
-      return KeyError(path, "model.unk_token", fmt::format("'{}' is not in the vocabulary", unk));
-    }
+                                                        /*unreachable=*/nullptr, /*byte_level=*/false,
+                                                        affixes ? affixes->prefix.size() : 0));
+  TOKVEC_ASSIGN_OR_RETURN(const CharBpeOptions options,
+                          ReadBpeUnknown(model, path, [&](const std::string& unk) { return bpe.Find(unk); }));
+  if (affixes) {
+    affixes->unknown = options;
+    affixes->fallback_ids = FallbackTokenIds(bpe);
   }
   TokenizerSpec spec{.type = ModelType::kChar, .bpe = std::move(bpe)};
   spec.char_bpe = options;
+  spec.affixes = std::move(affixes);
   spec.ignore_merges = ignore_merges;
   spec.source = path;
   // 2. Pre-tokenizer (none: the normalized text is one piece), normalizer, decoder.
@@ -657,19 +717,22 @@ absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std
                     fmt::format("only BPE, WordPiece and Unigram models are supported, got {}", model["type"].dump()));
   }
   if (!UsesByteLevel(json)) return ReadCharBpe(json, path, tables);
-  for (const char* affix : {"continuing_subword_prefix", "end_of_word_suffix"}) {
-    if (model.contains(affix) && model[affix].is_string() && !model[affix].get<std::string>().empty()) {
-      return KeyError(path, fmt::format("model.{}", affix), "must be empty for byte-level BPE");
-    }
-  }
   SpelledVocab vocab;
   TOKVEC_ASSIGN_OR_RETURN(vocab.tokens, TakeVocab(model, tables, path));
   TOKVEC_ASSIGN_OR_RETURN(vocab.merges, TakeMerges(model, tables, path));
   vocab.merge_where = [&](size_t rank) { return fmt::format("{}: key 'model.merges[{}]'", path, rank); };
+  TOKVEC_ASSIGN_OR_RETURN(std::optional<BpeAffixes> affixes,
+                          ReadBpeAffixes(model, vocab.merges, path, /*byte_level=*/true));
   std::vector<UnreachableToken> unreachable;  // Hugging Face loads entries no input reaches: so do we.
-  TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe,
-                          BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path), &unreachable));
+  TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe, BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path),
+                                                        &unreachable, /*byte_level=*/true,
+                                                        affixes ? affixes->prefix.size() : 0));
+  if (affixes) TOKVEC_RETURN_IF_ERROR(ReadByteLevelAffixExtras(json, path, bpe, &*affixes));
   TokenizerSpec spec = ByteLevelSpec(std::move(bpe));
+  if (affixes && json.contains("decoder")) {
+    TOKVEC_ASSIGN_OR_RETURN(spec.token_decoder, ReadHfDecoder(json["decoder"], path));
+  }
+  spec.affixes = std::move(affixes);
   spec.unreachable_tokens = std::move(unreachable);
   spec.source = path;
   spec.ignore_merges = model.contains("ignore_merges") && model["ignore_merges"].is_boolean() &&

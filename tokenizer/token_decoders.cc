@@ -196,6 +196,35 @@ class WordPieceDecoderStep : public DecoderStep {
   WordPieceDecoder decoder_;
 };
 
+// Hugging Face's BPEDecoder: each token's `suffix` becomes a space, the last token's nothing.
+class BpeSuffixDecoder : public DecoderStep {
+ public:
+  explicit BpeSuffixDecoder(std::string suffix) : suffix_(std::move(suffix)) {}  // Not empty.
+  absl::Status Apply(std::vector<std::string>* tokens) const override {
+    for (size_t i = 0; i < tokens->size(); ++i) {
+      const std::string_view replacement = i + 1 == tokens->size() ? "" : " ";
+      std::string& token = (*tokens)[i];
+      std::string out;
+      for (size_t pos = 0;;) {
+        const size_t found = token.find(suffix_, pos);
+        if (found == std::string::npos) {
+          out.append(token, pos);
+          break;
+        }
+        out.append(token, pos, found - pos);
+        out += replacement;
+        pos = found + suffix_.size();
+      }
+      token = std::move(out);
+    }
+    return absl::OkStatus();
+  }
+  std::string name() const override { return fmt::format("BPEDecoder({})", suffix_); }
+
+ private:
+  std::string suffix_;
+};
+
 }  // namespace
 
 absl::StatusOr<std::string> TokenDecoder::Decode(std::vector<std::string> tokens) const {
@@ -233,6 +262,10 @@ std::unique_ptr<DecoderStep> MakeMetaspaceDecoder(std::string replacement, bool 
 std::unique_ptr<DecoderStep> MakeByteLevelDecoder() { return std::make_unique<ByteLevelDecoder>(); }
 std::unique_ptr<DecoderStep> MakeWordPieceDecoderStep(WordPieceDecoder decoder) {
   return std::make_unique<WordPieceDecoderStep>(std::move(decoder));
+}
+
+std::unique_ptr<DecoderStep> MakeBpeSuffixDecoder(std::string suffix) {
+  return std::make_unique<BpeSuffixDecoder>(std::move(suffix));
 }
 
 }  // namespace tokvec

@@ -1,7 +1,8 @@
 // Hugging Face tokenizers' `tokenizer.json` for byte-level BPE models (https://github.com/huggingface/tokenizers,
 // tokenizers/src/tokenizer/serialization.rs). What is read:
 //   model             {"type": "BPE", "vocab": {spelling: id}, "merges": ["a b", ...] or [["a", "b"], ...],
-//                      "ignore_merges": bool}; continuing_subword_prefix / end_of_word_suffix must be empty
+//                      "ignore_merges": bool, "continuing_subword_prefix", "end_of_word_suffix" (CLIP's "</w>";
+//                      bpe_affixes.h: then also unk_token, fuse_unk, byte_fallback, and the decoder)
 //   pre_tokenizer     ByteLevel {add_prefix_space, use_regex}  (use_regex: GPT-2's pattern, our preset gpt2), or
 //                     a Sequence of one ByteLevel and Split {pattern: {Regex | String}, behavior, invert}, Digits,
 //                     Punctuation, Whitespace, WhitespaceSplit, CharDelimiterSplit, UnicodeScripts,
@@ -15,7 +16,7 @@
 //                     offsets trimmed always
 // Vocabulary entries spelled outside the byte alphabet (or empty) load as unreachable tokens (no input reaches
 // them; TokenizerSpec::unreachable_tokens), as Hugging Face loads them.
-// Other parts (decoder, truncation, padding) do not change ids and are ignored.
+// Other parts (truncation, padding; the decoder unless the model has affixes) do not change ids and are ignored.
 //
 // WordPiece models (BERT, all-MiniLM):
 //   model             {"type": "WordPiece", "vocab": {spelling: id}, "unk_token": "[UNK]",
@@ -29,13 +30,14 @@
 // SentencePiece-style BPE over code points (Llama-2, Mistral v0.1, Yi; ModelType::kChar), chosen when the
 // pre-tokenizer is not ByteLevel (or a Sequence holding one):
 //   model             {"type": "BPE", "vocab", "merges" (either form), "unk_token": string or null,
-//                      "fuse_unk", "byte_fallback", "ignore_merges", "dropout": null};
-//                      continuing_subword_prefix / end_of_word_suffix must be null or ""
+//                      "fuse_unk", "byte_fallback", "ignore_merges", "dropout": null, "continuing_subword_prefix",
+//                      "end_of_word_suffix" (bpe_affixes.h)}
 //   normalizer        as above, plus Prepend {prepend}, Replace {pattern: {String | Regex}, content},
 //                     Strip {strip_left, strip_right} (hf_json_steps.h), also inside a Sequence
 //   pre_tokenizer     null (the normalized text is one piece)
 //   decoder           null (spellings joined by spaces), Replace, ByteFallback, Fuse, Strip {content, start,
-//                     stop}, Metaspace {replacement, prepend_scheme}, ByteLevel, WordPiece, or a Sequence of them
+//                     stop}, Metaspace {replacement, prepend_scheme}, ByteLevel, WordPiece, BPEDecoder {suffix},
+//                     or a Sequence of them
 //   added_tokens      as above
 //
 // Unigram models (T5, XLM-R, ALBERT, Marian; unigram_model.h):

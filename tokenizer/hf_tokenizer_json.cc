@@ -786,6 +786,10 @@ absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
   }
   const TokenizerSpec& spec = tokenizer.spec();
   const BpeModel& bpe = tokenizer.bpe();
+  if (spec.affixes) {
+    return absl::FailedPreconditionError(
+        "a model with continuing_subword_prefix or end_of_word_suffix cannot be written (not supported yet)");
+  }
   // 1. Normalizer steps; prefix_space becomes ByteLevel's add_prefix_space.
   std::vector<std::string> steps;
   if (spec.normalizer != nullptr) {

@@ -188,6 +188,8 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     spm_bpe("unknown_merge.json", "", R"("merges": ["a c"])");
     spm_bpe("bad_unk.json", "", R"("unk_token": "<UNK>", "merges": [])");
     spm_bpe("suffix.json", "", R"("end_of_word_suffix": 3, "merges": [])");
+    WriteFixture(d / "spm_bpe" / "clip.json",
+                 ReadFixture(fs::path(TOKVEC_SOURCE_DIR) / "tests" / "data" / "affix_bpe" / "clip.json"));
     spm_bpe("prefix.json", "", R"("continuing_subword_prefix": "##", "merges": ["a b"])");
     spm_bpe("bad_bpe_decoder.json", R"("decoder": {"type": "BPEDecoder", "suffix": ""}, )", R"("merges": [])");
     spm_bpe("bad_decoder.json", R"("decoder": {"type": "Strip", "content": "  ", "start": 1, "stop": 0}, )",
@@ -519,6 +521,9 @@ const BadInput kDataRows[] = {
              1, "key 'model.end_of_word_suffix': expected a string or null"),
     BadInput("EncodeBpeMergeWithoutContinuingPrefix", {"encode", "-m", "{dir}/spm_bpe/prefix.json", "{dir}/corpus.txt"},
              1, "key 'model.merges[0]': the right side 'b' does not begin with continuing_subword_prefix '##'"),
+    BadInput("ConvertAffixBpe", {"convert", "-m", "{dir}/spm_bpe/clip.json", "-o", "{dir}/spm_bpe/out.json"}, 1,
+             "cannot write tokenizer.json: a model with continuing_subword_prefix or end_of_word_suffix cannot be "
+             "written (not supported yet)"),
     BadInput("DecodeBpeDecoderEmptySuffix", {"decode", "-m", "{dir}/spm_bpe/bad_bpe_decoder.json", "{dir}/corpus.txt"},
              1, "key 'decoder.suffix': expected a non-empty string"),
     BadInput("DecodeSpmBpeBadStripDecoder", {"decode", "-m", "{dir}/spm_bpe/bad_decoder.json", "{dir}/corpus.txt"}, 1,

@@ -40,6 +40,9 @@
 //   added/<file>/...        tokenizer.json files with added tokens and post-processors (tests/data/added, made by
 //                           scripts/gen_added_files.mjs): whole texts, lines, random lines of added tokens (allowed,
 //                           not allowed, offsets), and --add-special-tokens against add_special_tokens=True
+//   affix_bpe/<file>/whole  BPE tokenizer.json files with end_of_word_suffix / continuing_subword_prefix
+//   affix_bpe/<file>/lines  (tests/data/affix_bpe: CLIP's shape, "##", code points with "</w>"; made by
+//   affix_bpe/<file>/decode scripts/gen_affix_bpe_files.mjs): whole texts, every 4th corpus line, decode
 // --only PREFIX runs only the suites whose name starts with PREFIX (e.g. --only wordpiece).
 // Text special tokens spell (<|endoftext|>) is ordinary text on both sides (tiktoken's encode_ordinary).
 import { spawn } from "node:child_process";
@@ -584,6 +587,46 @@ for (const name of addedFiles) {
     const [theirWhole] = await hfEncodings(tokenizer, [wholeTexts[botchan]], true);
     const ourWhole = parseIds(await runTokvec(["encode", "-m", file, "--allow-special", "--add-special-tokens", "--threads", "2", wholePaths[botchan]]));
     compare(`${suite}/add-special`, wholeLabels[botchan], theirWhole.getIds(), ourWhole, spell);
+  }
+}
+
+// BPE with word affixes (tests/data/affix_bpe, from scripts/gen_affix_bpe_files.mjs): CLIP's end_of_word_suffix
+// "</w>", a "##" continuing_subword_prefix, and a model over code points with "</w>" and byte_fallback. Hugging
+// Face against tokvec on whole texts (botchan and Japanese; botchan alone for char-suffix, whose whole
+// text is one word), on every 4th corpus line, and `tokvec decode` of the whole-text ids (BPEDecoder for
+// char-suffix). Special tokens are added tokens Hugging Face always matches: tokvec encodes with --allow-special.
+const affixDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "tests", "data", "affix_bpe");
+const affixFiles = want("affix_bpe") && fs.existsSync(affixDir)
+  ? fs.readdirSync(affixDir).filter((f) => f.endsWith(".json") && f !== "golden.json").sort()
+  : [];
+if (affixFiles.length > 0) {
+  const sampledStream = corpusLines.filter((_, i) => i % 4 === 0).map((line) => line + "\n").join("");
+  const sampledPath = path.join(args.work, "affix-sampled-lines.txt");
+  fs.writeFileSync(sampledPath, sampledStream);
+  const sampledLines = splitLines(sampledStream);
+  for (const name of affixFiles) {
+    const file = path.join(affixDir, name);
+    const suite = `affix_bpe/${name.replace(/\.json$/, "")}`;
+    if (!want(suite)) continue;
+    log(`${suite}: Hugging Face against tokvec (whole texts, lines, decode)`);
+    const tokenizer = hf.Tokenizer.fromFile(file);
+    const spell = hfSpell(tokenizer);
+    const picked = wholeLabels.map((label, i) => i)
+      .filter((i) => /botchan/.test(wholeLabels[i]) || (name !== "char-suffix.json" && /wagahaiwa/.test(wholeLabels[i])));
+    const ours = (await pool(picked, (i) => runTokvec(["encode", "-m", file, "--allow-special", "--threads", "2", wholePaths[i]]), 1)).map(parseIds);
+    const theirs = await hfIds(tokenizer, picked.map((i) => wholeTexts[i]));
+    picked.forEach((w, k) => compare(`${suite}/whole`, wholeLabels[w], theirs[k], ours[k], spell));
+    const ourLines = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--lines", "--threads", "2", sampledPath]));
+    if (ourLines.length !== sampledLines.length) {
+      failed = true;
+      console.log(`MISMATCH ${suite}/lines: ${sampledLines.length} lines in, ${ourLines.length} lines out`);
+    }
+    const theirLines = await hfIds(tokenizer, sampledLines);
+    sampledLines.forEach((line, i) => compare(`${suite}/lines`, `sampled line ${i + 1}`, theirLines[i], parseIds(ourLines[i] ?? ""), spell));
+    const decoded = await pool(theirs, (ids) => runTokvec(["decode", "-m", file], ids.join(" ")));
+    for (let k = 0; k < theirs.length; k++) {
+      compareText(`${suite}/decode`, wholeLabels[picked[k]], await tokenizer.decode(theirs[k], false), decoded[k]);
+    }
   }
 }
 

@@ -67,7 +67,8 @@ absl::StatusOr<BpeModel> BpeModel::FromMerges(std::vector<std::string> tokens, s
   return WithMerges(std::move(base).value(), std::move(merges));
 }
 
-absl::StatusOr<BpeModel> BpeModel::WithMerges(BpeModel ranks, std::vector<MergePair> merges, size_t* bad_merge) {
+absl::StatusOr<BpeModel> BpeModel::WithMerges(BpeModel ranks, std::vector<MergePair> merges, size_t* bad_merge,
+                                             size_t right_skip) {
   BpeModel model = std::move(ranks);
   model.rule_ = Rule::kMergeList;
   model.merge_lookup_.clear();
@@ -82,13 +83,13 @@ absl::StatusOr<BpeModel> BpeModel::WithMerges(BpeModel ranks, std::vector<MergeP
     for (size_t k = 0; k < count; ++k) {
       const MergePair& pair = merges[block + k];
       if (pair.left >= model.tokens_.size() || pair.right >= model.tokens_.size() ||
-          model.tokens_[pair.left].empty() || model.tokens_[pair.right].empty()) {
+          model.tokens_[pair.left].empty() || model.tokens_[pair.right].size() <= right_skip) {
         if (bad_merge != nullptr) *bad_merge = block + k;
         return absl::InvalidArgumentError(
             fmt::format("merge {} names a token id that is not in the vocabulary", block + k));
       }
       joined[k].assign(model.tokens_[pair.left]);
-      joined[k].append(model.tokens_[pair.right]);
+      joined[k].append(model.tokens_[pair.right], right_skip);
       keys[k] = joined[k];
       model.merge_lookup_.prefetch(PairKey(pair.left, pair.right));
     }

@@ -51,9 +51,11 @@ class BpeModel {
   // tiktoken-style ranks: `tokens[rank]` are the bytes of the token with that rank.
   static absl::StatusOr<BpeModel> FromRanks(std::vector<std::string> tokens);
   // FromMerges in two steps, for readers that look tokens up (Find) to make the merges: `ranks` from FromRanks.
-  // On an error, `*bad_merge` (when given) is the rank of the merge at fault.
+  // On an error, `*bad_merge` (when given) is the rank of the merge at fault. `right_skip`: a merge makes
+  // bytes(left) + bytes(right) without its first `right_skip` bytes (Hugging Face's continuing_subword_prefix,
+  // bpe_affixes.h); a right token shorter than that is an error.
   static absl::StatusOr<BpeModel> WithMerges(BpeModel ranks, std::vector<MergePair> merges,
-                                             size_t* bad_merge = nullptr);
+                                             size_t* bad_merge = nullptr, size_t right_skip = 0);
 
   BpeModel(BpeModel&&) = default;
   BpeModel& operator=(BpeModel&&) = default;

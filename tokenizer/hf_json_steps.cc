@@ -110,6 +110,15 @@ absl::StatusOr<std::unique_ptr<DecoderStep>> ReadDecoderStep(const Json& node, c
     TOKVEC_ASSIGN_OR_RETURN(decoder.cleanup, BoolField(node, "cleanup", true, path, key));
     return MakeWordPieceDecoderStep(std::move(decoder));
   }
+  if (type == "BPEDecoder") {
+    std::string suffix = "</w>";  // Hugging Face's default.
+    if (node.contains("suffix")) {
+      TOKVEC_ASSIGN_OR_RETURN(suffix, StringField(node, "suffix", path, key));
+    }
+    // Hugging Face's replace("") would put a space between every two characters: refused.
+    if (suffix.empty()) return Bad(path, key + ".suffix", "expected a non-empty string");
+    return MakeBpeSuffixDecoder(std::move(suffix));
+  }
   if (type == "Sequence") {
     if (!node.contains("decoders") || !node["decoders"].is_array()) {
       return Bad(path, key + ".decoders", "missing or not an array");
@@ -123,7 +132,7 @@ absl::StatusOr<std::unique_ptr<DecoderStep>> ReadDecoderStep(const Json& node, c
   }
   return Bad(path, key + ".type",
              fmt::format("decoder '{}' is not supported (supported: Replace, ByteFallback, Fuse, Strip, Metaspace, "
-                         "ByteLevel, WordPiece, Sequence)",
+                         "ByteLevel, WordPiece, BPEDecoder, Sequence)",
                          type));
 }
 

@@ -1,7 +1,8 @@
 // Hugging Face tokenizers' `tokenizer.json` for byte-level BPE models (https://github.com/huggingface/tokenizers,
 // tokenizers/src/tokenizer/serialization.rs). What is read:
 //   model             {"type": "BPE", "vocab": {spelling: id}, "merges": ["a b", ...] or [["a", "b"], ...],
-//                      "ignore_merges": bool}; continuing_subword_prefix / end_of_word_suffix must be empty
+//                      "ignore_merges": bool, "continuing_subword_prefix", "end_of_word_suffix" (CLIP's "</w>";
+//                      bpe_affixes.h: then also unk_token, fuse_unk, byte_fallback, and the decoder)
 //   pre_tokenizer     ByteLevel {add_prefix_space, use_regex}  (use_regex: GPT-2's pattern, our preset gpt2), or
 //                     a Sequence of one ByteLevel and Split {pattern: {Regex | String}, behavior, invert}, Digits,
 //                     Punctuation, Whitespace, WhitespaceSplit, CharDelimiterSplit, UnicodeScripts,
@@ -15,7 +16,7 @@
 //                     offsets trimmed always
 // Vocabulary entries spelled outside the byte alphabet (or empty) load as unreachable tokens (no input reaches
 // them; TokenizerSpec::unreachable_tokens), as Hugging Face loads them.
-// Other parts (decoder, truncation, padding) do not change ids and are ignored.
+// Other parts (truncation, padding; the decoder unless the model has affixes) do not change ids and are ignored.
 //
 // WordPiece models (BERT, all-MiniLM):
 //   model             {"type": "WordPiece", "vocab": {spelling: id}, "unk_token": "[UNK]",
@@ -29,8 +30,8 @@
 // SentencePiece-style BPE over code points (Llama-2, Mistral v0.1 / v0.3, Mixtral, Yi; ModelType::kChar), chosen
 // when the pre-tokenizer is not ByteLevel (or a Sequence holding one):
 //   model             {"type": "BPE", "vocab", "merges" (either form), "unk_token": string or null,
-//                      "fuse_unk", "byte_fallback", "ignore_merges", "dropout": null};
-//                      continuing_subword_prefix / end_of_word_suffix must be null or ""
+//                      "fuse_unk", "byte_fallback", "ignore_merges", "dropout": null, "continuing_subword_prefix",
+//                      "end_of_word_suffix" (bpe_affixes.h)}
 //   normalizer        as above, plus Prepend {prepend}, Replace {pattern: {String | Regex}, content},
 //                     Strip {strip_left, strip_right} (hf_json_steps.h), also inside a Sequence
 //   pre_tokenizer     null (the normalized text is one piece), Metaspace {replacement, prepend_scheme, split}
@@ -39,7 +40,8 @@
 //                     CharDelimiterSplit, UnicodeScripts, BertPreTokenizer) with at most one Metaspace among them
 //                     (metaspace_sequence_pre_tokenizer.h); each piece is merged on its own
 //   decoder           null (spellings joined by spaces), Replace, ByteFallback, Fuse, Strip {content, start,
-//                     stop}, Metaspace {replacement, prepend_scheme}, ByteLevel, WordPiece, or a Sequence of them
+//                     stop}, Metaspace {replacement, prepend_scheme}, ByteLevel, WordPiece, BPEDecoder {suffix},
+//                     or a Sequence of them
 //   added_tokens      as above
 //
 // Unigram models (T5, XLM-R, ALBERT, Marian; unigram_model.h):
@@ -629,6 +631,75 @@ absl::StatusOr<std::unique_ptr<PreTokenizer>> ReadCharBpePreTokenizer(const Json
   return std::make_unique<MetaspaceSequencePreTokenizer>(std::move(options), std::move(before), std::move(after));
 }
 
+// model.continuing_subword_prefix and model.end_of_word_suffix (bpe_affixes.h), as token bytes: nullopt when both
+// are null, absent or "". A byte-level model's affixes are spelled in GPT-2's byte alphabet. A merge's right side
+// must begin with the prefix (Hugging Face cuts the prefix's length from it unchecked).
+absl::StatusOr<std::optional<BpeAffixes>> ReadBpeAffixes(const Json& model, const FlatMerges& merges,
+                                                         const std::string& path, bool byte_level) {
+  std::string spelled[2];
+  const char* keys[2] = {"continuing_subword_prefix", "end_of_word_suffix"};
+  for (int i = 0; i < 2; ++i) {
+    if (!model.contains(keys[i]) || model[keys[i]].is_null()) continue;
+    if (!model[keys[i]].is_string()) return KeyError(path, fmt::format("model.{}", keys[i]), "expected a string or null");
+    spelled[i] = model[keys[i]].get<std::string>();
+  }
+  if (spelled[0].empty() && spelled[1].empty()) return std::nullopt;
+  BpeAffixes affixes;
+  affixes.code_points = !byte_level;
+  std::string* bytes[2] = {&affixes.prefix, &affixes.suffix};
+  for (int i = 0; i < 2; ++i) {
+    if (!byte_level) {
+      *bytes[i] = spelled[i];
+    } else if (!AppendUnicodeToBytes(spelled[i], bytes[i])) {
+      return KeyError(path, fmt::format("model.{}", keys[i]),
+                      fmt::format("'{}' is not spelled in GPT-2's byte-to-unicode alphabet, as byte-level BPE tokens are",
+                                  spelled[i]));
+    }
+  }
+  for (size_t rank = 0; rank < merges.size() && !spelled[0].empty(); ++rank) {
+    if (merges.right(rank).substr(0, spelled[0].size()) != spelled[0]) {
+      return KeyError(path, fmt::format("model.merges[{}]", rank),
+                      fmt::format("the right side '{}' does not begin with continuing_subword_prefix '{}'",
+                                  merges.right(rank), spelled[0]));
+    }
+  }
+  return affixes;
+}
+
+// The unk_token, fuse_unk and byte_fallback of a BPE model; `find` looks a spelling up in the vocabulary.
+template <typename Find>
+absl::StatusOr<CharBpeOptions> ReadBpeUnknown(const Json& model, const std::string& path, Find find) {
+  auto flag = [&](const char* name) -> absl::StatusOr<bool> {
+    if (!model.contains(name) || model[name].is_null()) return false;
+    if (!model[name].is_boolean()) return KeyError(path, fmt::format("model.{}", name), "expected true or false");
+    return model[name].get<bool>();
+  };
+  CharBpeOptions options;
+  TOKVEC_ASSIGN_OR_RETURN(options.fuse_unk, flag("fuse_unk"));
+  TOKVEC_ASSIGN_OR_RETURN(options.byte_fallback, flag("byte_fallback"));
+  if (model.contains("unk_token") && !model["unk_token"].is_null()) {
+    if (!model["unk_token"].is_string()) return KeyError(path, "model.unk_token", "expected a string or null");
+    const std::string unk = model["unk_token"].get<std::string>();
+    options.unk_id = find(unk);
+    if (!options.unk_id) {
+      return KeyError(path, "model.unk_token", fmt::format("'{}' is not in the vocabulary", unk));
+    }
+  }
+  return options;
+}
+
+// A byte-level model with affixes: its unk_token, fuse_unk and byte_fallback (Hugging Face applies them to an
+// affixed byte with no token, e.g. CLIP's "x</w>"), and the "<0xNN>" tokens.
+absl::Status ReadByteLevelAffixExtras(const Json& json, const std::string& path, const BpeModel& bpe,
+                                      BpeAffixes* affixes) {
+  TOKVEC_ASSIGN_OR_RETURN(affixes->unknown, ReadBpeUnknown(json["model"], path, [&](const std::string& unk) {
+                            std::optional<std::string> bytes = UnicodeToBytes(unk);
+                            return bytes ? bpe.Find(*bytes) : std::nullopt;
+                          }));
+  affixes->fallback_ids = FallbackTokenIds(bpe);
+  return absl::OkStatus();
+}
+
 // A BPE model over code points (SentencePiece-style: Llama-2, Mistral, Yi; see the header); `json` is the whole
 // file.
 absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& path, HfModelTables& tables) {
@@ -639,38 +710,29 @@ absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& p
                     fmt::format("BPE dropout ({}) is random at encode time and not supported; set it to null",
                                 model["dropout"].dump()));
   }
-  for (const char* affix : {"continuing_subword_prefix", "end_of_word_suffix"}) {
-    if (model.contains(affix) && !model[affix].is_null() &&
-        !(model[affix].is_string() && model[affix].get<std::string>().empty())) {
-      return KeyError(path, fmt::format("model.{}", affix),
-                      "is not supported for BPE over code points (only null or \"\")");
-    }
+  if (model.contains("ignore_merges") && !model["ignore_merges"].is_null() && !model["ignore_merges"].is_boolean()) {
+    return KeyError(path, "model.ignore_merges", "expected true or false");
   }
-  auto flag = [&](const char* name) -> absl::StatusOr<bool> {
-    if (!model.contains(name) || model[name].is_null()) return false;
-    if (!model[name].is_boolean()) return KeyError(path, fmt::format("model.{}", name), "expected true or false");
-    return model[name].get<bool>();
-  };
-  CharBpeOptions options;
-  TOKVEC_ASSIGN_OR_RETURN(options.fuse_unk, flag("fuse_unk"));
-  TOKVEC_ASSIGN_OR_RETURN(options.byte_fallback, flag("byte_fallback"));
-  TOKVEC_ASSIGN_OR_RETURN(const bool ignore_merges, flag("ignore_merges"));
+  const bool ignore_merges = model.contains("ignore_merges") && model["ignore_merges"].is_boolean() &&
+                             model["ignore_merges"].get<bool>();
   SpelledVocab vocab;
   TOKVEC_ASSIGN_OR_RETURN(vocab.tokens, TakeVocab(model, tables, path));
   TOKVEC_ASSIGN_OR_RETURN(vocab.merges, TakeMerges(model, tables, path));
   vocab.merge_where = [&](size_t rank) { return fmt::format("{}: key 'model.merges[{}]'", path, rank); };
+  TOKVEC_ASSIGN_OR_RETURN(std::optional<BpeAffixes> affixes,
+                          ReadBpeAffixes(model, vocab.merges, path, /*byte_level=*/false));
   TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe, BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path),
-                                                        /*unreachable=*/nullptr, /*byte_level=*/false));
-  if (model.contains("unk_token") && !model["unk_token"].is_null()) {
-    if (!model["unk_token"].is_string()) return KeyError(path, "model.unk_token", "expected a string or null");
-    const std::string unk = model["unk_token"].get<std::string>();
-    options.unk_id = bpe.Find(unk);
-    if (!options.unk_id) {
-      return KeyError(path, "model.unk_token", fmt::format("'{}' is not in the vocabulary", unk));
-    }
+                                                        /*unreachable=*/nullptr, /*byte_level=*/false,
+                                                        affixes ? affixes->prefix.size() : 0));
+  TOKVEC_ASSIGN_OR_RETURN(const CharBpeOptions options,
+                          ReadBpeUnknown(model, path, [&](const std::string& unk) { return bpe.Find(unk); }));
+  if (affixes) {
+    affixes->unknown = options;
+    affixes->fallback_ids = FallbackTokenIds(bpe);
   }
   TokenizerSpec spec{.type = ModelType::kChar, .bpe = std::move(bpe)};
   spec.char_bpe = options;
+  spec.affixes = std::move(affixes);
   spec.ignore_merges = ignore_merges;
   spec.source = path;
   // 2. Pre-tokenizer (null: the normalized text is one piece; each piece is merged on its own), normalizer, decoder.
@@ -704,19 +766,22 @@ absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std
                     fmt::format("only BPE, WordPiece and Unigram models are supported, got {}", model["type"].dump()));
   }
   if (!UsesByteLevel(json)) return ReadCharBpe(json, path, tables);
-  for (const char* affix : {"continuing_subword_prefix", "end_of_word_suffix"}) {
-    if (model.contains(affix) && model[affix].is_string() && !model[affix].get<std::string>().empty()) {
-      return KeyError(path, fmt::format("model.{}", affix), "must be empty for byte-level BPE");
-    }
-  }
   SpelledVocab vocab;
   TOKVEC_ASSIGN_OR_RETURN(vocab.tokens, TakeVocab(model, tables, path));
   TOKVEC_ASSIGN_OR_RETURN(vocab.merges, TakeMerges(model, tables, path));
   vocab.merge_where = [&](size_t rank) { return fmt::format("{}: key 'model.merges[{}]'", path, rank); };
+  TOKVEC_ASSIGN_OR_RETURN(std::optional<BpeAffixes> affixes,
+                          ReadBpeAffixes(model, vocab.merges, path, /*byte_level=*/true));
   std::vector<UnreachableToken> unreachable;  // Hugging Face loads entries no input reaches: so do we.
-  TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe,
-                          BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path), &unreachable));
+  TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe, BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path),
+                                                        &unreachable, /*byte_level=*/true,
+                                                        affixes ? affixes->prefix.size() : 0));
+  if (affixes) TOKVEC_RETURN_IF_ERROR(ReadByteLevelAffixExtras(json, path, bpe, &*affixes));
   TokenizerSpec spec = ByteLevelSpec(std::move(bpe));
+  if (affixes && json.contains("decoder")) {
+    TOKVEC_ASSIGN_OR_RETURN(spec.token_decoder, ReadHfDecoder(json["decoder"], path));
+  }
+  spec.affixes = std::move(affixes);
   spec.unreachable_tokens = std::move(unreachable);
   spec.source = path;
   spec.ignore_merges = model.contains("ignore_merges") && model["ignore_merges"].is_boolean() &&
@@ -768,6 +833,10 @@ absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
   }
   const TokenizerSpec& spec = tokenizer.spec();
   const BpeModel& bpe = tokenizer.bpe();
+  if (spec.affixes) {
+    return absl::FailedPreconditionError(
+        "a model with continuing_subword_prefix or end_of_word_suffix cannot be written (not supported yet)");
+  }
   // 1. Normalizer steps; prefix_space becomes ByteLevel's add_prefix_space.
   std::vector<std::string> steps;
   if (spec.normalizer != nullptr) {

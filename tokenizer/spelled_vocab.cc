@@ -11,7 +11,8 @@
 namespace tokvec {
 
 absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::string& vocab_where,
-                                         std::vector<UnreachableToken>* unreachable, bool byte_level) {
+                                         std::vector<UnreachableToken>* unreachable, bool byte_level,
+                                         size_t merge_right_skip) {
   // 1. Tokens by id, as bytes.
   const FlatVocab& entries = vocab.tokens;
   const uint64_t max_id = entries.size() * 2 + 1024;  // Refuse absurd ids instead of allocating them.
@@ -112,11 +113,17 @@ absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::s
   // 3. The model; it checks that each merge makes a token (the spelling of a concatenation is the concatenation
   // of spellings), and only if one does not is it looked for here, to name it.
   size_t bad = 0;
-  absl::StatusOr<BpeModel> bpe = BpeModel::WithMerges(std::move(ranks).value(), std::move(merges), &bad);
+  absl::StatusOr<BpeModel> bpe = BpeModel::WithMerges(std::move(ranks).value(), std::move(merges), &bad, merge_right_skip);
   if (bpe.ok()) return bpe;
   bad = file_rank(bad);
   const std::string_view left = vocab.merges.left(bad);
   const std::string_view right = vocab.merges.right(bad);
+  if (merge_right_skip > 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: merge '{} {}' makes a token that is not in the vocabulary ('{}' joined to '{}' without its first {} "
+        "byte(s), the continuing_subword_prefix; {})",
+        vocab.merge_where(bad), left, right, left, right, merge_right_skip, vocab_where));
+  }
   return absl::InvalidArgumentError(fmt::format("{}: merge '{} {}' makes '{}{}', which is not in the vocabulary ({})",
                                                 vocab.merge_where(bad), left, right, left, right, vocab_where));
 }

@@ -36,9 +36,11 @@ struct SpelledVocab {
 // token (Hugging Face loads them, as in Whisper's and Cohere's files), so its id is a gap of the BpeModel and
 // (id, spelling) goes to `unreachable`; merges that name it are dropped, as they can never apply.
 // `byte_level` false: spellings are the tokens' bytes themselves (BPE over code points, char_symbols.h).
+// `merge_right_skip`: a merge drops that many bytes from the start of its right token (BpeModel::WithMerges;
+// Hugging Face's continuing_subword_prefix, bpe_affixes.h).
 absl::StatusOr<BpeModel> BuildSpelledBpe(const SpelledVocab& vocab, const std::string& vocab_where,
                                          std::vector<UnreachableToken>* unreachable = nullptr,
-                                         bool byte_level = true);
+                                         bool byte_level = true, size_t merge_right_skip = 0);
 
 // A byte-level spec around `bpe` with every other field at its default (TokenizerSpec has no default
 // constructor because BpeModel has none).

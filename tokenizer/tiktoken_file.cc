@@ -243,6 +243,10 @@ absl::StatusOr<std::string> WriteTiktoken(const Tokenizer& tokenizer) {
         "a .tiktoken file holds byte-level ranks; this is a {} model{}", ModelTypeName(tokenizer.type()),
         tokenizer.type() == ModelType::kWord ? " (train with --type byte)" : ""));
   }
+  if (tokenizer.spec().affixes) {
+    return absl::FailedPreconditionError(
+        "a .tiktoken file cannot say continuing_subword_prefix or end_of_word_suffix (tiktoken has no word affixes)");
+  }
   if (dynamic_cast<const HfPreTokenizer*>(tokenizer.spec().pre_tokenizer.get()) != nullptr) {
     return absl::FailedPreconditionError(
         "a .tiktoken file cannot say this model's Hugging Face pre-tokenizer (a Sequence); write tokenizer.json");

@@ -163,6 +163,50 @@ class MetaspaceDecoder : public DecoderStep {
   bool strip_first_;
 };
 
+// How many bytes from `pos` (an ill-formed spot) make the maximal subpart of a well-formed sequence (at least
+// 1): Unicode's "U+FFFD substitution of maximal subparts", which Rust's String::from_utf8_lossy follows.
+size_t MaximalSubpart(std::string_view text, size_t pos) {
+  const auto at = [&](size_t k) { return static_cast<unsigned char>(text[pos + k]); };
+  const unsigned char lead = at(0);
+  size_t need = 0;
+  unsigned char low = 0x80, high = 0xBF;  // The range of the second byte.
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    need = 1;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    need = 2;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    need = 3;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  }
+  size_t k = 1;
+  while (k <= need && pos + k < text.size()) {
+    const unsigned char c = at(k);
+    if (k == 1 ? (c < low || c > high) : (c < 0x80 || c > 0xBF)) break;
+    ++k;
+  }
+  return k;
+}
+
+// `bytes` as UTF-8, each maximal ill-formed subpart replaced by U+FFFD (Rust's String::from_utf8_lossy).
+std::string Utf8Lossy(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size());
+  for (size_t pos = 0; pos < bytes.size();) {
+    const size_t end = Utf8ValidEnd(bytes, pos);
+    out.append(bytes, pos, end - pos);
+    pos = end;
+    if (pos < bytes.size()) {
+      out += "\xEF\xBF\xBD";
+      pos += MaximalSubpart(bytes, pos);
+    }
+  }
+  return out;
+}
+
+// Hugging Face's ByteLevel decoder: the bytes of all tokens, then String::from_utf8_lossy.
 class ByteLevelDecoder : public DecoderStep {
  public:
   absl::Status Apply(std::vector<std::string>* tokens) const override {
@@ -171,7 +215,7 @@ class ByteLevelDecoder : public DecoderStep {
       std::optional<std::string> bytes = UnicodeToBytes(token);
       all += bytes ? *bytes : token;
     }
-    tokens->assign(1, std::move(all));
+    tokens->assign(1, Utf8Lossy(all));
     return absl::OkStatus();
   }
   std::string name() const override { return "ByteLevel"; }
@@ -194,6 +238,35 @@ class WordPieceDecoderStep : public DecoderStep {
 
  private:
   WordPieceDecoder decoder_;
+};
+
+// Hugging Face's BPEDecoder: each token's `suffix` becomes a space, the last token's nothing.
+class BpeSuffixDecoder : public DecoderStep {
+ public:
+  explicit BpeSuffixDecoder(std::string suffix) : suffix_(std::move(suffix)) {}  // Not empty.
+  absl::Status Apply(std::vector<std::string>* tokens) const override {
+    for (size_t i = 0; i < tokens->size(); ++i) {
+      const std::string_view replacement = i + 1 == tokens->size() ? "" : " ";
+      std::string& token = (*tokens)[i];
+      std::string out;
+      for (size_t pos = 0;;) {
+        const size_t found = token.find(suffix_, pos);
+        if (found == std::string::npos) {
+          out.append(token, pos);
+          break;
+        }
+        out.append(token, pos, found - pos);
+        out += replacement;
+        pos = found + suffix_.size();
+      }
+      token = std::move(out);
+    }
+    return absl::OkStatus();
+  }
+  std::string name() const override { return fmt::format("BPEDecoder({})", suffix_); }
+
+ private:
+  std::string suffix_;
 };
 
 }  // namespace
@@ -233,6 +306,10 @@ std::unique_ptr<DecoderStep> MakeMetaspaceDecoder(std::string replacement, bool 
 std::unique_ptr<DecoderStep> MakeByteLevelDecoder() { return std::make_unique<ByteLevelDecoder>(); }
 std::unique_ptr<DecoderStep> MakeWordPieceDecoderStep(WordPieceDecoder decoder) {
   return std::make_unique<WordPieceDecoderStep>(std::move(decoder));
+}
+
+std::unique_ptr<DecoderStep> MakeBpeSuffixDecoder(std::string suffix) {
+  return std::make_unique<BpeSuffixDecoder>(std::move(suffix));
 }
 
 }  // namespace tokvec

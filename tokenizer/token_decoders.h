@@ -11,8 +11,11 @@
 //   Metaspace {replacement, prepend_scheme}  `replacement` becomes ' '; in the first token it is dropped
 //                                   instead, unless prepend_scheme is "never"
 //   ByteLevel                       GPT-2's byte-to-unicode spelling back to bytes (a token with a character
-//                                   outside that alphabet stays as it is)
+//                                   outside that alphabet stays as it is); ill-formed UTF-8 becomes U+FFFD, one
+//                                   per maximal subpart, as Rust's String::from_utf8_lossy does
 //   WordPiece {prefix, cleanup}     wordpiece_decoder.h
+//   BPEDecoder {suffix}             every `suffix` ("</w>" by default) in a token becomes ' ', in the last token
+//                                   nothing (original GPT's and CLIP-style end_of_word_suffix, bpe_affixes.h)
 //
 //   std::vector<std::unique_ptr<DecoderStep>> steps;
 //   steps.push_back(MakeReplaceDecoder(*TextPattern::Literal("▁"), " "));
@@ -65,6 +68,7 @@ std::unique_ptr<DecoderStep> MakeStripDecoder(std::string content, size_t start,
 std::unique_ptr<DecoderStep> MakeMetaspaceDecoder(std::string replacement, bool strip_first);
 std::unique_ptr<DecoderStep> MakeByteLevelDecoder();
 std::unique_ptr<DecoderStep> MakeWordPieceDecoderStep(WordPieceDecoder decoder);
+std::unique_ptr<DecoderStep> MakeBpeSuffixDecoder(std::string suffix);
 
 }  // namespace tokvec
 

@@ -84,6 +84,12 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
   }
   tokenizer->default_matchers_ = tokenizer->BuildMatchers(ordinary);
   tokenizer->all_matchers_ = tokenizer->BuildMatchers(all);
+  if (s.affixes && s.type != ModelType::kByte && s.type != ModelType::kChar) {
+    return absl::InvalidArgumentError("word affixes (continuing_subword_prefix, end_of_word_suffix) need a BPE model");
+  }
+  if (s.affixes && s.affixes->unknown.unk_id && *s.affixes->unknown.unk_id >= vocab_size) {
+    return absl::InvalidArgumentError("the unk token's id is outside the vocabulary");
+  }
   if (s.type == ModelType::kByte) {
     for (int b = 0; b < 256; ++b) {
       std::optional<TokenId> id = s.bpe.Find(std::string(1, static_cast<char>(b)));
@@ -335,7 +341,11 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
     if (whole) {
       scratch.push_back({*whole, piece.begin});
     } else {
-      CharSymbols(bytes, piece.begin, spec_.bpe, spec_.char_bpe, byte_ids_, &scratch);
+      if (spec_.affixes) {
+        AffixSymbols(bytes, piece.begin, spec_.bpe, *spec_.affixes, &scratch);
+      } else {
+        CharSymbols(bytes, piece.begin, spec_.bpe, spec_.char_bpe, byte_ids_, &scratch);
+      }
       spec_.bpe.Merge(scratch);
     }
   } else if (spec_.type == ModelType::kByte) {
@@ -364,6 +374,9 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
     if (spec_.ignore_merges) whole = spec_.bpe.Find(bytes);
     if (whole) {
       scratch.push_back({*whole, piece.begin});
+    } else if (spec_.affixes) {
+      AffixSymbols(bytes, piece.begin, spec_.bpe, *spec_.affixes, &scratch);
+      spec_.bpe.Merge(scratch);
     } else {
       for (size_t i = 0; i < bytes.size(); ++i) {
         TokenId id = byte_ids_[static_cast<unsigned char>(bytes[i])];
@@ -429,7 +442,9 @@ size_t Tokenizer::FindCut(std::string_view text, size_t limit, const EncodeOptio
 
 absl::StatusOr<std::string> Tokenizer::Decode(absl::Span<const TokenId> ids) const {
   if (spec_.type == ModelType::kWordPiece) return DecodeWordPiece(ids);
-  if (spec_.type == ModelType::kChar || spec_.type == ModelType::kUnigram) return DecodeChar(ids);
+  if (spec_.type == ModelType::kChar || spec_.type == ModelType::kUnigram || spec_.token_decoder != nullptr) {
+    return DecodeChar(ids);
+  }
   std::string text;
   for (TokenId id : ids) {
     if (id >= vocab_size_) {

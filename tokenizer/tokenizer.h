@@ -37,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "tokenizer/piece_cache.h"
+#include "tokenizer/bpe_affixes.h"
 #include "tokenizer/bpe_model.h"
 #include "tokenizer/added_token_matcher.h"
 #include "tokenizer/char_symbols.h"
@@ -116,7 +117,8 @@ struct TokenizerSpec {
   std::optional<TokenId> end_of_word_id;         // Word models: the id of the `</w>` symbol.
   bool ignore_merges = false;                    // Hugging Face: a piece that is itself a token skips merging.
   CharBpeOptions char_bpe;                       // kChar: unk, fuse_unk, byte_fallback.
-  std::unique_ptr<TokenDecoder> token_decoder;   // kChar, kUnigram: the decoder chain (required).
+  std::unique_ptr<TokenDecoder> token_decoder;   // kChar, kUnigram: the decoder chain (required); kByte: optional.
+  std::optional<BpeAffixes> affixes;             // kByte, kChar: Hugging Face's word prefix/suffix (bpe_affixes.h).
   std::string source;                            // Where it came from (file path), for messages.
   std::vector<UnreachableToken> unreachable_tokens;  // kByte from tokenizer.json: ids that are gaps of `bpe`.
 };

@@ -187,7 +187,11 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     spm_bpe("dropout.json", "", R"("dropout": 0.1, "merges": ["a b"])");
     spm_bpe("unknown_merge.json", "", R"("merges": ["a c"])");
     spm_bpe("bad_unk.json", "", R"("unk_token": "<UNK>", "merges": [])");
-    spm_bpe("suffix.json", "", R"("end_of_word_suffix": "</w>", "merges": [])");
+    spm_bpe("suffix.json", "", R"("end_of_word_suffix": 3, "merges": [])");
+    WriteFixture(d / "spm_bpe" / "clip.json",
+                 ReadFixture(fs::path(TOKVEC_SOURCE_DIR) / "tests" / "data" / "affix_bpe" / "clip.json"));
+    spm_bpe("prefix.json", "", R"("continuing_subword_prefix": "##", "merges": ["a b"])");
+    spm_bpe("bad_bpe_decoder.json", R"("decoder": {"type": "BPEDecoder", "suffix": ""}, )", R"("merges": [])");
     spm_bpe("bad_decoder.json", R"("decoder": {"type": "Strip", "content": "  ", "start": 1, "stop": 0}, )",
             R"("merges": [])");
     spm_bpe("bad_regex.json", R"("normalizer": {"type": "Replace", "pattern": {"Regex": "("}, "content": "x"}, )",
@@ -524,8 +528,15 @@ const BadInput kDataRows[] = {
              1, "key 'model.merges[0]': merge 'a c' names token 'c', which is not in the vocabulary"),
     BadInput("EncodeSpmBpeUnkNotInVocab", {"encode", "-m", "{dir}/spm_bpe/bad_unk.json", "{dir}/corpus.txt"}, 1,
              "key 'model.unk_token': '<UNK>' is not in the vocabulary"),
-    BadInput("EncodeSpmBpeEndOfWordSuffix", {"encode", "-m", "{dir}/spm_bpe/suffix.json", "{dir}/corpus.txt"}, 1,
-             "key 'model.end_of_word_suffix': is not supported for BPE over code points (only null or \"\")"),
+    BadInput("EncodeSpmBpeEndOfWordSuffixNotAString", {"encode", "-m", "{dir}/spm_bpe/suffix.json", "{dir}/corpus.txt"},
+             1, "key 'model.end_of_word_suffix': expected a string or null"),
+    BadInput("EncodeBpeMergeWithoutContinuingPrefix", {"encode", "-m", "{dir}/spm_bpe/prefix.json", "{dir}/corpus.txt"},
+             1, "key 'model.merges[0]': the right side 'b' does not begin with continuing_subword_prefix '##'"),
+    BadInput("ConvertAffixBpe", {"convert", "-m", "{dir}/spm_bpe/clip.json", "-o", "{dir}/spm_bpe/out.json"}, 1,
+             "cannot write tokenizer.json: a model with continuing_subword_prefix or end_of_word_suffix cannot be "
+             "written (not supported yet)"),
+    BadInput("DecodeBpeDecoderEmptySuffix", {"decode", "-m", "{dir}/spm_bpe/bad_bpe_decoder.json", "{dir}/corpus.txt"},
+             1, "key 'decoder.suffix': expected a non-empty string"),
     BadInput("DecodeSpmBpeBadStripDecoder", {"decode", "-m", "{dir}/spm_bpe/bad_decoder.json", "{dir}/corpus.txt"}, 1,
              "key 'decoder.content': expected one character, got '  '"),
     BadInput("EncodeSpmBpeBadReplaceRegex", {"encode", "-m", "{dir}/spm_bpe/bad_regex.json", "{dir}/corpus.txt"}, 1,

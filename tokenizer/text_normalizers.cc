@@ -32,7 +32,8 @@ class PrependNormalizer : public Normalizer {
   explicit PrependNormalizer(std::string prepend) : prepend_(std::move(prepend)) {}
   absl::StatusOr<NormalizedText> Normalize(std::string_view text) const override {
     NormalizedText out;
-    if (!text.empty()) Put(prepend_, 0, 0, &out);
+    // Hugging Face aligns the prepended text with the first character (its offsets cover that character).
+    if (!text.empty()) Put(prepend_, 0, std::max<size_t>(1, Utf8SequenceLength(text, 0)), &out);
     Keep(text, 0, text.size(), &out);
     return out;
   }

@@ -119,6 +119,7 @@ struct TokenizerSpec {
   std::unique_ptr<TokenDecoder> token_decoder;   // kChar: the decoder chain (required).
   std::string source;                            // Where it came from (file path), for messages.
   std::vector<UnreachableToken> unreachable_tokens;  // kByte from tokenizer.json: ids that are gaps of `bpe`.
+  bool whole_character_offsets = false;  // Encode rounds offsets to characters (character_offsets.h; tokenizer.json).
 };
 
 class Tokenizer {

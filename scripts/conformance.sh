@@ -2,7 +2,8 @@
 # Conformance of tokvec's byte-level BPE with tiktoken 1.0.22 and Hugging Face tokenizers 0.23.2 (npm):
 # ids identical on every file of ../shared/corpora (whole and per line), llama.cpp's GPT-2 cases and seeded
 # random strings; `tokvec convert` output and a tokvec-trained byte model loaded in Hugging Face; the WordPiece
-# tokenizer.json files of tests/data/wordpiece (ids and decode). Details and the suites:
+# tokenizer.json files of tests/data/wordpiece (ids and decode); byte offsets of a tokenizer.json of each kind on
+# non-ASCII lines (offsets/*). Details and the suites:
 # scripts/conformance_peer.mjs. Extra arguments go to it (e.g. `--only wordpiece`).
 #
 #   scripts/conformance.sh [TOKVEC_BINARY [--only PREFIX]]   (default build/tokvec; build it first)

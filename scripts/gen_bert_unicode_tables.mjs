@@ -8,7 +8,8 @@
 // Classes (each a sorted list of inclusive ranges):
 //   kBertDropped       BertNormalizer clean_text removes it (NUL, U+FFFD, and "other" except \t \n \r)
 //   kBertPunctuation   BertPreTokenizer makes it a piece of its own (ASCII punctuation and category P*)
-//   kNonspacingMark    StripAccents removes it (category Mn)
+//   kNonspacingMark    StripAccents removes it (its combining marks: categories Mn, Mc, Me)
+//   kBertStripMark     BertNormalizer strip_accents removes it after NFD (category Mn only)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,8 +19,9 @@ const modules = process.argv[2] ?? path.join(os.homedir(), ".cache/tokvec/npm/no
 const hf = createRequire(path.join(path.resolve(modules), "noop.js"))("tokenizers");
 const clean = hf.bertNormalizer({ cleanText: true, handleChineseChars: false, stripAccents: false, lowercase: false });
 const strip = hf.stripAccentsNormalizer();
+const bertStrip = hf.bertNormalizer({ cleanText: false, handleChineseChars: false, stripAccents: true, lowercase: false });
 const pre = hf.bertPreTokenizer();
-const classes = { kBertDropped: [], kBertPunctuation: [], kNonspacingMark: [] };
+const classes = { kBertDropped: [], kBertPunctuation: [], kNonspacingMark: [], kBertStripMark: [] };
 const add = (list, cp) => {
   const last = list[list.length - 1];
   if (last && last[1] === cp - 1) last[1] = cp;
@@ -30,6 +32,7 @@ for (let cp = 0; cp <= 0x10ffff; cp++) {
   const c = String.fromCodePoint(cp);
   if (clean.normalizeString(`a${c}a`) === "aa") add(classes.kBertDropped, cp);
   if (strip.normalizeString(`a${c}`) === "a") add(classes.kNonspacingMark, cp);
+  if (bertStrip.normalizeString(`a${c}`) === "a") add(classes.kBertStripMark, cp);
   if (pre.preTokenizeString(`a${c}a`).length === 3) add(classes.kBertPunctuation, cp);
 }
 const hex = (cp) => `0x${cp.toString(16).toUpperCase().padStart(4, "0")}`;

@@ -38,6 +38,8 @@ bool IsBertPunctuation(char32_t c) {
 
 bool IsNonspacingMark(char32_t c) { return c >= 0x300 && InRanges(kNonspacingMark, c); }
 
+bool IsBertStripMark(char32_t c) { return c >= 0x300 && InRanges(kBertStripMark, c); }
+
 bool IsChineseChar(char32_t c) {
   return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
          (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF) ||

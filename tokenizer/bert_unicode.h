@@ -16,9 +16,11 @@ bool IsBertDropped(char32_t c);
 bool IsBertWhitespace(char32_t c);
 // A piece of its own in BertPreTokenizer: ASCII punctuation (!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~) or category P*.
 bool IsBertPunctuation(char32_t c);
-// Removed by StripAccents (and BertNormalizer strip_accents, after NFD): category Mn (and the enclosing marks
-// U+0488..U+0489) in Hugging Face's tables.
+// Removed by StripAccents: the combining marks (categories Mn, Mc, Me) in Hugging Face's tables.
 bool IsNonspacingMark(char32_t c);
+// Removed by BertNormalizer strip_accents (after NFD): category Mn only, so a spacing vowel sign such as
+// Devanagari U+093F stays (StripAccents removes it).
+bool IsBertStripMark(char32_t c);
 // BertNormalizer handle_chinese_chars puts a space on each side: the CJK Unified Ideographs blocks.
 bool IsChineseChar(char32_t c);
 

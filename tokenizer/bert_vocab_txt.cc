@@ -126,7 +126,7 @@ absl::StatusOr<TokenizerSpec> ReadBertVocabTxt(const std::string& vocab_txt_path
   if (config.chinese) steps.push_back("bert_chinese");
   if (config.strip_accents.value_or(config.lowercase)) {
     steps.push_back("nfd");
-    steps.push_back("strip_accents");
+    steps.push_back("bert_strip_accents");
   }
   if (config.lowercase) steps.push_back("lowercase");
   std::string name;

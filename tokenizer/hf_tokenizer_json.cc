@@ -17,6 +17,8 @@
 // Vocabulary entries spelled outside the byte alphabet (or empty) load as unreachable tokens (no input reaches
 // them; TokenizerSpec::unreachable_tokens), as Hugging Face loads them.
 // Other parts (truncation, padding; the decoder unless the model has affixes) do not change ids and are ignored.
+// Offsets are Hugging Face's: every spec read here sets whole_character_offsets (tokenizer/character_offsets.h),
+// so a token holding part of a multi-byte character covers the whole character.
 //
 // WordPiece models (BERT, all-MiniLM):
 //   model             {"type": "WordPiece", "vocab": {spelling: id}, "unk_token": "[UNK]",
@@ -257,7 +259,7 @@ absl::Status ReadNormalizer(const Json& node, const std::string& path, const std
     if (chinese) steps->push_back("bert_chinese");
     if (strip_accents) {
       steps->push_back("nfd");
-      steps->push_back("strip_accents");
+      steps->push_back("bert_strip_accents");
     }
     if (lowercase) steps->push_back("lowercase");
   } else if (type == "Sequence" && node.contains("normalizers") && node["normalizers"].is_array()) {
@@ -806,6 +808,12 @@ absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std
   return spec;
 }
 
+// Hugging Face's offsets cover whole characters of the input (tokenizer/character_offsets.h).
+absl::StatusOr<TokenizerSpec> WithHfOffsets(absl::StatusOr<TokenizerSpec> spec) {
+  if (spec.ok()) spec->whole_character_offsets = true;
+  return spec;
+}
+
 }  // namespace
 
 // The fast path first (hf_vocab_reader.h); whatever it does not read to a tokenizer, the DOM reads whole, so
@@ -814,15 +822,15 @@ absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const s
   HfModelTables tables = DivertModelTables(text);
   if (tables.diverted()) {
     absl::StatusOr<TokenizerSpec> spec = ReadTokenizerJson(tables.rest, path, tables);
-    if (spec.ok()) return spec;
+    if (spec.ok()) return WithHfOffsets(std::move(spec));
     tables = HfModelTables{};
   }
-  return ReadTokenizerJson(text, path, tables);
+  return WithHfOffsets(ReadTokenizerJson(text, path, tables));
 }
 
 absl::StatusOr<TokenizerSpec> ReadHfTokenizerJsonViaDom(std::string_view text, const std::string& path) {
   HfModelTables none;
-  return ReadTokenizerJson(text, path, none);
+  return WithHfOffsets(ReadTokenizerJson(text, path, none));
 }
 
 absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {

@@ -18,7 +18,9 @@
 namespace tokvec {
 namespace {
 
-enum class Step { kNfc, kNfkc, kNfd, kNfkd, kLowercase, kPrefixSpace, kStripAccents, kBertClean, kBertChinese };
+enum class Step {
+  kNfc, kNfkc, kNfd, kNfkd, kLowercase, kPrefixSpace, kStripAccents, kBertStripAccents, kBertClean, kBertChinese
+};
 
 // One step's output: text and, per output byte, the span [begin, end) of the step's input it came from.
 struct StepOutput {
@@ -162,6 +164,14 @@ absl::Status ApplyStep(Step step, std::string_view in, StepOutput* out) {
           },
           out);
       return absl::OkStatus();
+    case Step::kBertStripAccents:
+      MapCodePoints(
+          in,
+          [in](char32_t c, size_t at, size_t length, StepOutput* o) {
+            if (!IsBertStripMark(c)) o->Copy(in, at, length);
+          },
+          out);
+      return absl::OkStatus();
     case Step::kBertClean:
       MapCodePoints(
           in, [in](char32_t c, size_t at, size_t length, StepOutput* o) { BertClean(c, at, length, o, in); }, out);
@@ -260,6 +270,7 @@ absl::StatusOr<std::unique_ptr<Normalizer>> MakeNormalizer(const std::string& na
       {"strip_accents", Step::kStripAccents},
       {"bert_clean", Step::kBertClean},
       {"bert_chinese", Step::kBertChinese},
+      {"bert_strip_accents", Step::kBertStripAccents},
   };
   for (absl::string_view part : absl::StrSplit(name, '+')) {
     const auto* it = std::find_if(std::begin(kSteps), std::end(kSteps),
@@ -267,7 +278,7 @@ absl::StatusOr<std::unique_ptr<Normalizer>> MakeNormalizer(const std::string& na
     if (it == std::end(kSteps)) {
       return absl::InvalidArgumentError(fmt::format(
           "unknown normalizer '{}' in '{}'; known: nfc, nfkc, nfd, nfkd, lowercase, prefix_space, strip_accents, "
-          "bert_clean, bert_chinese, joined by '+' (e.g. nfkc+lowercase)",
+          "bert_clean, bert_chinese, bert_strip_accents, joined by '+' (e.g. nfkc+lowercase)",
           std::string(part), name));
     }
     steps.push_back(it->second);

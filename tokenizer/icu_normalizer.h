@@ -8,7 +8,9 @@
 // "prefix_space" (Hugging Face's ByteLevel add_prefix_space: a space is put before text that does not start
 // with one). For Hugging Face's BERT normalizers: "nfd", "nfkd", "strip_accents" (StripAccents: removes
 // nonspacing marks), "bert_clean" (BertNormalizer clean_text: drops NUL, U+FFFD and control characters, turns
-// white space into ' ') and "bert_chinese" (handle_chinese_chars: a space on each side of a CJK ideograph);
+// white space into ' '), "bert_chinese" (handle_chinese_chars: a space on each side of a CJK ideograph) and
+// "bert_strip_accents" (BertNormalizer strip_accents: removes category Mn only, where StripAccents removes every
+// combining mark);
 // their classes are tokenizer/bert_unicode.h's. Combine them with '+', applied left to right: "nfc+lowercase".
 // "none" or "" means no normalizer.
 //

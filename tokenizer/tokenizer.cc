@@ -1,11 +1,12 @@
 #include "tokenizer/tokenizer.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "base/status_macros.h"
 #include "fmt/format.h"
+#include "tokenizer/bert_unicode.h"
 #include "tokenizer/byte_unicode.h"
+#include "tokenizer/character_offsets.h"
 #include "tokenizer/icu_normalizer.h"
 #include "tokenizer/normalizer_chain.h"
 #include "tokenizer/utf8.h"
@@ -132,6 +133,9 @@ std::optional<TokenId> Tokenizer::FindSpecial(std::string_view text) const {
 absl::StatusOr<Encoding> Tokenizer::Encode(std::string_view text, const EncodeOptions& options) const {
   Encoding out;
   TOKVEC_RETURN_IF_ERROR(EncodeInto(text, options, 0, Caches{nullptr, nullptr}, Sink{&out.ids, &out.offsets}));
+  if (spec_.whole_character_offsets) {
+    for (Offset& offset : out.offsets) WidenToCharacters(text, &offset.begin, &offset.end);
+  }
   if (spec_.post_processor != nullptr) PostProcess(text, options.add_special_tokens, &out);
   return out;
 }
@@ -413,11 +417,14 @@ absl::Status Tokenizer::EncodeUnigramPieces(std::string_view text, const std::ve
     symbols.clear();
     TOKVEC_RETURN_IF_ERROR(
         spec_.unigram.Tokenize(text.substr(piece.begin, piece.end - piece.begin), piece.begin, &symbols));
+    size_t next = 0;  // The first symbol that begins after symbols[i].
     for (size_t i = 0; i < symbols.size(); ++i) {
       out.ids->push_back(symbols[i].id);
       if (out.offsets != nullptr) {
-        // Byte tokens of one stretch share its start: the last of them covers the stretch.
-        const size_t end = i + 1 < symbols.size() ? symbols[i + 1].begin : piece.end;
+        // Byte tokens of one stretch share its start and each covers the stretch (Hugging Face's offsets).
+        next = std::max(next, i + 1);
+        while (next < symbols.size() && symbols[next].begin == symbols[i].begin) ++next;
+        const size_t end = next < symbols.size() ? symbols[next].begin : piece.end;
         out.offsets->push_back({base + symbols[i].begin, base + end});
       }
     }
@@ -525,6 +532,32 @@ absl::StatusOr<std::string> Tokenizer::DecodeChar(absl::Span<const TokenId> ids)
   return spec_.token_decoder->Decode(std::move(tokens));
 }
 
+namespace {
+
+// The bytes of the White_Space characters `text` begins (leading) or ends with.
+size_t WhitespaceBytes(std::string_view text, bool leading) {
+  size_t count = 0;
+  while (count < text.size()) {
+    size_t length = 0;
+    if (leading) {
+      if (Utf8SequenceLength(text, count) == 0) break;
+      if (!IsBertWhitespace(DecodeWellFormedUtf8(text, count, &length))) break;
+    } else {
+      // The character ending at text.size() - count: step back over continuation bytes.
+      size_t start = text.size() - count - 1;
+      while (start > 0 && text.size() - count - start < 4 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) {
+        --start;
+      }
+      if (Utf8SequenceLength(text, start) != text.size() - count - start) break;
+      if (!IsBertWhitespace(DecodeWellFormedUtf8(text, start, &length))) break;
+    }
+    count += length;
+  }
+  return count;
+}
+
+}  // namespace
+
 void Tokenizer::PostProcess(std::string_view text, bool add_special_tokens, Encoding* encoding) const {
   const PostProcessor& post = *spec_.post_processor;
   // Spaces a token begins or ends with: an added token's are the input it covers, a byte token's its bytes.
@@ -538,13 +571,14 @@ void Tokenizer::PostProcess(std::string_view text, bool add_special_tokens, Enco
       spelling = spec_.bpe.token(id);
     }
     // Hugging Face counts 'Ġ' (a space byte) and white space characters of the token's spelling: byte tokens
-    // spell other white space bytes as letters ('Ċ'), added tokens are their text.
-    auto is_space = [&](char c) { return c == ' ' || (is_special_[id] && std::isspace(static_cast<unsigned char>(c))); };
+    // spell other white space bytes as letters ('Ċ'), added tokens are their text (any White_Space character,
+    // e.g. U+3000, whose bytes are all skipped).
+    if (is_special_[id]) return WhitespaceBytes(spelling, leading);
     size_t count = 0;
     if (leading) {
-      while (count < spelling.size() && is_space(spelling[count])) ++count;
+      while (count < spelling.size() && spelling[count] == ' ') ++count;
     } else {
-      while (count < spelling.size() && is_space(spelling[spelling.size() - 1 - count])) ++count;
+      while (count < spelling.size() && spelling[spelling.size() - 1 - count] == ' ') ++count;
     }
     return count;
   };

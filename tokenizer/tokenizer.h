@@ -121,6 +121,7 @@ struct TokenizerSpec {
   std::optional<BpeAffixes> affixes;             // kByte, kChar: Hugging Face's word prefix/suffix (bpe_affixes.h).
   std::string source;                            // Where it came from (file path), for messages.
   std::vector<UnreachableToken> unreachable_tokens;  // kByte from tokenizer.json: ids that are gaps of `bpe`.
+  bool whole_character_offsets = false;  // Encode rounds offsets to characters (character_offsets.h; tokenizer.json).
 };
 
 class Tokenizer {

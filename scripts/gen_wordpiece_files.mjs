@@ -1,5 +1,6 @@
 // Builds small WordPiece tokenizer.json files with Hugging Face tokenizers 0.23.2 (npm) and the goldens of the
-// C++ tests: tests/data/wordpiece/{uncased,cased,strip-cased,short-words,whitespace-split}.json and golden.json.
+// C++ tests: tests/data/wordpiece/{uncased,cased,strip-cased,short-words,whitespace-split,
+// compat-decomposed}.json and golden.json.
 //
 //   node scripts/gen_wordpiece_files.mjs [--shared ../shared] [--npm ~/.cache/tokvec/npm/node_modules]
 //
@@ -16,6 +17,7 @@
 //   strip-cased       BertNormalizer {lowercase: false, strip_accents: true, handle_chinese_chars: false}
 //   short-words       Sequence [NFD, Lowercase, StripAccents], max_input_chars_per_word 8
 //   whitespace-split  Sequence [NFKC, Lowercase], WhitespaceSplit, decoder without cleanup
+//   compat-decomposed Sequence [NFKD, Lowercase], WhitespaceSplit (the one file with NFKD)
 // golden.json holds, for each variant, a few hard sentences with Hugging Face's ids and decode.
 import fs from "node:fs";
 import os from "node:os";
@@ -39,6 +41,7 @@ const VARIANTS = [
   { name: "strip-cased", normalizer: () => hf.bertNormalizer({ lowercase: false, stripAccents: true, handleChineseChars: false }), pre: () => hf.bertPreTokenizer(), maxChars: 100, cleanup: true },
   { name: "short-words", normalizer: () => hf.sequenceNormalizer([hf.nfdNormalizer(), hf.lowercase(), hf.stripAccentsNormalizer()]), pre: () => hf.bertPreTokenizer(), maxChars: 8, cleanup: true },
   { name: "whitespace-split", normalizer: () => hf.sequenceNormalizer([hf.nfkcNormalizer(), hf.lowercase()]), pre: () => hf.whitespaceSplitPreTokenizer(), maxChars: 100, cleanup: false },
+  { name: "compat-decomposed", normalizer: () => hf.sequenceNormalizer([hf.nfkdNormalizer(), hf.lowercase()]), pre: () => hf.whitespaceSplitPreTokenizer(), maxChars: 100, cleanup: false },
 ];
 
 // Most frequent first, ties by spelling (code unit order: deterministic).

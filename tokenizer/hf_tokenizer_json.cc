@@ -702,6 +702,24 @@ absl::Status ReadByteLevelAffixExtras(const Json& json, const std::string& path,
   return absl::OkStatus();
 }
 
+// The vocabulary, merges and word affixes of a BPE model spelled in the byte alphabet (byte_level) or in code
+// points, built into a BpeModel; `unreachable` (byte-level only) receives the entries no input reaches.
+struct SpelledBpe {
+  BpeModel bpe;
+  std::optional<BpeAffixes> affixes;
+};
+absl::StatusOr<SpelledBpe> ReadSpelledBpe(const Json& model, HfModelTables& tables, const std::string& path,
+                                          bool byte_level, std::vector<UnreachableToken>* unreachable) {
+  SpelledVocab vocab;
+  TOKVEC_ASSIGN_OR_RETURN(vocab.tokens, TakeVocab(model, tables, path));
+  TOKVEC_ASSIGN_OR_RETURN(vocab.merges, TakeMerges(model, tables, path));
+  vocab.merge_where = [&](size_t rank) { return fmt::format("{}: key 'model.merges[{}]'", path, rank); };
+  TOKVEC_ASSIGN_OR_RETURN(std::optional<BpeAffixes> affixes, ReadBpeAffixes(model, vocab.merges, path, byte_level));
+  TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe, BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path),
+                                                        unreachable, byte_level, affixes ? affixes->prefix.size() : 0));
+  return SpelledBpe{.bpe = std::move(bpe), .affixes = std::move(affixes)};
+}
+
 // A BPE model over code points (SentencePiece-style: Llama-2, Mistral, Yi; see the header); `json` is the whole
 // file.
 absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& path, HfModelTables& tables) {
@@ -717,15 +735,9 @@ absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& p
   }
   const bool ignore_merges = model.contains("ignore_merges") && model["ignore_merges"].is_boolean() &&
                              model["ignore_merges"].get<bool>();
-  SpelledVocab vocab;
-  TOKVEC_ASSIGN_OR_RETURN(vocab.tokens, TakeVocab(model, tables, path));
-  TOKVEC_ASSIGN_OR_RETURN(vocab.merges, TakeMerges(model, tables, path));
-  vocab.merge_where = [&](size_t rank) { return fmt::format("{}: key 'model.merges[{}]'", path, rank); };
-  TOKVEC_ASSIGN_OR_RETURN(std::optional<BpeAffixes> affixes,
-                          ReadBpeAffixes(model, vocab.merges, path, /*byte_level=*/false));
-  TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe, BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path),
-                                                        /*unreachable=*/nullptr, /*byte_level=*/false,
-                                                        affixes ? affixes->prefix.size() : 0));
+  TOKVEC_ASSIGN_OR_RETURN(SpelledBpe spelled, ReadSpelledBpe(model, tables, path, /*byte_level=*/false, nullptr));
+  BpeModel& bpe = spelled.bpe;
+  std::optional<BpeAffixes>& affixes = spelled.affixes;
   TOKVEC_ASSIGN_OR_RETURN(const CharBpeOptions options,
                           ReadBpeUnknown(model, path, [&](const std::string& unk) { return bpe.Find(unk); }));
   if (affixes) {
@@ -768,16 +780,11 @@ absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std
                     fmt::format("only BPE, WordPiece and Unigram models are supported, got {}", model["type"].dump()));
   }
   if (!UsesByteLevel(json)) return ReadCharBpe(json, path, tables);
-  SpelledVocab vocab;
-  TOKVEC_ASSIGN_OR_RETURN(vocab.tokens, TakeVocab(model, tables, path));
-  TOKVEC_ASSIGN_OR_RETURN(vocab.merges, TakeMerges(model, tables, path));
-  vocab.merge_where = [&](size_t rank) { return fmt::format("{}: key 'model.merges[{}]'", path, rank); };
-  TOKVEC_ASSIGN_OR_RETURN(std::optional<BpeAffixes> affixes,
-                          ReadBpeAffixes(model, vocab.merges, path, /*byte_level=*/true));
   std::vector<UnreachableToken> unreachable;  // Hugging Face loads entries no input reaches: so do we.
-  TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe, BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path),
-                                                        &unreachable, /*byte_level=*/true,
-                                                        affixes ? affixes->prefix.size() : 0));
+  TOKVEC_ASSIGN_OR_RETURN(SpelledBpe spelled,
+                          ReadSpelledBpe(model, tables, path, /*byte_level=*/true, &unreachable));
+  BpeModel& bpe = spelled.bpe;
+  std::optional<BpeAffixes>& affixes = spelled.affixes;
   if (affixes) TOKVEC_RETURN_IF_ERROR(ReadByteLevelAffixExtras(json, path, bpe, &*affixes));
   TokenizerSpec spec = ByteLevelSpec(std::move(bpe));
   if (affixes && json.contains("decoder")) {

@@ -163,33 +163,6 @@ class MetaspaceDecoder : public DecoderStep {
   bool strip_first_;
 };
 
-// How many bytes from `pos` (an ill-formed spot) make the maximal subpart of a well-formed sequence (at least
-// 1): Unicode's "U+FFFD substitution of maximal subparts", which Rust's String::from_utf8_lossy follows.
-size_t MaximalSubpart(std::string_view text, size_t pos) {
-  const auto at = [&](size_t k) { return static_cast<unsigned char>(text[pos + k]); };
-  const unsigned char lead = at(0);
-  size_t need = 0;
-  unsigned char low = 0x80, high = 0xBF;  // The range of the second byte.
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    need = 1;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    need = 2;
-    if (lead == 0xE0) low = 0xA0;
-    if (lead == 0xED) high = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    need = 3;
-    if (lead == 0xF0) low = 0x90;
-    if (lead == 0xF4) high = 0x8F;
-  }
-  size_t k = 1;
-  while (k <= need && pos + k < text.size()) {
-    const unsigned char c = at(k);
-    if (k == 1 ? (c < low || c > high) : (c < 0x80 || c > 0xBF)) break;
-    ++k;
-  }
-  return k;
-}
-
 // `bytes` as UTF-8, each maximal ill-formed subpart replaced by U+FFFD (Rust's String::from_utf8_lossy).
 std::string Utf8Lossy(std::string_view bytes) {
   std::string out;
@@ -200,7 +173,7 @@ std::string Utf8Lossy(std::string_view bytes) {
     pos = end;
     if (pos < bytes.size()) {
       out += "\xEF\xBF\xBD";
-      pos += MaximalSubpart(bytes, pos);
+      pos += Utf8MaximalSubpart(bytes, pos);
     }
   }
   return out;

@@ -5,6 +5,40 @@
 
 namespace tokvec {
 
+namespace {
+
+// The continuation bytes a lead byte needs (0 for a byte that leads nothing) and the range of its second byte
+// (Table 3-7: E0 A0..BF, ED 80..9F, F0 90..BF, F4 80..8F, the others 80..BF).
+struct LeadByte {
+  size_t continuations = 0;
+  unsigned char low = 0x80, high = 0xBF;
+};
+LeadByte ClassifyLead(unsigned char lead) {
+  if (lead >= 0xC2 && lead <= 0xDF) return {1};
+  if (lead >= 0xE0 && lead <= 0xEF) {
+    return {2, static_cast<unsigned char>(lead == 0xE0 ? 0xA0 : 0x80),
+            static_cast<unsigned char>(lead == 0xED ? 0x9F : 0xBF)};
+  }
+  if (lead >= 0xF0 && lead <= 0xF4) {
+    return {3, static_cast<unsigned char>(lead == 0xF0 ? 0x90 : 0x80),
+            static_cast<unsigned char>(lead == 0xF4 ? 0x8F : 0xBF)};
+  }
+  return {};
+}
+
+}  // namespace
+
+size_t Utf8MaximalSubpart(std::string_view text, size_t pos) {
+  const LeadByte lead = ClassifyLead(static_cast<unsigned char>(text[pos]));
+  size_t k = 1;
+  while (k <= lead.continuations && pos + k < text.size()) {
+    const auto c = static_cast<unsigned char>(text[pos + k]);
+    if (k == 1 ? (c < lead.low || c > lead.high) : (c < 0x80 || c > 0xBF)) break;
+    ++k;
+  }
+  return k;
+}
+
 size_t Utf8SequenceLength(std::string_view text, size_t pos) {
   const size_t left = text.size() - pos;
   const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[pos + i]); };

@@ -16,6 +16,13 @@ namespace tokvec {
 // start one.
 size_t Utf8SequenceLength(std::string_view text, size_t pos);
 
+// The length (>= 1) of the maximal subpart of an ill-formed sequence starting at `text[pos]` (Unicode 15, 3.9: the
+// longest prefix of a well-formed sequence that is there, or one byte): what one U+FFFD replaces, as in Rust's
+// String::from_utf8_lossy. Callers pass a position where Utf8SequenceLength is 0.
+//
+//   Utf8MaximalSubpart("\xE2\x82A", 0) == 2;  Utf8MaximalSubpart("\xED\xA0\x80", 0) == 1 (a surrogate's lead)
+size_t Utf8MaximalSubpart(std::string_view text, size_t pos);
+
 // The end of the longest well-formed stretch of `text` starting at `pos` (== pos when text[pos] is ill-formed).
 size_t Utf8ValidEnd(std::string_view text, size_t pos);
 

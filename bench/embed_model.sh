@@ -4,6 +4,8 @@
 # pooling, 1 and 2 threads, same weights and token ids. What is measured and how: bench/embed_model.py.
 #
 #   bench/embed_model.sh [TOKVEC_BINARY] [embed_model.py options, e.g. --rounds 3 --threads 2]
+#   bench/embed_model.sh [TOKVEC_BINARY] --startup [startup.py options]   start-up to the first vector instead
+#                                                                          (bench/startup.py), same models and peers
 #
 # Needs the Python module next to the binary (cmake --build build --target tokvec _tokvec), Debian's python3
 # (torch), node and npm. onnxruntime-node@1.30.0 is installed once with --ignore-scripts (its install script only
@@ -41,5 +43,10 @@ if ! ort_ok; then
   fi
 fi
 
+script=bench/embed_model.py
+if [[ "${2:-}" == --startup ]]; then
+  script=bench/startup.py
+  set -- "$1" "${@:3}"
+fi
 TOKVEC_SHARED_DIR="$shared" PYTHONPATH="$module_dir${PYTHONPATH:+:$PYTHONPATH}" \
-  /usr/bin/python3 bench/embed_model.py --tokvec "$tokvec" --npm "$cache" "${@:2}"
+  /usr/bin/python3 "$script" --tokvec "$tokvec" --npm "$cache" "${@:2}"

@@ -27,6 +27,7 @@ commands=(
   "$python bench/fit.py --tokvec $tokvec --threads 1,2 --steps 4"
   "bench/word2vec.sh $tokvec"
   "bench/embed_model.sh $tokvec"
+  "bench/embed_model.sh $tokvec --startup"
 )
 for i in "${!commands[@]}"; do
   echo "== ${commands[$i]}"

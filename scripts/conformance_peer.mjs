@@ -546,7 +546,7 @@ function addedRandomLines(contents, count, seed) {
 for (const name of addedFiles) {
   const file = path.join(addedDir, name);
   const suite = `added/${name.replace(/\.json$/, "")}`;
-  log(`${suite}: Hugging Face against tokvec (whole texts, lines, random lines, offsets, --add-special-tokens)`);
+  log(`${suite}: Hugging Face against tokvec (whole texts, lines, random lines, offsets, --add-special-tokens, decode)`);
   const tokenizer = hf.Tokenizer.fromFile(file);
   const spell = hfSpell(tokenizer);
   const json = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -591,6 +591,13 @@ for (const name of addedFiles) {
     const [theirWhole] = await hfEncodings(tokenizer, [wholeTexts[botchan]], true);
     const ourWhole = parseIds(await runTokvec(["encode", "-m", file, "--allow-special", "--add-special-tokens", "--threads", "2", wholePaths[botchan]]));
     compare(`${suite}/add-special`, wholeLabels[botchan], theirWhole.getIds(), ourWhole, spell);
+  }
+  // 5. Decode (skip_special_tokens false) of Hugging Face's ids of 300 random lines with their special tokens:
+  //    added tokens spell as Hugging Face keeps them (a `normalized` one as its normalization).
+  const decodeIds = theirSpecials.slice(0, 300).map((e) => e.getIds());
+  const ourDecoded = await pool(decodeIds, (ids) => runTokvec(["decode", "-m", file], ids.join(" ")));
+  for (let k = 0; k < decodeIds.length; k++) {
+    compareText(`${suite}/decode`, JSON.stringify(withSpecials[k]), await tokenizer.decode(decodeIds[k], false), ourDecoded[k]);
   }
 }
 

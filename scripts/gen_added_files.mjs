@@ -121,7 +121,8 @@ for (const [name, t] of Object.entries(variants)) {
   for (const text of SENTENCES) {
     const plain = await loaded.encode(text, null, { addSpecialTokens: false });
     const withSpecials = await loaded.encode(text, null, { addSpecialTokens: true });
-    const row = { text, ids: plain.getIds(), ids_with_specials: withSpecials.getIds() };
+    const row = { text, ids: plain.getIds(), ids_with_specials: withSpecials.getIds(),
+                  decoded_with_specials: await loaded.decode(withSpecials.getIds(), false) };
     // Hugging Face's npm offsets count characters: comparable with tokvec's bytes on ASCII text only.
     if (/^[\x00-\x7f]*$/.test(text)) {
       row.offsets = plain.getOffsets();

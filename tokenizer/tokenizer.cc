@@ -78,6 +78,15 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
     absl::StatusOr<std::unique_ptr<Normalizer>> core = MakeNormalizer(name);
     if (!name.empty() && core.ok()) tokenizer->match_normalizer_ = std::move(core).value();
   }
+  // Hugging Face keeps a `normalized` added token as its normalization (idToToken, decode and the matched text
+  // are "cafe" for an added "Café" under BertNormalizer), so spell it that way once, here.
+  if (tokenizer->match_normalizer_ != nullptr) {
+    for (SpecialToken& special : tokenizer->spec_.special_tokens) {
+      if (!special.normalized) continue;
+      absl::StatusOr<NormalizedText> spelled = tokenizer->match_normalizer_->Normalize(special.text);
+      if (spelled.ok() && !spelled->text.empty()) special.text = std::move(spelled->text);
+    }
+  }
   std::vector<const SpecialToken*> ordinary, all;
   for (const SpecialToken& special : s.special_tokens) {
     all.push_back(&special);
@@ -164,10 +173,9 @@ std::shared_ptr<const Tokenizer::AddedMatchers> Tokenizer::BuildMatchers(
       matchers->cuttable = false;
     }
     if (token->normalized && match_normalizer_ != nullptr) {
-      // Hugging Face matches the token's own normalization (e.g. lowercased) in the normalized text.
-      absl::StatusOr<NormalizedText> spelled = match_normalizer_->Normalize(token->text);
-      std::string text = spelled.ok() ? spelled->text : token->text;
-      if (!text.empty()) normalized.push_back({std::move(text), token->id, flags});
+      // Hugging Face matches the token's own normalization (e.g. lowercased; Create spelled it so) in the
+      // normalized text.
+      normalized.push_back({token->text, token->id, flags});
     } else {
       raw.push_back({token->text, token->id, flags});
     }

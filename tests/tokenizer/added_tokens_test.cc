@@ -25,7 +25,7 @@ Offsets AsPairs(const std::vector<Offset>& offsets) {
 }
 
 // Hugging Face matches special tokens too: compare with allow_all_special; with add_special_tokens, its
-// add_special_tokens=True.
+// add_special_tokens=True; and its decode of the latter.
 TEST(AddedTokensTest, GoldensFromHuggingFace) {
   absl::StatusOr<std::string> text = ReadFile(DataPath("golden.json"));
   ASSERT_TRUE(text.ok()) << text.status();
@@ -50,6 +50,10 @@ TEST(AddedTokensTest, GoldensFromHuggingFace) {
         }
         ++cases;
       }
+      // decode(ids, skip_special_tokens=false): a `normalized` added token spells as its normalization.
+      absl::StatusOr<std::string> decoded = (*tokenizer)->Decode(row["ids_with_specials"].get<std::vector<TokenId>>());
+      ASSERT_TRUE(decoded.ok()) << decoded.status();
+      EXPECT_EQ(*decoded, row["decoded_with_specials"].get<std::string>()) << file << " decode " << input;
     }
   }
   EXPECT_GE(cases, 100u);

@@ -710,6 +710,12 @@ struct SpelledBpe {
 };
 absl::StatusOr<SpelledBpe> ReadSpelledBpe(const Json& model, HfModelTables& tables, const std::string& path,
                                           bool byte_level, std::vector<UnreachableToken>* unreachable) {
+  // Hugging Face samples merges at random with a dropout: refused, ids would not be reproducible.
+  if (model.contains("dropout") && !model["dropout"].is_null()) {
+    return KeyError(path, "model.dropout",
+                    fmt::format("BPE dropout ({}) is random at encode time and not supported; set it to null",
+                                model["dropout"].dump()));
+  }
   SpelledVocab vocab;
   TOKVEC_ASSIGN_OR_RETURN(vocab.tokens, TakeVocab(model, tables, path));
   TOKVEC_ASSIGN_OR_RETURN(vocab.merges, TakeMerges(model, tables, path));
@@ -724,12 +730,7 @@ absl::StatusOr<SpelledBpe> ReadSpelledBpe(const Json& model, HfModelTables& tabl
 // file.
 absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& path, HfModelTables& tables) {
   const Json& model = json["model"];
-  // 1. Options. Hugging Face samples merges at random with a dropout: refused, ids would not be reproducible.
-  if (model.contains("dropout") && !model["dropout"].is_null()) {
-    return KeyError(path, "model.dropout",
-                    fmt::format("BPE dropout ({}) is random at encode time and not supported; set it to null",
-                                model["dropout"].dump()));
-  }
+  // 1. Options.
   if (model.contains("ignore_merges") && !model["ignore_merges"].is_null() && !model["ignore_merges"].is_boolean()) {
     return KeyError(path, "model.ignore_merges", "expected true or false");
   }

@@ -173,6 +173,12 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
       WriteFixture(d / "pretok" / name, text);
     };
     pretok("unknown_type.json", R"({"type":"Mystery"})");
+    {
+      std::string text = falcon;
+      const std::string no_dropout = R"("dropout":null)";
+      text.replace(text.find(no_dropout), no_dropout.size(), R"("dropout":0.25)");
+      WriteFixture(d / "pretok" / "dropout.json", text);
+    }
     pretok("bad_behavior.json", R"({"type":"Punctuation","behavior":"Sideways"})");
     pretok("bad_regex.json", R"({"type":"Split","pattern":{"Regex":"(["},"behavior":"Removed","invert":false})");
     // SentencePiece-style BPE files (no ByteLevel pre-tokenizer): one thing broken in each.
@@ -522,6 +528,8 @@ const BadInput kDataRows[] = {
              "key 'pre_tokenizer.pretokenizers[0].pattern': split pattern '([' is not a valid ICU regex"),
     BadInput("InspectWordPieceMerges", {"inspect", "--merges", "{dir}/wordpiece/uncased.json"}, 1,
              "is a WordPiece model: it has a vocabulary and no merges"),
+    BadInput("EncodeByteLevelDropout", {"encode", "-m", "{dir}/pretok/dropout.json", "{dir}/corpus.txt"}, 1,
+             "key 'model.dropout': BPE dropout (0.25) is random at encode time and not supported; set it to null"),
     BadInput("EncodeSpmBpeDropout", {"encode", "-m", "{dir}/spm_bpe/dropout.json", "{dir}/corpus.txt"}, 1,
              "key 'model.dropout': BPE dropout (0.1) is random at encode time and not supported; set it to null"),
     BadInput("EncodeSpmBpeMergeOfUnknownToken", {"encode", "-m", "{dir}/spm_bpe/unknown_merge.json", "{dir}/corpus.txt"},

@@ -14,8 +14,9 @@ Writes, under the output folder:
                         rope_theta 1e6, "model." names.
   hf_qwen3_{f32,bf16}/  shaped as Qwen3-Embedding: tensor names without a prefix (embed_tokens.weight, layers.N.*,
                         norm.weight), per-head q_norm / k_norm, head_dim 16 while hidden_size / heads is 8,
-                        tokenizer.json (byte-level BPE), sentence-transformers modules.json + 1_Pooling/config.json
-                        (pooling_mode_lasttoken) + 2_Normalize.
+                        tokenizer.json (byte-level BPE; its TemplateProcessing appends <|endoftext|>, as
+                        Qwen3-Embedding's does, so the reference ids end with it), sentence-transformers modules.json
+                        + 1_Pooling/config.json (pooling_mode_lasttoken) + 2_Normalize.
   hf_llama_reference.json, hf_qwen2_reference.json, hf_qwen3_reference.json:
       {"texts": [...], "ids": [[...]], "f32": {"hidden": [[[...]]], "attentions": [L][H][T][T] of text 0,
        "pooled": [[...]] (last token, L2-normalized)}, "bf16": ...}
@@ -173,15 +174,23 @@ def config_json(a, vocab_size):
 
 
 def write_tokenizer_json(folder, vocab, merges):
-    """A byte-level BPE tokenizer.json (Hugging Face tokenizers' format) with the same vocabulary and merges."""
+    """A byte-level BPE tokenizer.json (Hugging Face tokenizers' format) with the same vocabulary and merges, and
+    Qwen3-Embedding's post-processor: a TemplateProcessing that appends <|endoftext|> to every text (the token
+    whose hidden state last-token pooling takes)."""
     end = max(vocab.values())
+    eos = {"SpecialToken": {"id": "<|endoftext|>", "type_id": 0}}
     tokenizer = {
         "version": "1.0", "truncation": None, "padding": None,
         "added_tokens": [{"id": end, "content": "<|endoftext|>", "single_word": False, "lstrip": False,
                           "rstrip": False, "normalized": False, "special": True}],
         "normalizer": None,
         "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
-        "post_processor": None,
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [{"Sequence": {"id": "A", "type_id": 0}}, eos],
+            "pair": [{"Sequence": {"id": "A", "type_id": 0}}, eos, {"Sequence": {"id": "B", "type_id": 1}},
+                     {"SpecialToken": {"id": "<|endoftext|>", "type_id": 1}}],
+            "special_tokens": {"<|endoftext|>": {"id": "<|endoftext|>", "ids": [end], "tokens": ["<|endoftext|>"]}}},
         "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
         "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
                   "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
@@ -216,7 +225,9 @@ def write_all(out_dir):
     for name, a in ARCHS.items():
         weights = random_weights(shapes(a, len(vocab)), gen)
         head = 0.2 * torch.randn((len(vocab), D_MODEL), generator=gen)  # llama's untied lm_head (ignored)
-        reference = {"texts": hf.TEXTS, "ids": ids}
+        # Qwen3-Embedding's tokenizer.json appends <|endoftext|> (write_tokenizer_json); the others add nothing.
+        arch_ids = [seq + [vocab["<|endoftext|>"]] for seq in ids] if name == "qwen3" else ids
+        reference = {"texts": hf.TEXTS, "ids": arch_ids}
         for dtype in ("F32", "BF16"):
             folder = os.path.join(out_dir, f"hf_{name}_{dtype.lower()}")
             os.makedirs(folder, exist_ok=True)
@@ -231,7 +242,7 @@ def write_all(out_dir):
             if not a["tied"]:
                 tensors.append(("lm_head.weight", head, dtype))
             hf.write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
-            results = [decoder_forward(hf.rounded(weights, dtype), a, seq) for seq in ids]
+            results = [decoder_forward(hf.rounded(weights, dtype), a, seq) for seq in arch_ids]
             reference[dtype.lower()] = {
                 "hidden": [hf.nested(h) for h, _ in results],
                 "attentions": [hf.nested(layer) for layer in results[0][1]],

@@ -8,18 +8,19 @@ Run with Debian's python3 (it has torch):
     /usr/bin/python3 scripts/gen_decoder_checkpoints.py --check --tolerance 1e-5     # compare with the committed
 
 Writes, under the output folder:
-  hf_llama_{f32,bf16}/  LlamaForCausalLM: config.json (LlamaConfig keys), vocab.json + merges.txt, model.safetensors
+  hf_llama_{f32,bf16,f16,sharded}/  LlamaForCausalLM: config.json (LlamaConfig keys), vocab.json + merges.txt, model.safetensors
                         with "model." names and an untied lm_head.weight; 4 query heads share 2 key/value heads (GQA).
-  hf_qwen2_{f32,bf16}/  Qwen2ForCausalLM: q/k/v biases (no o_proj bias), tie_word_embeddings true (so no lm_head),
+  hf_qwen2_{f32,bf16,f16}/  Qwen2ForCausalLM: q/k/v biases (no o_proj bias), tie_word_embeddings true (so no lm_head),
                         rope_theta 1e6, "model." names.
-  hf_qwen3_{f32,bf16}/  shaped as Qwen3-Embedding: tensor names without a prefix (embed_tokens.weight, layers.N.*,
+  hf_qwen3_{f32,bf16,f16,sharded}/  shaped as Qwen3-Embedding: tensor names without a prefix (embed_tokens.weight, layers.N.*,
                         norm.weight), per-head q_norm / k_norm, head_dim 16 while hidden_size / heads is 8,
                         tokenizer.json (byte-level BPE; its TemplateProcessing appends <|endoftext|>, as
                         Qwen3-Embedding's does, so the reference ids end with it), sentence-transformers modules.json
                         + 1_Pooling/config.json (pooling_mode_lasttoken) + 2_Normalize.
   hf_llama_reference.json, hf_qwen2_reference.json, hf_qwen3_reference.json:
       {"texts": [...], "ids": [[...]], "f32": {"hidden": [[[...]]], "attentions": [L][H][T][T] of text 0,
-       "pooled": [[...]] (last token, L2-normalized)}, "bf16": ...}
+       "pooled": [[...]] (last token, L2-normalized)}, "bf16": ..., "f16": ..., "sharded": ... (F32 in two shards:
+       the embeddings and layer 0 in the first, layer 1, the final norm and lm_head in the second)}
 
 The forward pass (Touvron et al. 2023, LLaMA; Qwen2 / Qwen3 technical reports) as written below:
   x = embed_tokens[ids]
@@ -216,6 +217,12 @@ def write_sentence_transformers(folder):
     os.makedirs(os.path.join(folder, "2_Normalize"), exist_ok=True)
 
 
+# The copies of each architecture: dtype of the safetensors, number of shards (model-0000N-of-00002.safetensors +
+# model.safetensors.index.json). Qwen2 has no sharded copy (LLaMA's "model." names and Qwen3's bare names are
+# the two layouts).
+COPIES = {"f32": ("F32", 1), "bf16": ("BF16", 1), "f16": ("F16", 1), "sharded": ("F32", 2)}
+
+
 def write_all(out_dir):
     merges = hf.learn_merges(hf.TRAINING_TEXT, hf.NUM_MERGES)
     tokens = list(hf.BYTE_TO_CHAR.values()) + [x + y for x, y in merges] + ["<|endoftext|>"]
@@ -228,8 +235,10 @@ def write_all(out_dir):
         # Qwen3-Embedding's tokenizer.json appends <|endoftext|> (write_tokenizer_json); the others add nothing.
         arch_ids = [seq + [vocab["<|endoftext|>"]] for seq in ids] if name == "qwen3" else ids
         reference = {"texts": hf.TEXTS, "ids": arch_ids}
-        for dtype in ("F32", "BF16"):
-            folder = os.path.join(out_dir, f"hf_{name}_{dtype.lower()}")
+        for copy, (dtype, shards) in COPIES.items():
+            if copy == "sharded" and name == "qwen2":
+                continue
+            folder = os.path.join(out_dir, f"hf_{name}_{copy}")
             os.makedirs(folder, exist_ok=True)
             if name == "qwen3":
                 write_tokenizer_json(folder, vocab, merges)
@@ -241,9 +250,21 @@ def write_all(out_dir):
             tensors = [(a["prefix"] + k, v, dtype) for k, v in weights.items()]
             if not a["tied"]:
                 tensors.append(("lm_head.weight", head, dtype))
-            hf.write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+            if shards == 1:
+                hf.write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+            else:  # the embeddings and layer 0 in the first shard, layer 1 and the rest in the second
+                later = ("layers.1.", "lm_head.", a["prefix"] + "norm.")
+                second = [t for t in tensors if any(t[0].startswith(p) or (a["prefix"] + p) in t[0] for p in later)]
+                parts = [[t for t in tensors if t not in second], second]
+                names = [f"model-{i + 1:05d}-of-00002.safetensors" for i in range(2)]
+                for shard, part in zip(names, parts):
+                    hf.write_safetensors(os.path.join(folder, shard), part)
+                index = {"metadata": {"total_size": sum(len(hf.tensor_bytes(t, d)) for _, t, d in tensors)},
+                         "weight_map": {t[0]: shard for shard, part in zip(names, parts) for t in sorted(part)}}
+                with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
+                    json.dump(index, f, indent=2, sort_keys=True)
             results = [decoder_forward(hf.rounded(weights, dtype), a, seq) for seq in arch_ids]
-            reference[dtype.lower()] = {
+            reference[copy] = {
                 "hidden": [hf.nested(h) for h, _ in results],
                 "attentions": [hf.nested(layer) for layer in results[0][1]],
                 "pooled": [hf.floats(F.normalize(h[-1], dim=0)) for h, _ in results],

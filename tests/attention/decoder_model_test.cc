@@ -39,7 +39,7 @@ double MaxDiff(const Matrix& m, const nlohmann::json& expected) {
 
 struct DecoderCase {
   std::string arch;   // llama | qwen2 | qwen3
-  std::string dtype;  // f32 | bf16
+  std::string dtype;  // f32 | bf16 | f16 | sharded (F32 in two safetensors shards with an index)
 };
 
 class DecoderParityTest : public ::testing::TestWithParam<DecoderCase> {};
@@ -84,8 +84,11 @@ TEST_P(DecoderParityTest, HiddenStatesAttentionAndBatchMatchTorch) {
 
 INSTANTIATE_TEST_SUITE_P(HuggingFace, DecoderParityTest,
                          ::testing::Values(DecoderCase{"llama", "f32"}, DecoderCase{"llama", "bf16"},
+                                           DecoderCase{"llama", "f16"}, DecoderCase{"llama", "sharded"},
                                            DecoderCase{"qwen2", "f32"}, DecoderCase{"qwen2", "bf16"},
-                                           DecoderCase{"qwen3", "f32"}, DecoderCase{"qwen3", "bf16"}),
+                                           DecoderCase{"qwen2", "f16"}, DecoderCase{"qwen3", "f32"},
+                                           DecoderCase{"qwen3", "bf16"}, DecoderCase{"qwen3", "f16"},
+                                           DecoderCase{"qwen3", "sharded"}),
                          [](const auto& info) { return info.param.arch + "_" + info.param.dtype; });
 
 TEST(DecoderModelTest, ThreadCountAndBatchDoNotChangeBits) {
@@ -104,7 +107,7 @@ TEST(DecoderModelTest, ThreadCountAndBatchDoNotChangeBits) {
 // modules; Embed + the pooling give the reference's pooled vectors.
 TEST(DecoderModelTest, Qwen3EmbeddingDirectoryGivesReferencePooledVectors) {
   nlohmann::json reference = LoadReference("qwen3");
-  for (const std::string dtype : {"f32", "bf16"}) {
+  for (const std::string dtype : {"f32", "bf16", "f16", "sharded"}) {
     absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(kTestdata + "/hf_qwen3_" + dtype);
     ASSERT_TRUE(dir.ok()) << dir.status();
     ASSERT_TRUE(dir->sentence_pooling().has_value());

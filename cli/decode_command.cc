@@ -9,7 +9,8 @@
 // A non-numeric or out-of-range id is an error naming it and its position (1-based) in the input.
 // --skip-special leaves out special tokens before decoding (Hugging Face's skip_special_tokens=True: a
 // tokenizer.json's added tokens with "special": true, the special tokens of a .tiktoken file or tokvec model):
-//   tokvec encode -m bert/tokenizer.json --add-special-tokens in.txt | tokvec decode -m bert/tokenizer.json --skip-special
+//   tokvec encode -m bert/tokenizer.json --add-special-tokens in.txt |
+//     tokvec decode -m bert/tokenizer.json --skip-special
 #include <charconv>
 #include <memory>
 #include <string>
@@ -63,7 +64,8 @@ absl::Status RunDecode(const DecodeCommandOptions& options) {
     ids.push_back(static_cast<TokenId>(id));
     at = end;
   }
-  absl::StatusOr<std::string> decoded = tokenizer->Decode(ids, DecodeOptions{.skip_special_tokens = options.skip_special});
+  absl::StatusOr<std::string> decoded =
+      tokenizer->Decode(ids, DecodeOptions{.skip_special_tokens = options.skip_special});
   if (!decoded.ok()) return decoded.status();
   return WriteAll(stdout, *decoded);
 }

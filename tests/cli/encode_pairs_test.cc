@@ -1,7 +1,7 @@
 // `tokvec encode --pairs` and `tokvec decode --skip-special` against Hugging Face: the rows of
 // tests/data/pairs/golden.json (scripts/gen_pairs_files.mjs, tokenizers 0.23.2 encode(a, b) and
-// decode(ids, skip_special_tokens=true)), all in one input of "a<TAB>b" lines per file; also --threads and the
-// sharded path give the same lines.
+// decode(ids, skip_special_tokens=true)), all in one input of "a<TAB>b" lines per file; also --threads 2 gives
+// the same lines.
 #include <map>
 #include <string>
 #include <vector>
@@ -37,9 +37,12 @@ TEST(EncodePairsTest, JsonLinesMatchHuggingFace) {
   size_t checked = 0;
   for (const auto& [file, rows] : by_file) {
     std::string input;
-    for (const nlohmann::json& row : rows) input += row["a"].get<std::string>() + "\t" + row["b"].get<std::string>() + "\n";
+    for (const nlohmann::json& row : rows) {
+      input += row["a"].get<std::string>() + "\t" + row["b"].get<std::string>() + "\n";
+    }
     for (const bool add : {false, true}) {
-      std::vector<std::string> args = {"encode", "-m", DataPath(file), "--pairs", "--allow-special", "--format", "json"};
+      std::vector<std::string> args = {"encode",          "-m",       DataPath(file), "--pairs",
+                                       "--allow-special", "--format", "json"};
       if (add) args.push_back("--add-special-tokens");
       const testing::RunResult r = RunTokvec(args, {.stdin_data = input});
       ASSERT_EQ(r.exit_code, 0) << r.Describe();
@@ -77,17 +80,25 @@ TEST(EncodePairsTest, IdsFormatThreadsAndDecodeSkipSpecial) {
   const nlohmann::json golden = Golden();
   for (const nlohmann::json& row : golden["cases"]) {
     if (row["file"] != "wordpiece/uncased.json") continue;
-    if ((row["a"].get<std::string>() + row["b"].get<std::string>()).find_first_of("\t\n\r") != std::string::npos) continue;
+    const std::string both = row["a"].get<std::string>() + row["b"].get<std::string>();
+    if (both.find_first_of("\t\n\r") != std::string::npos) continue;
     rows.push_back(row);
     input += row["a"].get<std::string>() + "\t" + row["b"].get<std::string>() + "\r\n";  // CRLF line ends too
   }
   ASSERT_FALSE(rows.empty());
-  const testing::RunResult one = RunTokvec({"encode", "-m", model, "--pairs", "--allow-special", "--add-special-tokens"},
-                                           {.stdin_data = input});
+  const std::vector<std::string> args = {"encode", "-m", model, "--pairs", "--allow-special", "--add-special-tokens"};
+  const testing::RunResult one = RunTokvec(args, {.stdin_data = input});
   ASSERT_EQ(one.exit_code, 0) << one.Describe();
-  const testing::RunResult two = RunTokvec(
-      {"encode", "-m", model, "--pairs", "--allow-special", "--add-special-tokens", "--threads", "2"}, {.stdin_data = input});
-  EXPECT_EQ(two.out, one.out);
+  // Over 256 KB, so that two threads encode chunks of it: the same lines as one thread.
+  std::string big;
+  for (int i = 0; i < 2000; ++i) big += input;
+  std::vector<std::string> threaded = args;
+  threaded.insert(threaded.end(), {"--threads", "2"});
+  const testing::RunResult big_one = RunTokvec(args, {.stdin_data = big});
+  const testing::RunResult big_two = RunTokvec(threaded, {.stdin_data = big});
+  ASSERT_EQ(big_two.exit_code, 0) << big_two.Describe();
+  EXPECT_EQ(big_two.out, big_one.out);
+  EXPECT_EQ(big_one.out.substr(0, one.out.size()), one.out);
   size_t at = 0;
   for (const nlohmann::json& row : rows) {
     const size_t end = one.out.find('\n', at);

@@ -7,6 +7,10 @@
 // with no newline added: byte models give back the encoded bytes; word models turn each `</w>` into one space
 // (the last one ends the text), so whitespace runs come back as single spaces. Special ids become their text.
 // A non-numeric or out-of-range id is an error naming it and its position (1-based) in the input.
+// --skip-special leaves out special tokens before decoding (Hugging Face's skip_special_tokens=True: a
+// tokenizer.json's added tokens with "special": true, the special tokens of a .tiktoken file or tokvec model):
+//   tokvec encode -m bert/tokenizer.json --add-special-tokens in.txt |
+//     tokvec decode -m bert/tokenizer.json --skip-special
 #include <charconv>
 #include <memory>
 #include <string>
@@ -25,6 +29,7 @@ struct DecodeCommandOptions {
   std::string model;
   std::string pattern;
   std::string input = "-";
+  bool skip_special = false;
 };
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
@@ -59,7 +64,8 @@ absl::Status RunDecode(const DecodeCommandOptions& options) {
     ids.push_back(static_cast<TokenId>(id));
     at = end;
   }
-  absl::StatusOr<std::string> decoded = tokenizer->Decode(ids);
+  absl::StatusOr<std::string> decoded =
+      tokenizer->Decode(ids, DecodeOptions{.skip_special_tokens = options.skip_special});
   if (!decoded.ok()) return decoded.status();
   return WriteAll(stdout, *decoded);
 }
@@ -73,6 +79,9 @@ void RegisterDecodeCommand(CLI::App& app, CommandAction* action) {
                   "Tokenizer: tokvec model, .tiktoken, vocab.json (+merges.txt), tokenizer.json or a directory")
       ->required();
   sub->add_option("--pattern", options->pattern, "Split pattern for a .tiktoken file of unknown name");
+  sub->add_flag("--skip-special", options->skip_special,
+                "Leave out special tokens ([CLS], <|endoftext|>, ...) before decoding (Hugging Face's "
+                "skip_special_tokens=True)");
   sub->add_option("input", options->input, "Whitespace-separated ids; none or '-' reads standard input");
   sub->callback([options, action] { *action = [options] { return RunDecode(*options); }; });
 }

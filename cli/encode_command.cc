@@ -49,6 +49,7 @@
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "tokenizer/readable_token.h"
+#include "tokenizer/pair_encoding.h"
 #include "tokenizer/piece_cache.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/utf8.h"
@@ -76,6 +77,7 @@ struct EncodeCommandOptions {
   bool lines = false;
   std::string allow_special;
   bool add_special_tokens = false;  // the tokenizer.json post-processor's tokens around each text
+  bool pairs = false;               // each line is text A, a tab, text B (implies lines)
   int threads = 1;
   std::string input = "-";
   std::vector<std::string> inputs;  // as given (several only with --shard / mpirun)
@@ -196,6 +198,39 @@ void AppendEncoding(const Tokenizer& tokenizer, const Encoding& encoding, Format
   *out += '\n';
 }
 
+// --pairs: encodes one line "A<TAB>B" as a pair and appends it as one output line (json: with "type_ids", offsets
+// into the line).
+absl::Status AppendPairLine(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format,
+                            std::string_view line, std::string* out) {
+  const size_t tab = line.find('\t');
+  if (tab == std::string_view::npos) {
+    return absl::InvalidArgumentError("--pairs expects text A, a tab, text B; the line has no tab");
+  }
+  if (line.find('\t', tab + 1) != std::string_view::npos) {
+    return absl::InvalidArgumentError(
+        "--pairs expects text A, a tab, text B; the line has more than one tab (a third column?)");
+  }
+  TOKVEC_ASSIGN_OR_RETURN(PairEncoding pair, EncodePair(tokenizer, line.substr(0, tab), line.substr(tab + 1), encode));
+  Encoding encoding{.ids = std::move(pair.ids), .offsets = std::move(pair.offsets)};
+  for (size_t i = 0; i < encoding.offsets.size(); ++i) {
+    if (pair.sequence_ids[i] == 1) {  // B's offsets count from the line's start
+      encoding.offsets[i].begin += tab + 1;
+      encoding.offsets[i].end += tab + 1;
+    }
+  }
+  AppendEncoding(tokenizer, encoding, format, out);
+  if (format == Format::kJson) {  // the object's end "]}\n" becomes "], \"type_ids\": [...]}\n"
+    out->resize(out->size() - 2);
+    *out += ", \"type_ids\": [";
+    for (size_t i = 0; i < pair.type_ids.size(); ++i) {
+      if (i > 0) *out += ", ";
+      AppendNumber(pair.type_ids[i], out);
+    }
+    *out += "]}\n";
+  }
+  return absl::OkStatus();
+}
+
 // --add-special-tokens: the post-processor's ids before / after a text (none without a post-processor).
 std::vector<TokenId> SpecialIdsBefore(const Tokenizer& tokenizer) {
   const auto& post = tokenizer.spec().post_processor;
@@ -234,7 +269,7 @@ struct WorkerCaches {
 
 // Encodes each line of `chunk` (line ends removed) as one output line.
 void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format, WorkerCaches caches,
-                      Chunk* chunk) {
+                      Chunk* chunk, bool pairs = false) {
   thread_local std::vector<TokenId> ids;
   const std::string_view text = chunk->text;
   uint64_t line_number = chunk->first_line;
@@ -245,7 +280,9 @@ void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, F
     if (!line.empty() && line.back() == '\r' && newline != std::string_view::npos) line.remove_suffix(1);
     at = newline == std::string_view::npos ? text.size() : newline + 1;
     absl::Status status;
-    if (format == Format::kIds) {
+    if (pairs) {
+      status = AppendPairLine(tokenizer, encode, format, line, &chunk->output);
+    } else if (format == Format::kIds) {
       ids.clear();
       if (encode.add_special_tokens) ids = SpecialIdsBefore(tokenizer);
       status = tokenizer.EncodeIds(line, encode, &ids, 0, caches.shared, caches.local);
@@ -405,7 +442,7 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
       const WorkerCaches caches{shared.get(), locals[static_cast<size_t>(worker)].get()};
       Chunk* chunk = &chunks[static_cast<size_t>(task - 1)];
       if (options.lines) {
-        EncodeLinesChunk(tokenizer, encode, format, caches, chunk);
+        EncodeLinesChunk(tokenizer, encode, format, caches, chunk, options.pairs);
       } else {
         EncodeTextChunk(tokenizer, encode, format, caches, chunk);
       }
@@ -448,9 +485,10 @@ absl::Status RunSharded(const Tokenizer& tokenizer, const EncodeOptions& encode,
   if (error || !std::filesystem::is_directory(options.output)) {
     return absl::InvalidArgumentError(fmt::format("cannot make the folder '{}' for the parts", options.output));
   }
-  const nlohmann::json job = {{"command", "encode"}, {"format", PartExtension(format)},
+  nlohmann::json job = {{"command", "encode"}, {"format", PartExtension(format)},
                               {"pattern", options.pattern}, {"allow_special", options.allow_special},
                               {"add_special_tokens", options.add_special_tokens}};
+  if (options.pairs) job["pairs"] = true;  // absent otherwise: the keys of earlier runs stay valid
   TOKVEC_ASSIGN_OR_RETURN(std::string key, distributed::JobKey(options.inputs, options.model, job.dump()));
   if (distributed::PartIsComplete(options.output, part, parts, key)) {
     std::fprintf(stderr, "part %lld of %lld in %s is complete: skipped\n", static_cast<long long>(part),
@@ -469,7 +507,7 @@ absl::Status RunSharded(const Tokenizer& tokenizer, const EncodeOptions& encode,
       ++line_number;
       if (static_cast<int64_t>((line_number - 1) % static_cast<uint64_t>(parts)) == part) {
         Chunk chunk{.text = std::string_view(text).substr(at, end - at), .first_line = line_number};
-        EncodeLinesChunk(tokenizer, encode, format, WorkerCaches{shared.get(), local.get()}, &chunk);
+        EncodeLinesChunk(tokenizer, encode, format, WorkerCaches{shared.get(), local.get()}, &chunk, options.pairs);
         TOKVEC_RETURN_IF_ERROR(chunk.status);
         out += chunk.output;
         ++lines;
@@ -576,6 +614,10 @@ void RegisterEncodeCommand(CLI::App& app, CommandAction* action) {
   sub->add_flag("--add-special-tokens", options->add_special_tokens,
                 "Add the tokens of the tokenizer.json's post_processor around each text (Hugging Face's "
                 "add_special_tokens=True: [CLS] ... [SEP], <s> ... </s>); nothing for a tokenizer without one");
+  sub->add_flag("--pairs", options->pairs,
+                "Each line is text A, a tab, text B: encode it as a sentence pair (Hugging Face's encode(a, b); with "
+                "--add-special-tokens the post_processor's pair template, e.g. [CLS] A [SEP] B [SEP]); implies "
+                "--lines; --format json adds \"type_ids\"");
   sub->add_option("--threads", options->threads, "Threads encoding chunks of the input (same output for any count)")->capture_default_str();
   sub->add_option("--shard", options->shard,
                   "i/P with --lines: encode only the lines n with n mod P = i into -o DIR/part-iiiii.ids (a record "
@@ -588,6 +630,7 @@ void RegisterEncodeCommand(CLI::App& app, CommandAction* action) {
                   "Text file; none or '-' reads standard input (several: only with --shard, their lines in order)");
   sub->callback([options, allow, action] {
     options->input = options->inputs.empty() ? "-" : options->inputs[0];
+    if (options->pairs) options->lines = true;
     const bool given = allow->count() > 0;
     *action = [options, given] { return RunEncode(*options, given); };
   });

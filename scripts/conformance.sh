@@ -3,7 +3,8 @@
 # ids identical on every file of ../shared/corpora (whole and per line), llama.cpp's GPT-2 cases and seeded
 # random strings; `tokvec convert` output and a tokvec-trained byte model loaded in Hugging Face; the WordPiece
 # tokenizer.json files of tests/data/wordpiece (ids and decode); byte offsets of a tokenizer.json of each kind on
-# non-ASCII lines (offsets/*). Details and the suites:
+# non-ASCII lines (offsets/*); sentence pairs' ids and type ids (pairs/*) and decode with skip_special_tokens
+# (skip-special/*). Details and the suites:
 # scripts/conformance_peer.mjs. Extra arguments go to it (e.g. `--only wordpiece`).
 #
 #   scripts/conformance.sh [TOKVEC_BINARY [--only PREFIX]]   (default build/tokvec; build it first)

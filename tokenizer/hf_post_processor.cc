@@ -37,7 +37,17 @@ absl::StatusOr<TokenId> PairId(const Json& node, const char* name, size_t vocab_
   return CheckedId(node[name][1], vocab_size, path, where + "[1]");
 }
 
-// One template ("single" or "pair"): the special tokens' ids before and after sequence A (pair: checked only).
+// A piece's "type_id": a small whole number, 0 when absent.
+absl::StatusOr<uint32_t> TypeId(const Json& node, const std::string& path, const std::string& key) {
+  if (!node.contains("type_id") || node["type_id"].is_null()) return 0;
+  if (!node["type_id"].is_number_unsigned() || node["type_id"].get<uint64_t>() > 0xFFFFFFFFu) {
+    return Error(path, key + ".type_id", fmt::format("expected a whole number, got {}", node["type_id"].dump()));
+  }
+  return static_cast<uint32_t>(node["type_id"].get<uint64_t>());
+}
+
+// One template ("single" or "pair"): the special tokens' ids before and after sequence A (single), or the pieces
+// in order into step->pair (pair).
 absl::Status ReadTemplate(const Json& node, const Json& specials, bool single, size_t vocab_size,
                           const std::string& path, const std::string& key, PostProcessor::Step* step) {
   if (!node.is_array()) return Error(path, key, "expected an array of {\"SpecialToken\"} and {\"Sequence\"}");
@@ -49,6 +59,11 @@ absl::Status ReadTemplate(const Json& node, const Json& specials, bool single, s
       const std::string id = piece["Sequence"].value("id", "");
       if (id != "A" && id != "B") return Error(path, where + ".Sequence.id", "expected \"A\" or \"B\"");
       if (single && id == "B") return Error(path, where, "a single template cannot hold sequence B");
+      TOKVEC_ASSIGN_OR_RETURN(const uint32_t type_id, TypeId(piece["Sequence"], path, where + ".Sequence"));
+      if (!single) {
+        step->pair->push_back({.kind = id == "A" ? TemplatePiece::kSequenceA : TemplatePiece::kSequenceB,
+                               .type_id = type_id});
+      }
       if (id == "A") {
         if (seen_a && single) return Error(path, where, "sequence A appears twice");
         seen_a = true;
@@ -64,12 +79,18 @@ absl::Status ReadTemplate(const Json& node, const Json& specials, bool single, s
       return Error(path, where + ".SpecialToken.id",
                    fmt::format("'{}' is not in the post-processor's special_tokens", name));
     }
+    TOKVEC_ASSIGN_OR_RETURN(const uint32_t type_id, TypeId(piece["SpecialToken"], path, where + ".SpecialToken"));
+    if (!single) step->pair->push_back({.kind = TemplatePiece::kTokens, .type_id = type_id});
     const Json& ids = specials[name].contains("ids") ? specials[name]["ids"] : Json();
     if (!ids.is_array()) return Error(path, fmt::format("post_processor.special_tokens.{}.ids", name), "expected an array");
     for (size_t k = 0; k < ids.size(); ++k) {
       TOKVEC_ASSIGN_OR_RETURN(
           TokenId id, CheckedId(ids[k], vocab_size, path, fmt::format("post_processor.special_tokens.{}.ids[{}]", name, k)));
-      if (single) (seen_a ? step->after : step->before).push_back(id);
+      if (single) {
+        (seen_a ? step->after : step->before).push_back(id);
+      } else {
+        step->pair->back().ids.push_back(id);
+      }
     }
   }
   if (single && !seen_a) return Error(path, key, "the single template has no sequence A ($A)");
@@ -91,6 +112,7 @@ absl::Status ReadStep(const Json& node, const std::string& path, const std::stri
     if (!node.contains("single")) return Error(path, key + ".single", "missing");
     TOKVEC_RETURN_IF_ERROR(ReadTemplate(node["single"], specials, true, vocab_size, path, key + ".single", &step));
     if (node.contains("pair") && !node["pair"].is_null()) {
+      step.pair.emplace();
       TOKVEC_RETURN_IF_ERROR(ReadTemplate(node["pair"], specials, false, vocab_size, path, key + ".pair", &step));
     }
     out->steps.push_back(std::move(step));
@@ -102,7 +124,15 @@ absl::Status ReadStep(const Json& node, const std::string& path, const std::stri
     }
     TOKVEC_ASSIGN_OR_RETURN(const TokenId cls, PairId(node, "cls", vocab_size, path, key));
     TOKVEC_ASSIGN_OR_RETURN(const TokenId sep, PairId(node, "sep", vocab_size, path, key));
-    out->steps.push_back({.kind = Step::kAddTokens, .before = {cls}, .after = {sep}});
+    // Hugging Face's pair layouts; RobertaProcessing gives every token type id 0, BertProcessing 1 to B's part.
+    using Piece = TemplatePiece;
+    const uint32_t b_type = type == "BertProcessing" ? 1 : 0;
+    std::vector<Piece> pair = {{.kind = Piece::kTokens, .ids = {cls}}, {.kind = Piece::kSequenceA},
+                               {.kind = Piece::kTokens, .ids = {sep}}};
+    if (type == "RobertaProcessing") pair.push_back({.kind = Piece::kTokens, .ids = {sep}});
+    pair.push_back({.kind = Piece::kSequenceB, .type_id = b_type});
+    pair.push_back({.kind = Piece::kTokens, .ids = {sep}, .type_id = b_type});
+    out->steps.push_back({.kind = Step::kAddTokens, .before = {cls}, .after = {sep}, .pair = std::move(pair)});
   } else if (type == "ByteLevel") {
     TOKVEC_ASSIGN_OR_RETURN(const bool trim, Flag(node, "trim_offsets", true, path, key));
     TOKVEC_ASSIGN_OR_RETURN(const bool prefix, Flag(node, "add_prefix_space", true, path, key));

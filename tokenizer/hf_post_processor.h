@@ -1,7 +1,8 @@
 // Reads Hugging Face tokenizer.json's "post_processor" into a PostProcessor (tokenizer/post_processor.h):
-//   TemplateProcessing {single, pair, special_tokens: {name: {id, ids, tokens}}}
-//   RobertaProcessing {sep: [text, id], cls: [text, id], trim_offsets, add_prefix_space}
-//   BertProcessing {sep: [text, id], cls: [text, id]}
+//   TemplateProcessing {single, pair, special_tokens: {name: {id, ids, tokens}}}: pieces {"SpecialToken": {id,
+//                      type_id}} / {"Sequence": {id: "A" | "B", type_id}}; "pair" into Step::pair (absent: none)
+//   RobertaProcessing {sep: [text, id], cls: [text, id], trim_offsets, add_prefix_space}: pair <s> A </s></s> B </s>
+//   BertProcessing {sep: [text, id], cls: [text, id]}: pair [CLS] A [SEP] B:1 [SEP]:1
 //   ByteLevel {trim_offsets, add_prefix_space}
 //   Sequence {processors: [...]}
 //

@@ -13,7 +13,8 @@
 //                     (tokenizer/added_token_matcher.h; normalized ones in the normalized text)
 //   post_processor    TemplateProcessing, RobertaProcessing, BertProcessing, ByteLevel, Sequence
 //                     (tokenizer/hf_post_processor.h): tokens added with EncodeOptions::add_special_tokens,
-//                     offsets trimmed always
+//                     offsets trimmed always; the pair template and type ids lay out sentence pairs
+//                     (tokenizer/pair_encoding.h)
 // Vocabulary entries spelled outside the byte alphabet (or empty) load as unreachable tokens (no input reaches
 // them; TokenizerSpec::unreachable_tokens), as Hugging Face loads them.
 // Other parts (truncation, padding; the decoder unless the model has affixes) do not change ids and are ignored.

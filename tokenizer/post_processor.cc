@@ -1,5 +1,7 @@
 #include "tokenizer/post_processor.h"
 
+#include "fmt/format.h"
+
 namespace tokvec {
 
 std::vector<TokenId> PostProcessor::SingleBefore() const {
@@ -17,6 +19,29 @@ std::vector<TokenId> PostProcessor::SingleAfter() const {
     if (step.kind == Step::kAddTokens) ids.insert(ids.end(), step.after.begin(), step.after.end());
   }
   return ids;
+}
+
+absl::StatusOr<std::vector<TemplatePiece>> PostProcessor::PairTemplate() const {
+  const Step* adding = nullptr;
+  for (const Step& step : steps) {
+    if (step.kind != Step::kAddTokens) continue;
+    if (adding != nullptr) {
+      return absl::FailedPreconditionError(fmt::format(
+          "the post-processor '{}' adds special tokens in more than one step; sentence pairs need a single one",
+          name));
+    }
+    adding = &step;
+  }
+  if (adding == nullptr) {
+    return std::vector<TemplatePiece>{{.kind = TemplatePiece::kSequenceA, .type_id = 0},
+                                      {.kind = TemplatePiece::kSequenceB, .type_id = 1}};
+  }
+  if (!adding->pair) {
+    return absl::FailedPreconditionError(
+        fmt::format("the post-processor '{}' has no pair template (\"pair\"), so it cannot encode sentence pairs",
+                    name));
+  }
+  return *adding->pair;
 }
 
 }  // namespace tokvec

@@ -5,19 +5,31 @@
 //   kTrimOffsets  ByteLevel's and RobertaProcessing's trim_offsets: a token's offsets leave out the spaces it
 //                 begins or ends with (the first token's single prefix space is kept when `add_prefix_space`).
 //                 Hugging Face runs it whether or not special tokens are added; ids do not change.
-// Pair templates are read and checked but not applied (tokvec encodes one sequence at a time).
+// A pair of sequences (Hugging Face's encode(a, b)) is laid out by PairTemplate(): the pieces of the kAddTokens
+// step's `pair` template (TemplateProcessing's "pair"; RobertaProcessing's <s> A </s></s> B </s>, all type id 0;
+// BertProcessing's [CLS] A [SEP] B [SEP], type ids 0 then 1), or A:0 B:1 when there is no kAddTokens step.
+// tokenizer/pair_encoding.h encodes pairs with it.
 //
 //   PostProcessor bert{{{.kind = PostProcessor::Step::kAddTokens, .before = {101}, .after = {102}}}};
 //   bert.SingleBefore();   // {101}
 #ifndef TOKVEC_TOKENIZER_POST_PROCESSOR_H_
 #define TOKVEC_TOKENIZER_POST_PROCESSOR_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "tokenizer/bpe_model.h"
 
 namespace tokvec {
+
+// One piece of a pair template: sequence A, sequence B, or special tokens; each token it gives has `type_id`.
+struct TemplatePiece {
+  enum Kind { kSequenceA, kSequenceB, kTokens } kind = kTokens;
+  std::vector<TokenId> ids;  // kTokens
+  uint32_t type_id = 0;
+};
 
 struct PostProcessor {
   struct Step {
@@ -25,6 +37,8 @@ struct PostProcessor {
     std::vector<TokenId> before;    // kAddTokens
     std::vector<TokenId> after;     // kAddTokens
     bool add_prefix_space = false;  // kTrimOffsets
+    // kAddTokens: the pair template (none for a TemplateProcessing without "pair").
+    std::optional<std::vector<TemplatePiece>> pair;
   };
   std::vector<Step> steps;
   std::string name;  // Hugging Face's type, e.g. "TemplateProcessing", for messages and `inspect`.
@@ -32,6 +46,10 @@ struct PostProcessor {
   // All ids the steps add before / after a single sequence's ids, in order.
   std::vector<TokenId> SingleBefore() const;
   std::vector<TokenId> SingleAfter() const;
+  // How a pair is laid out: the pair template of the kAddTokens step, or A:0 B:1 when there is none. Errors
+  // (FailedPrecondition): a TemplateProcessing without a pair template, or more than one kAddTokens step
+  // (a Sequence of two, which Hugging Face does not implement for pairs either).
+  absl::StatusOr<std::vector<TemplatePiece>> PairTemplate() const;
 };
 
 }  // namespace tokvec

@@ -102,6 +102,13 @@ struct EncodeOptions {
   bool add_special_tokens = false;
 };
 
+struct DecodeOptions {
+  // Leave out special tokens before decoding (Hugging Face's skip_special_tokens=True): the ids of the special
+  // tokens (SpecialToken::special; a tokenizer.json's non-special added tokens stay), and vocabulary tokens
+  // spelled as one (Hugging Face compares spellings).
+  bool skip_special_tokens = false;
+};
+
 // Everything a Tokenizer is made of; loaders fill it, Tokenizer::Create checks it.
 struct TokenizerSpec {
   ModelType type = ModelType::kByte;
@@ -157,6 +164,8 @@ class Tokenizer {
   size_t FindCut(std::string_view text, size_t limit, const EncodeOptions& options) const;
   // Errors: an id outside the vocabulary (OutOfRange, naming the id).
   absl::StatusOr<std::string> Decode(absl::Span<const TokenId> ids) const;
+  // Decode with options (tokenizer/decode_skip_special.cc).
+  absl::StatusOr<std::string> Decode(absl::Span<const TokenId> ids, const DecodeOptions& options) const;
 
   // How a token is shown: `er</w>` for word models, GPT-2's byte-to-unicode spelling for byte models
   // (`Ġt`), the vocabulary spelling for WordPiece models (`##ing`), the text of a special token.

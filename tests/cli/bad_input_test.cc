@@ -242,6 +242,16 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     wordpiece("post_template_unknown.json", bert + R"("post_processor": {"type": "TemplateProcessing",
         "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
         "special_tokens": {}}, )", small_vocab);
+    // Sentence pairs: the pair template (tokenizer/pair_encoding.h).
+    const std::string cls = R"("special_tokens": {"[CLS]": {"id": "[CLS]", "ids": [1], "tokens": ["a"]}}}, )";
+    const std::string single = R"("single": [{"SpecialToken": {"id": "[CLS]"}}, {"Sequence": {"id": "A"}}], )";
+    wordpiece("post_pair_unknown.json", bert + R"("post_processor": {"type": "TemplateProcessing", )" + single +
+        R"("pair": [{"Sequence": {"id": "A"}}, {"SpecialToken": {"id": "[SEP]"}}, {"Sequence": {"id": "B"}}], )" + cls,
+        small_vocab);
+    wordpiece("post_pair_type_id.json", bert + R"("post_processor": {"type": "TemplateProcessing", )" + single +
+        R"("pair": [{"Sequence": {"id": "A"}}, {"Sequence": {"id": "B", "type_id": "one"}}], )" + cls, small_vocab);
+    wordpiece("post_no_pair.json", bert + R"("post_processor": {"type": "TemplateProcessing", )" + single + cls,
+              small_vocab);
     // Model directories: a good one, then one with truncated weights and one with a malformed config.json.
     RunFixtureCommand({"init", "--tokenizer", (d / "byte.tokvec").string(), "--arch", "gpt2", "--d-model", "16",
                        "--heads", "2", "--layers", "1", "--max-len", "32", "--seed", "1", "-o",
@@ -518,6 +528,25 @@ const BadInput kDataRows[] = {
     BadInput("EncodePostProcessorTemplateUnknownToken",
              {"encode", "-m", "{dir}/wordpiece/post_template_unknown.json", "{dir}/corpus.txt"}, 1,
              "'[CLS]' is not in the post-processor's special_tokens"),
+    BadInput("EncodePairTemplateUnknownToken",
+             {"encode", "-m", "{dir}/wordpiece/post_pair_unknown.json", "{dir}/corpus.txt"}, 1,
+             "key 'post_processor.pair[1].SpecialToken.id': '[SEP]' is not in the post-processor's special_tokens"),
+    BadInput("EncodePairTemplateBadTypeId",
+             {"encode", "-m", "{dir}/wordpiece/post_pair_type_id.json", "{dir}/corpus.txt"}, 1,
+             "key 'post_processor.pair[1].Sequence.type_id': expected a whole number, got \"one\""),
+    BadInput("EncodePairsWithoutPairTemplate",
+             {"encode", "-m", "{dir}/wordpiece/post_no_pair.json", "--pairs", "--add-special-tokens"}, 1,
+             "line 1: the post-processor 'TemplateProcessing' has no pair template")
+        .Stdin("a\ta\n"),
+    BadInput("EncodePairsLineWithoutTab", {"encode", "-m", "{dir}/wordpiece/uncased.json", "--pairs"}, 1,
+             "line 2: --pairs expects text A, a tab, text B; the line has no tab")
+        .Stdin("a\tb\nno tab here\n"),
+    BadInput("EncodePairsLineWithTwoTabs", {"encode", "-m", "{dir}/wordpiece/uncased.json", "--pairs"}, 1,
+             "line 1: --pairs expects text A, a tab, text B; the line has more than one tab")
+        .Stdin("a\tb\tlabel\n"),
+    BadInput("DecodeSkipSpecialOutOfRange", {"decode", "-m", "{dir}/wordpiece/uncased.json", "--skip-special"}, 1,
+             "id 999999 (position 2, byte offset 2) is outside the vocabulary")
+        .Stdin("2 999999"),
     BadInput("EncodeWordPieceInvalidUtf8", {"encode", "-m", "{dir}/wordpiece/uncased.json", "{dir}/bad_utf8.txt"}, 1,
              "invalid UTF-8 at byte offset 6 (byte 0xC3); WordPiece models need UTF-8 text"),
     BadInput("EncodePreTokenizerUnknownType", {"encode", "-m", "{dir}/pretok/unknown_type.json", "{dir}/corpus.txt"},

@@ -19,6 +19,7 @@
 
 #include "tests/fuzz/fuzz_util.h"
 #include "tokenizer/bpe_model.h"
+#include "tokenizer/pair_encoding.h"
 #include "tokenizer/split_pattern.h"
 #include "tokenizer/tokenizer.h"
 
@@ -110,6 +111,23 @@ inline void ExerciseTokenizer(const Tokenizer& tokenizer, std::string_view text)
   }
   for (int b = 0; all_bytes && b < 256; ++b) all_bytes = tokenizer.bpe().Find(std::string(1, char(b))).has_value();
   if (all_bytes) FUZZ_CHECK(*decoded == text);
+  // The text as both halves of a sentence pair (the post-processor's pair template), and decoding without the
+  // special tokens.
+  const std::string_view half_b = text.substr(text.size() / 2);
+  absl::StatusOr<PairEncoding> pair =
+      EncodePair(tokenizer, text, half_b, EncodeOptions{.allow_all_special = true, .add_special_tokens = true});
+  if (pair.ok()) {
+    FUZZ_CHECK(pair->type_ids.size() == pair->ids.size() && pair->sequence_ids.size() == pair->ids.size() &&
+               pair->offsets.size() == pair->ids.size());
+    for (size_t i = 0; i < pair->ids.size(); ++i) {
+      FUZZ_CHECK(pair->ids[i] < tokenizer.vocab_size());
+      const int sequence = pair->sequence_ids[i];
+      FUZZ_CHECK(sequence >= -1 && sequence <= 1);
+      FUZZ_CHECK(pair->offsets[i].begin <= pair->offsets[i].end &&
+                 pair->offsets[i].end <= (sequence == 1 ? half_b.size() : text.size()));
+    }
+    FUZZ_CHECK(tokenizer.Decode(pair->ids, DecodeOptions{.skip_special_tokens = true}).ok());
+  }
 }
 
 }  // namespace tokvec::fuzz

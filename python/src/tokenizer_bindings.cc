@@ -1,4 +1,4 @@
-// tokvec.Tokenizer: load, encode (one text, a batch on C++ threads, with offsets), decode, vocabulary look-ups,
+// tokvec.Tokenizer: load, encode (one text, a batch on C++ threads, with offsets, a sentence pair), decode, vocabulary look-ups,
 // tiktoken-style aliases, and save in tokvec's, Hugging Face's and tiktoken's formats.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -17,6 +17,7 @@
 #include "python/src/bindings.h"
 #include "python/src/tokenizer_object.h"
 #include "tokenizer/formats.h"
+#include "tokenizer/pair_encoding.h"
 
 namespace tokvec::python {
 namespace {
@@ -54,26 +55,56 @@ py::list IdList(const std::vector<TokenId>& ids) {
   return py::reinterpret_steal<py::list>(list);
 }
 
-py::list Encode(const TokenizerObject& self, py::handle text, py::handle allowed) {
-  const EncodeOptions options = ParseAllowed(allowed);
+// The ids of one text; with add_special_tokens, the post-processor's tokens around them (Tokenizer::Encode).
+absl::Status EncodeOne(const Tokenizer& tokenizer, std::string_view text, const EncodeOptions& options,
+                       std::vector<TokenId>* ids) {
+  if (!options.add_special_tokens) return tokenizer.EncodeIds(text, options, ids);
+  absl::StatusOr<Encoding> encoding = tokenizer.Encode(text, options);
+  if (!encoding.ok()) return encoding.status();
+  *ids = std::move(encoding->ids);
+  return absl::OkStatus();
+}
+
+py::list Encode(const TokenizerObject& self, py::handle text, py::handle allowed, bool add_special_tokens) {
+  EncodeOptions options = ParseAllowed(allowed);
+  options.add_special_tokens = add_special_tokens;
   const std::string_view view = TextView(text);
   thread_local std::vector<TokenId> ids;
   ids.clear();
   absl::Status status;
   if (view.size() >= kReleaseGilBytes) {
     py::gil_scoped_release release;
-    status = self.tokenizer().EncodeIds(view, options, &ids);
+    status = EncodeOne(self.tokenizer(), view, options, &ids);
   } else {
-    status = self.tokenizer().EncodeIds(view, options, &ids);
+    status = EncodeOne(self.tokenizer(), view, options, &ids);
   }
   Check(status);
   return IdList(ids);
 }
 
+// (ids, type_ids) of a sentence pair laid out by the post-processor's pair template (tokenizer/pair_encoding.h).
+py::tuple EncodePairIds(const TokenizerObject& self, py::handle a, py::handle b, py::handle allowed,
+                        bool add_special_tokens) {
+  EncodeOptions options = ParseAllowed(allowed);
+  options.add_special_tokens = add_special_tokens;
+  const std::string_view first = TextView(a), second = TextView(b);
+  absl::StatusOr<PairEncoding> pair;
+  {
+    py::gil_scoped_release release;
+    pair = EncodePair(self.tokenizer(), first, second, options);
+  }
+  PairEncoding result = Check(std::move(pair));
+  py::list type_ids(result.type_ids.size());
+  for (size_t i = 0; i < result.type_ids.size(); ++i) type_ids[i] = result.type_ids[i];
+  return py::make_tuple(IdList(result.ids), type_ids);
+}
+
 // Each text on its own, over `num_threads` C++ threads (0: one per core) with the GIL released; the result is
 // the serial one for any thread count.
-py::list EncodeBatch(TokenizerObject& self, py::handle texts, int num_threads, py::handle allowed) {
-  const EncodeOptions options = ParseAllowed(allowed);
+py::list EncodeBatch(TokenizerObject& self, py::handle texts, int num_threads, py::handle allowed,
+                     bool add_special_tokens) {
+  EncodeOptions options = ParseAllowed(allowed);
+  options.add_special_tokens = add_special_tokens;
   if (PyUnicode_Check(texts.ptr()) || PyBytes_Check(texts.ptr())) {
     throw py::type_error("encode_batch takes a list of texts; use encode for one text");
   }
@@ -89,7 +120,7 @@ py::list EncodeBatch(TokenizerObject& self, py::handle texts, int num_threads, p
     int threads = num_threads > 0 ? num_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     threads = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), std::max<size_t>(n, 1)));
     auto encode_range = [&](size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i) errors[i] = self.tokenizer().EncodeIds(views[i], options, &results[i]);
+      for (size_t i = begin; i < end; ++i) errors[i] = EncodeOne(self.tokenizer(), views[i], options, &results[i]);
     };
     if (threads <= 1) {
       encode_range(0, n);
@@ -145,12 +176,12 @@ py::tuple EncodeWithOffsets(const TokenizerObject& self, py::handle text, py::ha
   return py::make_tuple(IdList(result.ids), offsets);
 }
 
-std::string DecodeBytes(const TokenizerObject& self, const std::vector<TokenId>& ids) {
-  return Check(self.tokenizer().Decode(ids));
+std::string DecodeBytes(const TokenizerObject& self, const std::vector<TokenId>& ids, bool skip_special_tokens) {
+  return Check(self.tokenizer().Decode(ids, DecodeOptions{.skip_special_tokens = skip_special_tokens}));
 }
 
-py::str DecodeText(const TokenizerObject& self, const std::vector<TokenId>& ids) {
-  const std::string bytes = DecodeBytes(self, ids);
+py::str DecodeText(const TokenizerObject& self, const std::vector<TokenId>& ids, bool skip_special_tokens) {
+  const std::string bytes = DecodeBytes(self, ids, skip_special_tokens);
   PyObject* text = PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), "replace");
   if (text == nullptr) throw py::error_already_set();
   return py::reinterpret_steal<py::str>(text);
@@ -221,33 +252,41 @@ void RegisterTokenizer(py::module_& m) {
           "Loads a tokvec model, a .tiktoken file (pattern: split preset or regex for an unknown name), GPT-2's "
           "vocab.json (+ merges.txt beside it), a Hugging Face tokenizer.json, or a directory holding one.")
       .def("encode", &Encode, py::arg("text"), py::arg("allowed_special") = py::tuple(),
-           "Ids of a str or bytes. Special-token text is ordinary unless allowed_special is \"all\" or holds it.")
+           py::arg("add_special_tokens") = false,
+           "Ids of a str or bytes. Special-token text is ordinary unless allowed_special is \"all\" or holds it. "
+           "add_special_tokens: the tokenizer.json post-processor's tokens around the text ([CLS] ... [SEP]), as "
+           "Hugging Face's add_special_tokens=True.")
       .def("encode_ordinary",
-           [](const TokenizerObject& self, py::handle text) { return Encode(self, text, py::none()); },
+           [](const TokenizerObject& self, py::handle text) { return Encode(self, text, py::none(), false); },
            py::arg("text"), "encode without special tokens (tiktoken's name).")
+      .def("encode_pair", &EncodePairIds, py::arg("a"), py::arg("b"), py::arg("allowed_special") = py::tuple(),
+           py::arg("add_special_tokens") = false,
+           "(ids, type_ids) of a sentence pair as Hugging Face's encode(a, b): the post-processor's pair template "
+           "([CLS] a [SEP] b [SEP] with add_special_tokens), type ids 0 for a and 1 for b.")
       .def("encode_batch", &EncodeBatch, py::arg("texts"), py::arg("num_threads") = 0,
-           py::arg("allowed_special") = py::tuple(),
+           py::arg("allowed_special") = py::tuple(), py::arg("add_special_tokens") = false,
            "Ids of each text, encoded on num_threads C++ threads (0: one per core) with the GIL released; the "
            "same as encoding them one by one.")
       .def("encode_ordinary_batch",
            [](TokenizerObject& self, py::handle texts, int num_threads) {
-             return EncodeBatch(self, texts, num_threads, py::none());
+             return EncodeBatch(self, texts, num_threads, py::none(), false);
            },
            py::arg("texts"), py::arg("num_threads") = 0, "encode_batch without special tokens.")
       .def("encode_with_offsets", &EncodeWithOffsets, py::arg("text"), py::arg("allowed_special") = py::tuple(),
            "(ids, [(begin, end)]): character offsets into a str, byte offsets into bytes.")
-      .def("decode", &DecodeText, py::arg("ids"),
-           "Text of ids; bytes that are not UTF-8 (part of a character) become U+FFFD, as in tiktoken.")
-      .def("decode_bytes", [](const TokenizerObject& self, const std::vector<TokenId>& ids) {
-             return py::bytes(DecodeBytes(self, ids));
-           }, py::arg("ids"), "The exact bytes of ids.")
+      .def("decode", &DecodeText, py::arg("ids"), py::arg("skip_special_tokens") = false,
+           "Text of ids; bytes that are not UTF-8 (part of a character) become U+FFFD, as in tiktoken. "
+           "skip_special_tokens leaves special tokens out, as Hugging Face's.")
+      .def("decode_bytes", [](const TokenizerObject& self, const std::vector<TokenId>& ids, bool skip) {
+             return py::bytes(DecodeBytes(self, ids, skip));
+           }, py::arg("ids"), py::arg("skip_special_tokens") = false, "The exact bytes of ids.")
       .def("decode_batch",
-           [](const TokenizerObject& self, const std::vector<std::vector<TokenId>>& batch) {
+           [](const TokenizerObject& self, const std::vector<std::vector<TokenId>>& batch, bool skip) {
              py::list out(batch.size());
-             for (size_t i = 0; i < batch.size(); ++i) out[i] = DecodeText(self, batch[i]);
+             for (size_t i = 0; i < batch.size(); ++i) out[i] = DecodeText(self, batch[i], skip);
              return out;
            },
-           py::arg("batch"), "decode of each id list.")
+           py::arg("batch"), py::arg("skip_special_tokens") = false, "decode of each id list.")
       .def("token_to_id", &TokenizerObject::TokenToId, py::arg("token"),
            "The id of a token spelled as id_to_token shows it (GPT-2's byte spelling, e.g. 'Ġworld'), or None.")
       .def("id_to_token",

@@ -182,6 +182,8 @@ def test_no_crash_on_any_argument(shared, tiny_model):
     values = [None, 0, -1, 2**70, 1.5, "", "x", "\ud800", b"\xff\xfe", [], [1, 2], [-5], [2**40], [[1]], [["a"]],
               ("a", b"b"), {"a": 1}, object(), iter(["a"]), "all", {"<|endoftext|>"}]
     calls = [tok.encode, tok.encode_ordinary, tok.encode_batch, tok.encode_with_offsets, tok.decode,
+             lambda v: tok.encode_pair(v, v), lambda v: tok.encode_pair("a", "b", add_special_tokens=v),
+             lambda v: tok.decode([1, 50256], skip_special_tokens=v),
              tok.decode_bytes, tok.decode_batch, tok.token_to_id, tok.id_to_token, model.tokenize, model.embed,
              model.token_vectors, lambda v: model.attention(v, 0, 0), lambda v: tok.encode("a", allowed_special=v),
              lambda v: tok.encode_batch(["a"], num_threads=v), lambda v: model.embed(["a"], pooling="mean",
@@ -195,3 +197,30 @@ def test_no_crash_on_any_argument(shared, tiny_model):
                 pass
             outcomes += 1
     assert outcomes == len(calls) * len(values)
+
+
+def test_pairs_special_tokens_and_skip_special_as_hugging_face():
+    """encode(add_special_tokens), encode_pair and decode(skip_special_tokens) against Hugging Face's ids, type ids
+    and decode (tests/data/pairs/golden.json, written by scripts/gen_pairs_files.mjs with tokenizers 0.23.2)."""
+    import json
+    import pathlib
+    data = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data"
+    cases = json.loads((data / "pairs" / "golden.json").read_text(encoding="utf-8"))["cases"]
+    loaded, checked = {}, 0
+    for case in cases:
+        tok = loaded.setdefault(case["file"], tokvec.Tokenizer.load(str(data / case["file"])))
+        for key, add in (("plain", False), ("with_specials", True)):
+            ids, type_ids = tok.encode_pair(case["a"], case["b"], allowed_special="all", add_special_tokens=add)
+            assert ids == case[key]["ids"], (case["file"], key, case["a"])
+            assert type_ids == case[key]["type_ids"], (case["file"], key, case["a"])
+            checked += 1
+        if "decoded_skip_special" in case:
+            assert tok.decode(case["with_specials"]["ids"], skip_special_tokens=True) == case["decoded_skip_special"]
+    assert checked >= 100
+    # A single text with the post-processor's tokens: BERT's [CLS] ... [SEP] around the plain ids.
+    bert = tokvec.Tokenizer.load(str(data / "wordpiece" / "uncased.json"))
+    plain = bert.encode("hello world")
+    cls, sep = bert.token_to_id("[CLS]"), bert.token_to_id("[SEP]")
+    assert bert.encode("hello world", add_special_tokens=True) == [cls] + plain + [sep]
+    assert bert.encode_batch(["hello world", "a"], add_special_tokens=True)[0] == [cls] + plain + [sep]
+    assert bert.decode([cls] + plain + [sep], skip_special_tokens=True) == "hello world"

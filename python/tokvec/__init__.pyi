@@ -17,17 +17,22 @@ class Tokenizer:
     @staticmethod
     def load(path: str, pattern: Optional[str] = None) -> Tokenizer:
         """A tokvec model, a .tiktoken file, GPT-2 vocab.json (+ merges.txt), tokenizer.json or a directory."""
-    def encode(self, text: _Text, allowed_special: _Allowed = ()) -> list[int]: ...
+    def encode(self, text: _Text, allowed_special: _Allowed = (), add_special_tokens: bool = False) -> list[int]:
+        """add_special_tokens: the tokenizer.json post-processor's tokens around the text, as Hugging Face's."""
     def encode_ordinary(self, text: _Text) -> list[int]: ...
-    def encode_batch(self, texts: Iterable[_Text], num_threads: int = 0, allowed_special: _Allowed = ()) -> list[list[int]]:
+    def encode_pair(self, a: _Text, b: _Text, allowed_special: _Allowed = (),
+                    add_special_tokens: bool = False) -> tuple[list[int], list[int]]:
+        """(ids, type_ids) of a sentence pair laid out by the post-processor's pair template, as Hugging Face's."""
+    def encode_batch(self, texts: Iterable[_Text], num_threads: int = 0, allowed_special: _Allowed = (),
+                     add_special_tokens: bool = False) -> list[list[int]]:
         """Each text on its own, on num_threads C++ threads (0: one per core); equals encoding one by one."""
     def encode_ordinary_batch(self, texts: Iterable[_Text], num_threads: int = 0) -> list[list[int]]: ...
     def encode_with_offsets(self, text: _Text, allowed_special: _Allowed = ()) -> tuple[list[int], list[tuple[int, int]]]:
         """Ids and [begin, end) offsets: characters for str input, bytes for bytes input."""
-    def decode(self, ids: Sequence[int]) -> str:
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool = False) -> str:
         """Invalid UTF-8 (a token holding part of a character) becomes U+FFFD, as in tiktoken."""
-    def decode_bytes(self, ids: Sequence[int]) -> bytes: ...
-    def decode_batch(self, batch: Sequence[Sequence[int]]) -> list[str]: ...
+    def decode_bytes(self, ids: Sequence[int], skip_special_tokens: bool = False) -> bytes: ...
+    def decode_batch(self, batch: Sequence[Sequence[int]], skip_special_tokens: bool = False) -> list[str]: ...
     def token_to_id(self, token: str) -> Optional[int]:
         """The id of a token as id_to_token spells it (`Ġworld`, `er</w>`, `<|endoftext|>`); None if absent."""
     def id_to_token(self, id: int) -> Optional[str]: ...

@@ -12,7 +12,6 @@ namespace {
 
 constexpr int kRowsPerKernel = 6;     // rows x kPanelsPerKernel panels = 24 f32 accumulators of the 32 registers
 constexpr int kPanelsPerKernel = 4;   // 64 outputs
-constexpr int64_t kRowBlockBytes = 256 * 1024;  // bf16 activations of one row block, reused from L2 by every panel
 
 // Every row r < rows of x ([rows, in], row stride ldx) as bf16 into xb (row stride 2·pairs bf16, pre-zeroed).
 __attribute__((target("avx512f,avx512bf16,avx512bw,avx512vl"))) void RoundRows(const float* x, int64_t ldx,
@@ -99,27 +98,20 @@ void Bf16TileInto(const float* x, int64_t ldx, int64_t rows, const Bf16PackedWei
   thread_local std::vector<uint32_t> xb;  // [padded_rows, pairs] bf16 pairs; rows past `rows` stay zero
   xb.assign(static_cast<size_t>(padded_rows * pairs), 0);
   RoundRows(x, ldx, rows, w.in, reinterpret_cast<uint16_t*>(xb.data()), pairs);
-  const int64_t block_rows =
-      std::max<int64_t>(1, kRowBlockBytes / (pairs * 4 * kRowsPerKernel)) * kRowsPerKernel;
-  const int64_t panels = PanelCount(cols), panel0 = col0 / kPanelWidth;
-  for (int64_t m0 = 0; m0 < rows; m0 += block_rows) {
-    const int64_t m1 = std::min(rows, m0 + block_rows);
-    for (int64_t p = 0; p < panels; p += kPanelsPerKernel) {
-      const uint16_t* wp = w.data.data() + (panel0 + p) * panel_stride;
-      const int64_t left_cols = cols - p * kPanelWidth;
-      for (int64_t r0 = m0; r0 < m1; r0 += kRowsPerKernel) {
-        const uint32_t* xr = xb.data() + r0 * pairs;
-        float* yr = y + r0 * ldy + p * kPanelWidth;
-        const int rows_here = static_cast<int>(std::min<int64_t>(kRowsPerKernel, m1 - r0));
-        switch (std::min<int64_t>(kPanelsPerKernel, panels - p)) {
-          case 4: Kernel<4>(xr, pairs, wp, panel_stride, yr, ldy, rows_here, left_cols); break;
-          case 3: Kernel<3>(xr, pairs, wp, panel_stride, yr, ldy, rows_here, left_cols); break;
-          case 2: Kernel<2>(xr, pairs, wp, panel_stride, yr, ldy, rows_here, left_cols); break;
-          default: Kernel<1>(xr, pairs, wp, panel_stride, yr, ldy, rows_here, left_cols); break;
-        }
-      }
+  const int64_t panel0 = col0 / kPanelWidth;
+  ForEachKernelCall(rows, cols, pairs * 4, kRowsPerKernel, kPanelsPerKernel,
+                    [&](int64_t r0, int64_t p, int rows_here, int panels_here) {
+    const uint16_t* wp = w.data.data() + (panel0 + p) * panel_stride;
+    const uint32_t* xr = xb.data() + r0 * pairs;
+    float* yr = y + r0 * ldy + p * kPanelWidth;
+    const int64_t left_cols = cols - p * kPanelWidth;
+    switch (panels_here) {
+      case 4: Kernel<4>(xr, pairs, wp, panel_stride, yr, ldy, rows_here, left_cols); break;
+      case 3: Kernel<3>(xr, pairs, wp, panel_stride, yr, ldy, rows_here, left_cols); break;
+      case 2: Kernel<2>(xr, pairs, wp, panel_stride, yr, ldy, rows_here, left_cols); break;
+      default: Kernel<1>(xr, pairs, wp, panel_stride, yr, ldy, rows_here, left_cols); break;
     }
-  }
+  });
 }
 
 }  // namespace tokvec

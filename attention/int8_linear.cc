@@ -13,7 +13,6 @@ namespace {
 
 constexpr int kRowsPerKernel = 6;     // rows x kPanelsPerKernel panels = 24 int32 accumulators of the 32 registers
 constexpr int kPanelsPerKernel = 4;   // 64 outputs
-constexpr int64_t kRowBlockBytes = 256 * 1024;  // u8 activations of one row block, reused from L2 by every panel
 
 // Row r < rows of x ([rows, in], row stride ldx) -> xq row r (row stride 4·quads bytes, pre-zeroed):
 // round(x / t_r) + 128, with t_r = max |x[r, :]| / 127 stored in row_scales[r] (0 for an all-zero row).
@@ -117,30 +116,23 @@ void Int8TileInto(const float* x, int64_t ldx, int64_t rows, const Int8PackedWei
   xq.assign(static_cast<size_t>(padded_rows * quads * 4), 0);
   row_scales.assign(static_cast<size_t>(padded_rows), 0.0f);
   QuantizeRows(x, ldx, rows, w.in, xq.data(), quads, row_scales.data());
-  const int64_t block_rows =
-      std::max<int64_t>(1, kRowBlockBytes / (quads * 4 * kRowsPerKernel)) * kRowsPerKernel;
-  const int64_t panels = PanelCount(cols), panel0 = col0 / kPanelWidth;
-  for (int64_t m0 = 0; m0 < rows; m0 += block_rows) {
-    const int64_t m1 = std::min(rows, m0 + block_rows);
-    for (int64_t p = 0; p < panels; p += kPanelsPerKernel) {
-      const int8_t* wp = w.data.data() + (panel0 + p) * panel_stride;
-      const int32_t* offsets = w.offsets.data() + (panel0 + p) * kPanelWidth;
-      const float* scales = w.scales.data() + (panel0 + p) * kPanelWidth;
-      const int64_t left_cols = cols - p * kPanelWidth;
-      for (int64_t r0 = m0; r0 < m1; r0 += kRowsPerKernel) {
-        const uint8_t* xr = xq.data() + r0 * quads * 4;
-        float* yr = y + r0 * ldy + p * kPanelWidth;
-        const float* ts = row_scales.data() + r0;
-        const int rows_here = static_cast<int>(std::min<int64_t>(kRowsPerKernel, m1 - r0));
-        switch (std::min<int64_t>(kPanelsPerKernel, panels - p)) {
-          case 4: Kernel<4>(xr, quads, wp, panel_stride, offsets, scales, ts, yr, ldy, rows_here, left_cols); break;
-          case 3: Kernel<3>(xr, quads, wp, panel_stride, offsets, scales, ts, yr, ldy, rows_here, left_cols); break;
-          case 2: Kernel<2>(xr, quads, wp, panel_stride, offsets, scales, ts, yr, ldy, rows_here, left_cols); break;
-          default: Kernel<1>(xr, quads, wp, panel_stride, offsets, scales, ts, yr, ldy, rows_here, left_cols); break;
-        }
-      }
+  const int64_t panel0 = col0 / kPanelWidth;
+  ForEachKernelCall(rows, cols, quads * 4, kRowsPerKernel, kPanelsPerKernel,
+                    [&](int64_t r0, int64_t p, int rows_here, int panels_here) {
+    const int8_t* wp = w.data.data() + (panel0 + p) * panel_stride;
+    const int32_t* offsets = w.offsets.data() + (panel0 + p) * kPanelWidth;
+    const float* scales = w.scales.data() + (panel0 + p) * kPanelWidth;
+    const uint8_t* xr = xq.data() + r0 * quads * 4;
+    const float* ts = row_scales.data() + r0;
+    float* yr = y + r0 * ldy + p * kPanelWidth;
+    const int64_t left_cols = cols - p * kPanelWidth;
+    switch (panels_here) {
+      case 4: Kernel<4>(xr, quads, wp, panel_stride, offsets, scales, ts, yr, ldy, rows_here, left_cols); break;
+      case 3: Kernel<3>(xr, quads, wp, panel_stride, offsets, scales, ts, yr, ldy, rows_here, left_cols); break;
+      case 2: Kernel<2>(xr, quads, wp, panel_stride, offsets, scales, ts, yr, ldy, rows_here, left_cols); break;
+      default: Kernel<1>(xr, quads, wp, panel_stride, offsets, scales, ts, yr, ldy, rows_here, left_cols); break;
     }
-  }
+  });
 }
 
 }  // namespace tokvec

@@ -71,6 +71,20 @@ absl::StatusOr<std::unique_ptr<LowPrecisionWeights>> PackLowPrecision(const Line
   return packed;
 }
 
+absl::StatusOr<std::vector<std::unique_ptr<LowPrecisionWeights>>> PackLayers(const std::vector<LinearWeights*>& layers,
+                                                                             LinearDtype dtype) {
+  std::vector<std::unique_ptr<LowPrecisionWeights>> packed;
+  if (dtype != LinearDtype::kF32) {
+    for (const LinearWeights* w : layers) {
+      absl::StatusOr<std::unique_ptr<LowPrecisionWeights>> one = PackLowPrecision(*w, dtype);
+      if (!one.ok()) return one.status();
+      packed.push_back(std::move(*one));
+    }
+  }
+  for (size_t i = 0; i < layers.size(); ++i) layers[i]->low = packed.empty() ? nullptr : packed[i].get();
+  return packed;
+}
+
 void LowPrecisionTileInto(const float* x, int64_t ldx, int64_t rows, const LowPrecisionWeights& w, int64_t col0,
                           int64_t cols, float* y, int64_t ldy) {
   if (w.dtype == LinearDtype::kBf16) {

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -52,6 +53,11 @@ struct LowPrecisionWeights {
 
 // Packs w (any layout and row stride) for `dtype` (kBf16 or kInt8; kF32 is InvalidArgument). Checks the CPU.
 absl::StatusOr<std::unique_ptr<LowPrecisionWeights>> PackLowPrecision(const LinearWeights& w, LinearDtype dtype);
+
+// Packs every layer of `layers` for `dtype` and points its `low` at the packing, which the caller keeps (kF32:
+// clears `low`, returns nothing). On an error no layer changes.
+absl::StatusOr<std::vector<std::unique_ptr<LowPrecisionWeights>>> PackLayers(const std::vector<LinearWeights*>& layers,
+                                                                             LinearDtype dtype);
 
 // Unchecked: y[r, c] += Σ_i x[r, i]·W[i, col0 + c] for r < rows, c < cols, in w's precision. x: [rows, in] with
 // row stride ldx; y: row stride ldy. col0 is a multiple of 16 (TiledLinearInto's column tiles are).

@@ -33,17 +33,9 @@ std::vector<const LinearWeights*> Model::LinearLayers() const {
 absl::Status Model::UseLinearDtype(LinearDtype dtype) {
   if (dtype == linear_dtype_) return absl::OkStatus();
   if (absl::Status status = CheckCpuSupports(dtype); !status.ok()) return status;
-  std::vector<std::unique_ptr<LowPrecisionWeights>> packed;
-  std::vector<LinearWeights*> layers = LinearLayers();
-  if (dtype != LinearDtype::kF32) {
-    for (LinearWeights* w : layers) {
-      absl::StatusOr<std::unique_ptr<LowPrecisionWeights>> one = PackLowPrecision(*w, dtype);
-      if (!one.ok()) return one.status();
-      packed.push_back(std::move(*one));
-    }
-  }
-  for (size_t i = 0; i < layers.size(); ++i) layers[i]->low = packed.empty() ? nullptr : packed[i].get();
-  low_weights_ = std::move(packed);
+  absl::StatusOr<std::vector<std::unique_ptr<LowPrecisionWeights>>> packed = PackLayers(LinearLayers(), dtype);
+  if (!packed.ok()) return packed.status();
+  low_weights_ = std::move(*packed);
   linear_dtype_ = dtype;
   return absl::OkStatus();
 }

@@ -679,6 +679,11 @@ const BadInput kDataRows[] = {
     BadInput("EmbedDtypeUnsupportedCpu", {"embed", "-m", "{dir}/model", "--dtype", "bf16", "{dir}/corpus.txt"}, 1,
              "--dtype bf16 needs a CPU with AVX-512 BF16 (avx512bf16)")
         .Env("TOKVEC_DISABLE_CPU_FEATURES", "avx512bf16"),
+    BadInput("BenchLayerDtypeUnsupportedCpu", {"bench", "layer", "--dtype", "int8", "--d-model", "32", "--heads", "4",
+                                              "--ff", "64", "--batch", "1", "--seq-len", "4"}, 1,
+             "--dtype int8 needs a CPU with AVX-512 VNNI (avx512vnni)")
+        .Env("TOKVEC_DISABLE_CPU_FEATURES", "avx512vnni"),
+    BadInput("BenchLayerUnknownDtype", {"bench", "layer", "--dtype", "f16"}, 2, "--dtype: f16 not in {f32,bf16,int8}"),
     BadInput("EmbedUnknownPositionType", {"embed", "-m", "{dir}/alibi_model", "{dir}/corpus.txt"}, 1,
              "position_embedding_type"),
     BadInput("EmbedUnknownAttentionKind", {"embed", "-m", "{dir}/unknown_attention_model", "{dir}/corpus.txt"}, 1,

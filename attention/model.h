@@ -58,6 +58,7 @@
 
 #include "absl/status/statusor.h"
 #include "attention/decoder_block.h"
+#include "attention/low_precision_linear.h"
 #include "attention/model_config.h"
 #include "attention/transformer_block.h"
 #include "embeddings/safetensors.h"
@@ -92,6 +93,15 @@ class Model {
   // OutOfRange naming both; an id >= vocab_size is InvalidArgument naming it. Thread-safe (const).
   absl::StatusOr<ModelOutput> Forward(std::span<const uint32_t> ids, const ForwardOptions& options = {}) const;
 
+  // Packs every big linear layer (attention projections, feed-forward; the decoders' q/k/v/o/gate/up/down) in
+  // `dtype` (low_precision_linear.h) and runs them so from then on; embeddings, norms and attention stay f32.
+  // kF32 is a no-op. FailedPrecondition when the CPU lacks the instructions. Call before sharing the model
+  // between threads (model_dtype.cc).
+  absl::Status UseLinearDtype(LinearDtype dtype);
+  LinearDtype linear_dtype() const { return linear_dtype_; }
+  // Bytes of the big linear layers' weights as they run: f32, or their bf16 / int8 packing (scales included).
+  size_t LinearWeightBytes() const;
+
   // Several sequences of one length at once (attention/batched_block.h: the projections and feed-forward run as
   // single GEMMs over all B·T rows): hidden states [B] x [T, D], the same as Forward on each sequence within
   // 1e-5. Sequences of different lengths are InvalidArgument. No attention weights.
@@ -117,6 +127,11 @@ class Model {
   // llama / qwen2 / qwen3: the RMSNorm / RoPE / GQA / SwiGLU stack instead of stack_.
   absl::Status BindDecoder();
   DecoderStack decoder_;
+  // Every big linear layer of stack_ / decoder_ (model_dtype.cc), and their packings for UseLinearDtype.
+  std::vector<LinearWeights*> LinearLayers();
+  std::vector<const LinearWeights*> LinearLayers() const;
+  LinearDtype linear_dtype_ = LinearDtype::kF32;
+  std::vector<std::unique_ptr<LowPrecisionWeights>> low_weights_;
 };
 
 }  // namespace tokvec

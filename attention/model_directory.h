@@ -53,6 +53,8 @@ class ModelDirectory {
 
   const Tokenizer& tokenizer() const { return *tokenizer_; }
   const Model& model() const { return *model_; }
+  // The model's big linear layers in bf16 / int8 (Model::UseLinearDtype); before sharing the directory.
+  absl::Status UseLinearDtype(LinearDtype dtype) { return model_->UseLinearDtype(dtype); }
   const std::string& path() const { return path_; }
   // From modules.json, when the directory is a sentence-transformers model.
   const std::optional<SentenceTransformersPooling>& sentence_pooling() const { return sentence_pooling_; }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attention/gelu_avx512.h"
+#include "attention/tiled_linear.h"
 #include "fmt/format.h"
 
 // OpenBLAS's own shutdown of its thread pool (it calls it at fork and at exit).
@@ -65,6 +66,7 @@ void ParallelFor(int64_t n, int threads, const std::function<void(int64_t)>& fn)
 
 LinearWeights SliceOutputs(const LinearWeights& w, int64_t begin, int64_t count) {
   LinearWeights slice = w;
+  slice.low = nullptr;  // packed for the whole layer only
   if (w.layout == WeightLayout::kOutIn) {
     slice.weight = {w.weight.data + begin * w.ld(), count, w.weight.cols};
     slice.row_stride = w.ld();
@@ -92,6 +94,10 @@ absl::Status ValidateLinear(const LinearWeights& w, int64_t in, int64_t out, std
 }
 
 void LinearInto(MatrixView x, const LinearWeights& w, float* y, int threads) {
+  if (w.low != nullptr) {  // bf16 / int8 kernels (low_precision_linear.h)
+    TiledLinearInto(x, w, y, threads);
+    return;
+  }
   UseSingleThreadedBlas();
   const int64_t in = w.in_features(), out = w.out_features();
   const CBLAS_TRANSPOSE trans_w = w.layout == WeightLayout::kOutIn ? CblasTrans : CblasNoTrans;

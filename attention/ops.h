@@ -23,6 +23,8 @@
 
 namespace tokvec {
 
+struct LowPrecisionWeights;  // attention/low_precision_linear.h
+
 // How a linear layer's weight matrix is laid out.
 enum class WeightLayout {
   kOutIn,  // nn.Linear: weight [out, in], y = x·Wᵀ + b (PyTorch, BERT, nn.MultiheadAttention's in_proj).
@@ -37,6 +39,9 @@ struct LinearWeights {
   // Floats between consecutive rows of `weight`; 0 means weight.cols. Lets a view select some output columns of
   // a wider kInOut matrix (e.g. the query third of GPT-2's fused c_attn) without copying.
   int64_t row_stride = 0;
+  // When set, TiledLinearInto runs this bf16 / int8 packing of `weight` instead (low_precision_linear.h); owned by
+  // the model, immutable. `weight` stays the f32 original (SliceOutputs views drop `low` and use it).
+  const LowPrecisionWeights* low = nullptr;
 
   int64_t in_features() const { return layout == WeightLayout::kOutIn ? weight.cols : weight.rows; }
   int64_t out_features() const { return layout == WeightLayout::kOutIn ? weight.rows : weight.cols; }

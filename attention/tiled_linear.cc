@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attention/layer_norm_rows.h"
+#include "attention/low_precision_linear.h"
 
 namespace tokvec {
 namespace {
@@ -93,7 +94,9 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
         std::fill_n(y_row, cols, 0.0f);
       }
     }
-    if (in > 0) {
+    if (in > 0 && w.low != nullptr) {
+      LowPrecisionTileInto(x_block, x.cols, rows, *w.low, col0, cols, y_block, out);  // bf16 / int8
+    } else if (in > 0) {
       const bool out_in = w.layout == WeightLayout::kOutIn;
       // kOutIn: weight rows [col0, col0 + cols) are the tile's outputs, y += x · W_tileᵀ;
       // kInOut: weight columns [col0, col0 + cols), y += x · W_tile.

@@ -43,6 +43,7 @@
 #include "attention/flash_attention.h"
 #include "attention/kernel_attention.h"
 #include "attention/kind_attention.h"
+#include "attention/low_precision_linear.h"
 #include "attention/ops.h"
 #include "attention/scaled_dot_product.h"
 #include "attention/sparse_pattern.h"
@@ -71,6 +72,7 @@ struct AttentionBenchOptions {
 };
 
 struct LayerBenchOptions {
+  std::string dtype = "f32";
   int64_t d_model = 768;
   int64_t n_heads = 12;
   int64_t ff = 3072;
@@ -330,6 +332,14 @@ absl::Status RunLayerBench(const LayerBenchOptions& o) {
   const BlockConfig config{.n_heads = o.n_heads, .norm = NormPlacement::kPostLN, .activation = Activation::kRelu,
                            .causal = false, .rotary = std::nullopt};
   if (absl::Status s = ValidateTransformerBlock(p->weights, config, o.d_model, "bench layer"); !s.ok()) return s;
+  TOKVEC_ASSIGN_OR_RETURN(const LinearDtype dtype, ParseLinearDtype(o.dtype));
+  std::vector<LinearWeights*> linears;  // the layer's projections and feed-forward (low_precision_linear.h)
+  for (LinearWeights* w : {&p->weights.attention.qkv, &p->weights.attention.q, &p->weights.attention.k,
+                           &p->weights.attention.v, &p->weights.attention.out, &p->weights.feed_forward.up,
+                           &p->weights.feed_forward.down}) {
+    if (!w->empty()) linears.push_back(w);
+  }
+  TOKVEC_ASSIGN_OR_RETURN(const std::vector<std::unique_ptr<LowPrecisionWeights>> packed, PackLayers(linears, dtype));
   NormalSampler sampler(o.seed + 1);
   const Matrix x_random = sampler.Matrix(o.batch * o.seq_len, o.d_model, 1.0f);  // [B·T, D]
   // The batched path's input and output start on a 64-byte cache line, as its workspace buffers do (a model
@@ -370,7 +380,7 @@ absl::Status RunLayerBench(const LayerBenchOptions& o) {
   nlohmann::json line = {{"bench", "layer"},       {"method", o.method},
                          {"d_model", o.d_model},   {"heads", o.n_heads},
                          {"ff", o.ff},             {"batch", o.batch},
-                         {"seq_len", o.seq_len},   {"threads", o.threads},
+                         {"seq_len", o.seq_len},   {"threads", o.threads},     {"dtype", o.dtype},
                          {"repeats", o.repeats},   {"ms", ms},
                          {"tokens_per_s", tokens / (ms / 1000.0)}, {"peak_rss_mb", PeakRssMb()}};
   std::printf("%s\n", line.dump().c_str());
@@ -420,6 +430,9 @@ void RegisterBenchCommand(CLI::App& app, CommandAction* action) {
   layer->add_option("--threads", l->threads, "Threads")->capture_default_str();
   layer->add_option("--repeats", l->repeats, "Timed runs (median reported)")->capture_default_str();
   layer->add_option("--method", l->method, "batched (one GEMM over B·T rows) or reference (per sequence)")
+      ->capture_default_str();
+  layer->add_option("--dtype", l->dtype, "Precision of the linear layers: f32 | bf16 | int8 (as embed --dtype)")
+      ->check(CLI::IsMember({"f32", "bf16", "int8"}))
       ->capture_default_str();
   layer->add_option("--seed", l->seed, "Seed of the random weights and inputs")->capture_default_str();
   layer->callback([l, action] { *action = [l] { return RunLayerBench(*l); }; });

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "attention/embed_texts.h"
+#include "attention/low_precision_linear.h"
 #include "attention/model_directory.h"
 #include "attention/ops.h"
 #include "attention/pooling.h"
@@ -58,6 +59,7 @@ struct EmbedCommandOptions {
   std::vector<std::string> inputs;  // none: standard input
   std::string shard;                // "i/P": only lines n with n mod P = i, as OUT/part-iiiii.npy
   std::string gather;               // a folder of parts to join into -o
+  std::string dtype = "f32";        // the big linear layers' precision (attention/low_precision_linear.h)
 };
 
 // The lines of a file's text: split at '\n', a '\r' before it dropped, no line after a final newline.
@@ -122,7 +124,10 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
   if (options.stride > 0 && options.window == 0) {
     return absl::InvalidArgumentError(fmt::format("{}--stride needs --window", kUsagePrefix));
   }
+  TOKVEC_ASSIGN_OR_RETURN(const LinearDtype dtype, ParseLinearDtype(options.dtype));
+  TOKVEC_RETURN_IF_ERROR(CheckCpuSupports(dtype));  // before the (slow) load
   TOKVEC_ASSIGN_OR_RETURN(ModelDirectory dir, ModelDirectory::Load(options.model));
+  TOKVEC_RETURN_IF_ERROR(dir.UseLinearDtype(dtype));
   // 1. Pooling: explicit, or (auto) the sentence-transformers modules, else none (attention/embed_texts.h).
   TOKVEC_ASSIGN_OR_RETURN(PoolingChoice choice, ChoosePooling(dir, options.pooling, options.normalize));
   const Pooling pooling = choice.pooling;
@@ -243,6 +248,11 @@ void RegisterEmbedCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   sub->add_flag("--lines", options->lines, "Embed each line as its own text");
   sub->add_option("--threads", options->threads, "Worker threads")->capture_default_str();
+  sub->add_option("--dtype", options->dtype,
+                  "Precision of the big linear layers: f32 | bf16 (AVX-512 BF16) | int8 (AVX-512 VNNI); an "
+                  "unsupported CPU is an error")
+      ->check(CLI::IsMember({"f32", "bf16", "int8"}))
+      ->capture_default_str();
   sub->add_option("--window", options->window,
                   "Embed long input in windows of N tokens; each token's vector comes from the window where it "
                   "has the most context")

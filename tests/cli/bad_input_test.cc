@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -36,6 +37,12 @@ struct BadInput {
     row.stdin_data = std::move(data);
     return row;
   }
+  BadInput Env(std::string name, std::string value) const {
+    BadInput row = *this;
+    row.env_name = std::move(name);
+    row.env_value = std::move(value);
+    return row;
+  }
   BadInput Stdout(std::string path) const {
     BadInput row = *this;
     row.stdout_path = std::move(path);
@@ -49,6 +56,7 @@ struct BadInput {
   std::string stdin_data;         // Standard input.
   std::string stdout_path;        // e.g. "/dev/full"; empty: a pipe.
   double time_limit = 10;         // Seconds.
+  std::string env_name, env_value;  // An environment variable set for the run, when env_name is not empty.
 };
 
 std::ostream& operator<<(std::ostream& os, const BadInput& row) { return os << row.name; }
@@ -351,7 +359,9 @@ TEST_P(BadInputTest, SaysErrorAndExitsCleanly) {
   options.stdin_data = row.stdin_data;
   options.timeout_seconds = row.time_limit + 20;
   if (!row.stdout_path.empty()) options.stdout_path = row.stdout_path;
+  if (!row.env_name.empty()) setenv(row.env_name.c_str(), row.env_value.c_str(), 1);  // inherited by the child
   RunResult r = RunTokvec(args, options);
+  if (!row.env_name.empty()) unsetenv(row.env_name.c_str());
   std::string command = "tokvec";
   for (const std::string& arg : args) command += " " + arg;
   SCOPED_TRACE(command + "\n" + r.Describe());
@@ -701,6 +711,16 @@ const BadInput kDataRows[] = {
                                        "{dir}/corpus.txt"},
              2, "--gather DIR takes no input files"),
     BadInput("EmbedNoModel", {"embed", "{dir}/corpus.txt"}, 2, "--model is required"),
+    BadInput("EmbedUnknownDtype", {"embed", "-m", "{dir}/model", "--dtype", "fp8", "{dir}/corpus.txt"}, 2,
+             "--dtype: fp8 not in {f32,bf16,int8}"),
+    BadInput("EmbedDtypeUnsupportedCpu", {"embed", "-m", "{dir}/model", "--dtype", "bf16", "{dir}/corpus.txt"}, 1,
+             "--dtype bf16 needs a CPU with AVX-512 BF16 (avx512bf16)")
+        .Env("TOKVEC_DISABLE_CPU_FEATURES", "avx512bf16"),
+    BadInput("BenchLayerDtypeUnsupportedCpu", {"bench", "layer", "--dtype", "int8", "--d-model", "32", "--heads", "4",
+                                              "--ff", "64", "--batch", "1", "--seq-len", "4"}, 1,
+             "--dtype int8 needs a CPU with AVX-512 VNNI (avx512vnni)")
+        .Env("TOKVEC_DISABLE_CPU_FEATURES", "avx512vnni"),
+    BadInput("BenchLayerUnknownDtype", {"bench", "layer", "--dtype", "f16"}, 2, "--dtype: f16 not in {f32,bf16,int8}"),
     BadInput("EmbedUnknownPositionType", {"embed", "-m", "{dir}/alibi_model", "{dir}/corpus.txt"}, 1,
              "position_embedding_type"),
     BadInput("EmbedUnknownAttentionKind", {"embed", "-m", "{dir}/unknown_attention_model", "{dir}/corpus.txt"}, 1,

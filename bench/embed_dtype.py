@@ -1,0 +1,160 @@
+#!/usr/bin/python3
+"""Reduced precision (`tokvec embed --dtype f32|bf16|int8`): speed, weight memory and accuracy against f32, same
+run, GPT-2 small and BERT-base shapes with random weights (the checkpoints of bench/embed_model.py, written once
+into its cache).
+
+    bench/embed_dtype.sh [TOKVEC_BINARY] [--threads 1,2] [--rounds 3] [--corpus-lines 20]
+
+Speed: `tokvec embed --lines --pooling mean --format npy --threads N --dtype D` over the 32 wikitext lines of
+bench/embed_model.py (64..192 GPT-2 tokens each, 3,742 tokens), wall time minus that of a one-line run of the same
+command (loading and packing the model), median over --rounds; tokens/s counts the model's tokens (BERT: with
+[CLS] and [SEP]). Load: the one-line run's wall time (bf16 / int8 include packing the weights).
+Memory: bytes of the big linear layers as they run (f32; bf16; int8 with a scale and offset per output), from
+the shapes, and the peak RSS of the 32-line run (the f32 checkpoint stays mapped and, after packing, in the page
+cache: RSS counts it too).
+Accuracy: cosine between the mean-pooled vectors of each dtype and of f32 (min and median) and max abs diff, on
+the 32 wikitext lines and on lines of ../shared/corpora: the first --corpus-lines non-empty lines (at most 200
+characters) of each top-level file (English, Japanese) and the first line of every eighth UDHR translation.
+"""
+import argparse
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+import embed_model as em  # noqa: E402  (checkpoints, text choice)
+
+DTYPES = ("f32", "bf16", "int8")
+
+
+def linear_bytes(dtype):
+    """Bytes of the 12 layers' qkv, out, ffn up and down (768 / 3072: multiples of 16, no padding)."""
+    shapes = [(em.D, 3 * em.D), (em.D, em.D), (em.D, em.FF), (em.FF, em.D)]
+    params = sum(i * o for i, o in shapes) * em.LAYERS
+    outputs = sum(o for _, o in shapes) * em.LAYERS
+    return {"f32": 4 * params, "bf16": 2 * params, "int8": params + 8 * outputs}[dtype]
+
+
+def embed(tokvec, folder, texts_path, out, dtype, threads):
+    """(wall seconds, peak RSS bytes of this run: os.wait4's rusage of the child)."""
+    start = time.perf_counter()
+    child = subprocess.Popen([tokvec, "embed", "-m", str(folder), "--lines", "--pooling", "mean", "--format", "npy",
+                              "--threads", str(threads), "--dtype", dtype, "-o", str(out), str(texts_path)])
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(f"error: tokvec embed --dtype {dtype} exited with {child.returncode}")
+    return wall, usage.ru_maxrss * 1024
+
+
+def token_count(tokvec, folder, texts_path, arch):
+    ids = subprocess.run([tokvec, "encode", "-m", str(folder), "--lines", str(texts_path)], check=True,
+                         capture_output=True, text=True).stdout.splitlines()
+    return sum(len(line.split()) + (2 if arch == "bert" else 0) for line in ids)
+
+
+def accuracy(a, b):
+    cos = np.sum(a * b, axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    return float(cos.min()), float(np.median(cos)), float(np.abs(a - b).max())
+
+
+def corpus_lines(shared, count):
+    """The first `count` usable lines of each top-level corpus file and the first of every 8th UDHR translation."""
+    lines, files = [], 0
+    paths = sorted(p for p in (shared / "corpora").glob("*.txt") if p.is_file())
+    udhr = sorted((shared / "corpora" / "udhr").glob("*.txt"))[::8]
+    for path, want in [(p, count) for p in paths] + [(p, 1) for p in udhr]:
+        taken = 0
+        files += 1
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                line = line.strip()
+                if line and len(line) <= 200:
+                    lines.append(line)
+                    taken += 1
+                    if taken == want:
+                        break
+    return lines, files
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tokvec", default="build/tokvec")
+    parser.add_argument("--cache", default=os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser(
+        "~/.cache")), "tokvec", "bench_embed_model"))
+    parser.add_argument("--archs", default="gpt2,bert")
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--corpus-lines", type=int, default=20, help="lines taken from each top-level corpus file")
+    args = parser.parse_args()
+    shared = pathlib.Path(os.environ.get("TOKVEC_SHARED_DIR", ROOT.parent / "shared"))
+    cache = pathlib.Path(args.cache)
+    threads = [int(t) for t in args.threads.split(",")]
+    em.set_generator_sizes()
+    print(f"load average at start: {' '.join(open('/proc/loadavg').read().split()[:3])}", flush=True)
+    for arch in ("gpt2", "bert"):
+        folder = cache / arch
+        if not (folder / "bench_version").exists() or (folder / "bench_version").read_text() != str(em.FORMAT_VERSION):
+            print(f"writing {folder}", flush=True)
+            em.write_model(arch, folder, shared)
+    work = pathlib.Path(tempfile.mkdtemp(prefix="tokvec_embed_dtype_"))
+
+    # bench/embed_model.py's choice (pick_texts): the first 32 lines of 64..192 GPT-2 tokens, tokenized at once.
+    stripped = [line.strip() for line in open(shared / "corpora" / "wikitext2-test.txt", encoding="utf-8")]
+    stripped = [line for line in stripped if line and not line.startswith("=")]
+    (work / "all.txt").write_text("".join(t + "\n" for t in stripped), encoding="utf-8")
+    counts = subprocess.run([args.tokvec, "encode", "-m", str(cache / "gpt2"), "--lines", str(work / "all.txt")],
+                            check=True, capture_output=True, text=True).stdout.splitlines()
+    texts = [t for t, ids in zip(stripped, counts) if 64 <= len(ids.split()) <= 192][:32]
+    wiki = work / "wiki.txt"
+    wiki.write_text("".join(t + "\n" for t in texts), encoding="utf-8")
+    one = work / "one.txt"
+    one.write_text(texts[0] + "\n", encoding="utf-8")
+    lines, files = corpus_lines(shared, args.corpus_lines)
+    corpus = work / "corpus.txt"
+    corpus.write_text("".join(t + "\n" for t in lines), encoding="utf-8")
+    print(f"texts: 32 wikitext lines; accuracy also on {len(lines)} lines of {files} corpus files", flush=True)
+    header = ("| model | dtype | threads | tokens/s | vs f32 | load s | linear weights MB | peak RSS MB "
+              "| wikitext cos min / median | max abs diff | corpora cos min / median | max abs diff |")
+    rows = [header, "|" + "---|" * 12]
+    for arch in args.archs.split(","):
+        folder = cache / arch
+        tokens = token_count(args.tokvec, folder, wiki, arch)
+        results, vectors = {}, {}
+        for dtype in DTYPES:
+            embed(args.tokvec, folder, corpus, work / f"corpus_{dtype}.npy", dtype, max(threads))
+            vectors[dtype] = np.load(work / f"corpus_{dtype}.npy")
+        for _ in range(args.rounds):
+            for n in threads:
+                for dtype in DTYPES:  # interleaved, so load changes hit every dtype alike
+                    load, _ = embed(args.tokvec, folder, one, work / "one.npy", dtype, n)
+                    wall, rss = embed(args.tokvec, folder, wiki, work / f"wiki_{dtype}.npy", dtype, n)
+                    results.setdefault((dtype, n), []).append((wall - load, load, rss))
+        wiki_vectors = {dtype: np.load(work / f"wiki_{dtype}.npy") for dtype in DTYPES}
+        for n in threads:
+            base = statistics.median(r[0] for r in results[("f32", n)])
+            for dtype in DTYPES:
+                runs = results[(dtype, n)]
+                seconds = statistics.median(r[0] for r in runs)
+                load = statistics.median(r[1] for r in runs)
+                rss = max(r[2] for r in runs)
+                w = accuracy(wiki_vectors[dtype], wiki_vectors["f32"])
+                c = accuracy(vectors[dtype], vectors["f32"])
+                rows.append(f"| {arch} | {dtype} | {n} | {tokens / seconds:,.0f} | {base / seconds:.2f}x | {load:.2f} "
+                            f"| {linear_bytes(dtype) / 1e6:.0f} | {rss / 1e6:.0f} | {w[0]:.5f} / {w[1]:.5f} | {w[2]:.2g} "
+                            f"| {c[0]:.5f} / {c[1]:.5f} | {c[2]:.2g} |")
+        print(f"{arch}: {tokens} tokens", flush=True)
+    print(f"load average at end: {' '.join(open('/proc/loadavg').read().split()[:3])}")
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -125,6 +125,7 @@ def main():
     header = ("| model | dtype | threads | tokens/s | vs f32 | load s | linear weights MB | peak RSS MB "
               "| wikitext cos min / median | max abs diff | corpora cos min / median | max abs diff |")
     rows = [header, "|" + "---|" * 12]
+    run_all_rows = []  # ROW lines for bench/run_all.sh
     for arch in args.archs.split(","):
         folder = cache / arch
         tokens = token_count(args.tokvec, folder, wiki, arch)
@@ -151,9 +152,16 @@ def main():
                 rows.append(f"| {arch} | {dtype} | {n} | {tokens / seconds:,.0f} | {base / seconds:.2f}x | {load:.2f} "
                             f"| {linear_bytes(dtype) / 1e6:.0f} | {rss / 1e6:.0f} | {w[0]:.5f} / {w[1]:.5f} | {w[2]:.2g} "
                             f"| {c[0]:.5f} / {c[1]:.5f} | {c[2]:.2g} |")
+                if dtype != "f32":
+                    run_all_rows.append(
+                        f"ROW\t{arch} --dtype {dtype} tokens/s, {n} thread(s) (vs f32; corpora cosine min "
+                        f"{c[0]:.5f}, >= 0.999 wanted)\t{tokens / seconds:.0f}\t{tokens / base:.0f}\t"
+                        f"{base / seconds:.2f}\t> 1x, cos >= 0.999\t"
+                        f"{'yes' if base / seconds > 1 and min(c[0], w[0]) >= 0.999 else 'NO'}")
         print(f"{arch}: {tokens} tokens", flush=True)
     print(f"load average at end: {' '.join(open('/proc/loadavg').read().split()[:3])}")
     print("\n".join(rows))
+    print("\n".join(run_all_rows))
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ commands=(
   "bench/word2vec.sh $tokvec"
   "bench/embed_model.sh $tokvec"
   "bench/embed_model.sh $tokvec --startup"
+  "bench/embed_dtype.sh $tokvec"
 )
 for i in "${!commands[@]}"; do
   echo "== ${commands[$i]}"

@@ -59,6 +59,7 @@
 #include "absl/status/statusor.h"
 #include "attention/decoder_block.h"
 #include "attention/model_config.h"
+#include "attention/pack_model.h"
 #include "attention/transformer_block.h"
 #include "embeddings/safetensors.h"
 #include "embeddings/safetensors_shards.h"
@@ -117,6 +118,7 @@ class Model {
   // llama / qwen2 / qwen3: the RMSNorm / RoPE / GQA / SwiGLU stack instead of stack_.
   absl::Status BindDecoder();
   DecoderStack decoder_;
+  PackedWeightStore packed_;  // the layers' weights packed for the AVX-512 GEMM (pack_model.h), or empty
 };
 
 }  // namespace tokvec

@@ -29,6 +29,8 @@ enum class WeightLayout {
   kInOut,  // GPT-2 Conv1D: weight [in, out], y = x·W + b.
 };
 
+class PackedWeights;  // packed_gemm.h
+
 // A linear layer's parameters, non-owning.
 struct LinearWeights {
   MatrixView weight;             // [out, in] (kOutIn) or [in, out] (kInOut)
@@ -37,6 +39,9 @@ struct LinearWeights {
   // Floats between consecutive rows of `weight`; 0 means weight.cols. Lets a view select some output columns of
   // a wider kInOut matrix (e.g. the query third of GPT-2's fused c_attn) without copying.
   int64_t row_stride = 0;
+  // Optional copy of `weight` packed for tokvec's AVX-512 GEMM (packed_gemm.h), owned by the model; when set (and
+  // the CPU has AVX-512), TiledLinearInto uses it instead of cblas_sgemm. SliceOutputs drops it.
+  const PackedWeights* packed = nullptr;
 
   int64_t in_features() const { return layout == WeightLayout::kOutIn ? weight.cols : weight.rows; }
   int64_t out_features() const { return layout == WeightLayout::kOutIn ? weight.rows : weight.cols; }
@@ -45,7 +50,7 @@ struct LinearWeights {
 };
 
 // Output features [begin, begin + count) of `w` as a new view (no copy): rows of a kOutIn weight, columns of a
-// kInOut weight (via row_stride), with the matching bias slice. No checks; see ValidateLinear.
+// kInOut weight (via row_stride), with the matching bias slice, without `packed`. No checks; see ValidateLinear.
 LinearWeights SliceOutputs(const LinearWeights& w, int64_t begin, int64_t count);
 
 // InvalidArgument naming `name` unless w has in_features == `in` and (out > 0) out_features == `out`, and the

@@ -48,6 +48,7 @@
 #include "attention/sparse_pattern.h"
 #include "attention/transformer_block.h"
 #include "base/status_macros.h"
+#include "cli/bench_gemm.h"
 #include "cli/command.h"
 #include "embeddings/random_init.h"
 #include "fmt/format.h"
@@ -423,6 +424,8 @@ void RegisterBenchCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   layer->add_option("--seed", l->seed, "Seed of the random weights and inputs")->capture_default_str();
   layer->callback([l, action] { *action = [l] { return RunLayerBench(*l); }; });
+
+  RegisterGemmBench(*sub, action);
 }
 
 }  // namespace tokvec::cli

@@ -1,4 +1,5 @@
-// The element-wise and matrix building blocks of a transformer: linear layers (through OpenBLAS cblas_sgemm),
+// The element-wise and matrix building blocks of a transformer: linear layers (through OpenBLAS cblas_sgemm, or
+// tokvec's AVX-512 GEMM in TiledLinearInto when LinearWeights::packed is set, see packed_gemm.h),
 // LayerNorm, activations (GELU exact, GELU tanh, ReLU) and a numerically stable row softmax.
 //
 //   LinearWeights proj{.weight = w, .bias = b, .layout = WeightLayout::kInOut};   // GPT-2 Conv1D [in, out]

@@ -1,4 +1,4 @@
-// `tokvec bench attention|layer`: times what a CLI cannot time from outside and prints one JSON line.
+// `tokvec bench attention|layer|gemm` (gemm: cli/bench_gemm.h): times what a CLI cannot time from outside and prints one JSON line.
 //
 //   tokvec bench attention --seq-len 8192 --heads 12 --head-dim 64 --threads 1 [--causal] [--repeats 3]
 //                          [--kind full|window:W|longformer:W,G|bigbird:B,R,G|linformer:K|performer:M|linear]

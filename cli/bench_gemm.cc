@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attention/ops.h"
@@ -65,6 +66,20 @@ __attribute__((target("avx512f"), noinline)) double FmaPeakGflops(int64_t iterat
 #endif
 
 absl::Status RunGemmBench(const GemmBenchOptions& o) {
+  std::vector<std::pair<int64_t, int64_t>> shapes;  // (in, out)
+  for (const std::string& shape : o.shapes) {
+    int64_t in = 0, out = 0;
+    int used = 0;
+    if (std::sscanf(shape.c_str(), "%ldx%ld%n", &in, &out, &used) != 2 || used != static_cast<int>(shape.size()) ||
+        in <= 0 || out <= 0) {
+      return absl::InvalidArgumentError(
+          std::string(kUsagePrefix) + fmt::format("bad --shapes entry '{}'; expected INxOUT", shape));
+    }
+    shapes.emplace_back(in, out);
+  }
+  for (int64_t rows : o.rows) {
+    if (rows <= 0) return absl::InvalidArgumentError(std::string(kUsagePrefix) + "every --rows value must be > 0");
+  }
   if (!PackedGemmAvailable()) {
     return absl::FailedPreconditionError("bench gemm: the packed GEMM needs AVX-512F (and TOKVEC_GEMM unset)");
   }
@@ -76,14 +91,8 @@ absl::Status RunGemmBench(const GemmBenchOptions& o) {
   for (int i = 0; i < 3; ++i) peaks.push_back(FmaPeakGflops(50'000'000));
   peak = MedianOf(peaks);
 #endif
-  for (const std::string& shape : o.shapes) {
-    int64_t in = 0, out = 0;
-    if (std::sscanf(shape.c_str(), "%ldx%ld", &in, &out) != 2 || in <= 0 || out <= 0) {
-      return absl::InvalidArgumentError(
-          std::string(kUsagePrefix) + fmt::format("bad --shapes entry '{}'; expected INxOUT", shape));
-    }
+  for (const auto& [in, out] : shapes) {
     for (int64_t rows : o.rows) {
-      if (rows <= 0) return absl::InvalidArgumentError(std::string(kUsagePrefix) + "every --rows value must be > 0");
       NormalSampler sampler(1);
       const Matrix x = sampler.Matrix(rows, in, 1.0f), weight = sampler.Matrix(in, out, 0.05f);
       Matrix y(rows, out);

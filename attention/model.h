@@ -38,6 +38,8 @@
 //
 // Weights come from DIR/model.safetensors, or from the shards DIR/model.safetensors.index.json lists
 // (safetensors_shards.h). pytorch_model.bin (a pickle) is refused with a message saying how to convert it.
+// On a CPU with AVX-512F the layers' projections are also copied once into the panels of tokvec's own GEMM
+// (pack_model.h, packed_gemm.h; as much memory again as those f32 weights), which the batched forward then uses.
 //
 //   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, Model::Load("models/gpt2"));
 //   TOKVEC_ASSIGN_OR_RETURN(ModelOutput out, model->Forward(ids, {.threads = 2, .keep_weights_of = {0}}));

@@ -243,6 +243,7 @@ absl::Status Model::Bind(const std::string& weights_path) {
     TOKVEC_RETURN_IF_ERROR(
         ValidateTransformerBlock(stack_.blocks[i], stack_.config, d, fmt::format("layer {}", i)));
   }
+  PackModelWeights(&stack_, &decoder_, &packed_);
   return absl::OkStatus();
 }
 
@@ -294,7 +295,9 @@ absl::Status Model::BindDecoder() {
     decoder_.layers.push_back(std::move(w));
   }
   TOKVEC_ASSIGN_OR_RETURN(decoder_.final_norm, norm("norm", d, "[hidden_size]"));
-  return ValidateDecoderStack(decoder_, d);
+  TOKVEC_RETURN_IF_ERROR(ValidateDecoderStack(decoder_, d));
+  PackModelWeights(&stack_, &decoder_, &packed_);
+  return absl::OkStatus();
 }
 
 absl::Status Model::BindAttentionKinds() {

@@ -38,6 +38,8 @@
 //
 // Weights come from DIR/model.safetensors, or from the shards DIR/model.safetensors.index.json lists
 // (safetensors_shards.h). pytorch_model.bin (a pickle) is refused with a message saying how to convert it.
+// On a CPU with AVX-512F the layers' projections are also copied once into the panels of tokvec's own GEMM
+// (pack_model.h, packed_gemm.h; as much memory again as those f32 weights), which the batched forward then uses.
 //
 //   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, Model::Load("models/gpt2"));
 //   TOKVEC_ASSIGN_OR_RETURN(ModelOutput out, model->Forward(ids, {.threads = 2, .keep_weights_of = {0}}));
@@ -60,6 +62,7 @@
 #include "attention/decoder_block.h"
 #include "attention/low_precision_linear.h"
 #include "attention/model_config.h"
+#include "attention/pack_model.h"
 #include "attention/transformer_block.h"
 #include "embeddings/safetensors.h"
 #include "embeddings/safetensors_shards.h"
@@ -132,6 +135,7 @@ class Model {
   std::vector<const LinearWeights*> LinearLayers() const;
   LinearDtype linear_dtype_ = LinearDtype::kF32;
   std::vector<std::unique_ptr<LowPrecisionWeights>> low_weights_;
+  PackedWeightStore packed_;  // the layers' weights packed for the AVX-512 GEMM (pack_model.h), or empty
 };
 
 }  // namespace tokvec

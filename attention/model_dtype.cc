@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "attention/model.h"
+#include "attention/pack_model.h"
 
 namespace tokvec {
 
@@ -37,6 +38,14 @@ absl::Status Model::UseLinearDtype(LinearDtype dtype) {
   if (!packed.ok()) return packed.status();
   low_weights_ = std::move(*packed);
   linear_dtype_ = dtype;
+  // The f32 copies packed for the AVX-512 GEMM (pack_model.h) serve f32 only: dropped for bf16 / int8 (their
+  // memory is the size of the f32 weights), packed again when f32 comes back.
+  if (dtype == LinearDtype::kF32) {
+    PackModelWeights(&stack_, &decoder_, &packed_);
+  } else {
+    for (LinearWeights* w : LinearLayers()) w->packed = nullptr;
+    packed_.clear();
+  }
   return absl::OkStatus();
 }
 

@@ -67,6 +67,7 @@ void ParallelFor(int64_t n, int threads, const std::function<void(int64_t)>& fn)
 LinearWeights SliceOutputs(const LinearWeights& w, int64_t begin, int64_t count) {
   LinearWeights slice = w;
   slice.low = nullptr;  // packed for the whole layer only
+  slice.packed = nullptr;  // the packed copy is of the whole matrix
   if (w.layout == WeightLayout::kOutIn) {
     slice.weight = {w.weight.data + begin * w.ld(), count, w.weight.cols};
     slice.row_stride = w.ld();

@@ -1,4 +1,5 @@
-// The element-wise and matrix building blocks of a transformer: linear layers (through OpenBLAS cblas_sgemm),
+// The element-wise and matrix building blocks of a transformer: linear layers (through OpenBLAS cblas_sgemm, or
+// tokvec's AVX-512 GEMM in TiledLinearInto when LinearWeights::packed is set, see packed_gemm.h),
 // LayerNorm, activations (GELU exact, GELU tanh, ReLU) and a numerically stable row softmax.
 //
 //   LinearWeights proj{.weight = w, .bias = b, .layout = WeightLayout::kInOut};   // GPT-2 Conv1D [in, out]
@@ -31,6 +32,8 @@ enum class WeightLayout {
   kInOut,  // GPT-2 Conv1D: weight [in, out], y = x·W + b.
 };
 
+class PackedWeights;  // packed_gemm.h
+
 // A linear layer's parameters, non-owning.
 struct LinearWeights {
   MatrixView weight;             // [out, in] (kOutIn) or [in, out] (kInOut)
@@ -42,6 +45,9 @@ struct LinearWeights {
   // When set, TiledLinearInto runs this bf16 / int8 packing of `weight` instead (low_precision_linear.h); owned by
   // the model, immutable. `weight` stays the f32 original (SliceOutputs views drop `low` and use it).
   const LowPrecisionWeights* low = nullptr;
+  // Optional copy of `weight` packed for tokvec's AVX-512 GEMM (packed_gemm.h), owned by the model; when set (and
+  // the CPU has AVX-512), TiledLinearInto uses it instead of cblas_sgemm. SliceOutputs drops it.
+  const PackedWeights* packed = nullptr;
 
   int64_t in_features() const { return layout == WeightLayout::kOutIn ? weight.cols : weight.rows; }
   int64_t out_features() const { return layout == WeightLayout::kOutIn ? weight.rows : weight.cols; }
@@ -50,7 +56,7 @@ struct LinearWeights {
 };
 
 // Output features [begin, begin + count) of `w` as a new view (no copy): rows of a kOutIn weight, columns of a
-// kInOut weight (via row_stride), with the matching bias slice. No checks; see ValidateLinear.
+// kInOut weight (via row_stride), with the matching bias slice, without `packed`. No checks; see ValidateLinear.
 LinearWeights SliceOutputs(const LinearWeights& w, int64_t begin, int64_t count);
 
 // InvalidArgument naming `name` unless w has in_features == `in` and (out > 0) out_features == `out`, and the

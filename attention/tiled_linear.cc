@@ -9,6 +9,7 @@
 
 #include "attention/layer_norm_rows.h"
 #include "attention/low_precision_linear.h"
+#include "attention/packed_gemm.h"
 
 namespace tokvec {
 namespace {
@@ -59,9 +60,13 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
   UseSingleThreadedBlas();
   const int64_t in = w.in_features(), out = w.out_features(), n = x.rows;
   if (n == 0 || out == 0) return;
+  // tokvec's AVX-512 GEMM on the weight packed at load (packed_gemm.h), else OpenBLAS.
+  const bool packed = w.packed != nullptr && PackedGemmAvailable() && w.packed->in_features() == in &&
+                      w.packed->out_features() == out;
   // 1. Fixed tiles (a function of the shapes only). A LayerNorm needs whole rows, so its tiles span all columns.
   //    Rows are tiled within each segment (a sequence of a batch; the whole input without segment_rows).
-  const int64_t tile_cols = epilogue.norm != nullptr ? out : BlockSize(out, kTiledLinearColumns, 16);
+  const int64_t tile_cols =
+      epilogue.norm != nullptr ? out : BlockSize(out, kTiledLinearColumns, packed ? kPackedColumns : 16);
   const int64_t segment = epilogue.segment_rows > 0 && n % epilogue.segment_rows == 0 ? epilogue.segment_rows : n;
   int64_t tile_rows = BlockSize(segment, kTiledLinearRows, kGemmRowMultiple);
   if (CeilDiv(n, tile_rows) * CeilDiv(out, tile_cols) == 1 && n >= 2) {
@@ -96,6 +101,8 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
     }
     if (in > 0 && w.low != nullptr) {
       LowPrecisionTileInto(x_block, x.cols, rows, *w.low, col0, cols, y_block, out);  // bf16 / int8
+    } else if (packed) {
+      w.packed->MultiplyAdd(x_block, x.cols, rows, col0, cols, y_block, out);  // any row count: same bits per row
     } else if (in > 0) {
       const bool out_in = w.layout == WeightLayout::kOutIn;
       // kOutIn: weight rows [col0, col0 + cols) are the tile's outputs, y += x · W_tileᵀ;

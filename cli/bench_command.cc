@@ -1,4 +1,4 @@
-// `tokvec bench attention|layer`: times what a CLI cannot time from outside and prints one JSON line.
+// `tokvec bench attention|layer|gemm` (gemm: cli/bench_gemm.h): times what a CLI cannot time from outside and prints one JSON line.
 //
 //   tokvec bench attention --seq-len 8192 --heads 12 --head-dim 64 --threads 1 [--causal] [--repeats 3]
 //                          [--kind full|window:W|longformer:W,G|bigbird:B,R,G|linformer:K|performer:M|linear]
@@ -49,6 +49,7 @@
 #include "attention/sparse_pattern.h"
 #include "attention/transformer_block.h"
 #include "base/status_macros.h"
+#include "cli/bench_gemm.h"
 #include "cli/command.h"
 #include "embeddings/random_init.h"
 #include "fmt/format.h"
@@ -436,6 +437,8 @@ void RegisterBenchCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   layer->add_option("--seed", l->seed, "Seed of the random weights and inputs")->capture_default_str();
   layer->callback([l, action] { *action = [l] { return RunLayerBench(*l); }; });
+
+  RegisterGemmBench(*sub, action);
 }
 
 }  // namespace tokvec::cli

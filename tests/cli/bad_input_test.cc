@@ -431,6 +431,9 @@ const BadInput kUsageRows[] = {
     BadInput("ServeNegativeInputTokens", {"serve", "-m", "{dir}/model", "--max-input-tokens", "-1"}, 2,
              "--max-input-tokens must be 0 (the model's maximum) or more, not -1"),
     BadInput("ServeBadPooling", {"serve", "-m", "{dir}/model", "--pooling", "median"}, 2, "median not in"),
+    BadInput("BenchGemmBadShape", {"bench", "gemm", "--shapes", "768x"}, 2,
+             "bad --shapes entry '768x'; expected INxOUT"),
+    BadInput("BenchGemmZeroRows", {"bench", "gemm", "--rows", "0"}, 2, "every --rows value must be > 0"),
 };
 
 // Bad data: exit 1, naming what is wrong.

@@ -393,5 +393,22 @@ TEST(EmbedCommandTest, Qwen3EmbeddingPoolsTheLastTokenByDefault) {
   }
 }
 
+// TOKVEC_GEMM=openblas turns off the packed AVX-512 GEMM (attention/packed_gemm.h): that OpenBLAS path, which
+// CPUs without AVX-512 take, still gives PyTorch's vectors, and so does the default on this CPU.
+TEST(EmbedCommandTest, OpenBlasAndPackedGemmBothMatchTorch) {
+  for (const std::string arch : {"gpt2", "bert", "qwen3"}) {
+    nlohmann::json reference = Reference(arch);
+    ScratchDir scratch;
+    testing::WriteWhole(scratch / "one.txt", reference["texts"][0].get<std::string>() + "\n");
+    for (const std::string env : {"TOKVEC_GEMM=openblas ", ""}) {
+      testing::ShellResult r = RunShell(fmt::format("{}{} embed -m {}/hf_{}_f32 --pooling none --threads 2 {}", env,
+                                                    Tokvec(), ModelTestdata(), arch, scratch / "one.txt"));
+      ASSERT_EQ(r.exit_code, 0) << env << r.err;
+      const double diff = MaxDiff(nlohmann::json::parse(r.out)["vectors"], reference["f32"]["hidden"][0]);
+      EXPECT_LE(diff, 1e-4) << arch << " " << env;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tokvec

@@ -1,0 +1,152 @@
+#include "attention/packed_gemm.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "attention/flash_kernels.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace tokvec {
+namespace {
+
+// Rows of x packed at a time (a multiple of kPackedRows): the packed block (144 x 256 floats, 144 KB) stays in
+// L2 while every panel of the column range runs against it.
+constexpr int64_t kRowBlock = 144;
+
+// xp ([ceil(rows / 12)][depth][12]) = x[0..rows, 0..depth) (row stride ldx), k-major per 12-row group; rows past
+// `rows` are zero.
+void PackRows(const float* x, int64_t ldx, int64_t rows, int64_t depth, float* xp) {
+  const int64_t groups = (rows + kPackedRows - 1) / kPackedRows;
+  for (int64_t g = 0; g < groups; ++g) {
+    float* out = xp + g * depth * kPackedRows;
+    const int64_t valid = std::min(kPackedRows, rows - g * kPackedRows);
+    if (valid < kPackedRows) std::fill_n(out, depth * kPackedRows, 0.0f);
+    for (int64_t r = 0; r < valid; ++r) {
+      const float* row = x + (g * kPackedRows + r) * ldx;
+      for (int64_t k = 0; k < depth; ++k) out[k * kPackedRows + r] = row[k];
+    }
+  }
+}
+
+#if defined(__x86_64__)
+
+// y (12 rows, row stride ldy; only the first `rows` rows and `cols` <= 32 columns exist) += xp · panel over
+// `depth` k. Every row runs the same FMA chain: the row count only decides which rows are loaded and stored.
+__attribute__((target("avx512f"))) void MicroKernel(const float* xp, const float* panel, int64_t depth, float* y,
+                                                    int64_t ldy, int64_t rows, int64_t cols) {
+  const __mmask16 low = cols >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << cols) - 1u);
+  const __mmask16 high = cols >= 32 ? 0xFFFF : cols <= 16 ? 0 : static_cast<__mmask16>((1u << (cols - 16)) - 1u);
+  __m512 acc[kPackedRows][2];
+#pragma GCC unroll 12
+  for (int r = 0; r < kPackedRows; ++r) {
+    if (r < rows) {
+      acc[r][0] = _mm512_maskz_loadu_ps(low, y + r * ldy);
+      acc[r][1] = _mm512_maskz_loadu_ps(high, y + r * ldy + 16);
+    } else {
+      acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    }
+  }
+  for (int64_t k = 0; k < depth; ++k) {
+    const __m512 b0 = _mm512_load_ps(panel + k * kPackedColumns);
+    const __m512 b1 = _mm512_load_ps(panel + k * kPackedColumns + 16);
+    const float* a = xp + k * kPackedRows;
+#pragma GCC unroll 12
+    for (int r = 0; r < kPackedRows; ++r) {
+      const __m512 ar = _mm512_set1_ps(a[r]);
+      acc[r][0] = _mm512_fmadd_ps(ar, b0, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(ar, b1, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < kPackedRows; ++r) {
+    if (r < rows) {
+      _mm512_mask_storeu_ps(y + r * ldy, low, acc[r][0]);
+      _mm512_mask_storeu_ps(y + r * ldy + 16, high, acc[r][1]);
+    }
+  }
+}
+
+#else  // not x86-64: never selected (PackedGemmAvailable() is false).
+
+void MicroKernel(const float*, const float*, int64_t, float*, int64_t, int64_t, int64_t) {}
+
+#endif
+
+}  // namespace
+
+bool PackedGemmAvailable() {
+  static const bool available = [] {
+    const char* forced = std::getenv("TOKVEC_GEMM");
+    if (forced != nullptr && std::strcmp(forced, "openblas") == 0) return false;
+#if defined(__x86_64__)
+    return Avx512Available();
+#else
+    return false;
+#endif
+  }();
+  return available;
+}
+
+void PackedWeights::AlignedDelete::operator()(float* p) const { ::operator delete[](p, std::align_val_t(64)); }
+
+PackedWeights::PackedWeights(int64_t in, int64_t out)
+    : in_(in),
+      out_(out),
+      panels_((out + kPackedColumns - 1) / kPackedColumns),
+      data_(new (std::align_val_t(64)) float[static_cast<size_t>(std::max<int64_t>(1, in * panels_ * kPackedColumns))]) {}
+
+std::unique_ptr<const PackedWeights> PackedWeights::Pack(const LinearWeights& w) {
+  const int64_t in = w.in_features(), out = w.out_features(), ld = w.ld();
+  std::unique_ptr<PackedWeights> packed(new PackedWeights(in, out));
+  const bool out_in = w.layout == WeightLayout::kOutIn;
+  float* dst = packed->data_.get();
+  for (int64_t k0 = 0; k0 < in; k0 += kPackedDepth) {
+    const int64_t depth = std::min(kPackedDepth, in - k0);
+    for (int64_t p = 0; p < packed->panels_; ++p) {
+      float* panel = dst + k0 * packed->panels_ * kPackedColumns + p * depth * kPackedColumns;  // [depth][32]
+      for (int64_t j = 0; j < kPackedColumns; ++j) {
+        const int64_t c = p * kPackedColumns + j;
+        for (int64_t k = 0; k < depth; ++k) {
+          float v = 0.0f;
+          if (c < out) v = out_in ? w.weight.data[c * ld + k0 + k] : w.weight.data[(k0 + k) * ld + c];
+          panel[k * kPackedColumns + j] = v;
+        }
+      }
+    }
+  }
+  return packed;
+}
+
+void PackedWeights::MultiplyAdd(const float* x, int64_t ldx, int64_t rows, int64_t col0, int64_t cols, float* y,
+                                int64_t ldy) const {
+  if (rows <= 0 || cols <= 0 || in_ == 0) return;
+  thread_local std::vector<float> xp;
+  xp.resize(static_cast<size_t>(kRowBlock * kPackedDepth));
+  const int64_t first_panel = col0 / kPackedColumns;
+  const int64_t last_panel = (col0 + cols + kPackedColumns - 1) / kPackedColumns;  // exclusive
+  for (int64_t r0 = 0; r0 < rows; r0 += kRowBlock) {
+    const int64_t block_rows = std::min(kRowBlock, rows - r0);
+    const int64_t groups = (block_rows + kPackedRows - 1) / kPackedRows;
+    for (int64_t k0 = 0; k0 < in_; k0 += kPackedDepth) {
+      const int64_t depth = std::min(kPackedDepth, in_ - k0);
+      PackRows(x + r0 * ldx + k0, ldx, block_rows, depth, xp.data());
+      const float* block = data_.get() + k0 * panels_ * kPackedColumns;
+      for (int64_t p = first_panel; p < last_panel; ++p) {
+        const float* panel = block + p * depth * kPackedColumns;
+        const int64_t c = p * kPackedColumns - col0, width = std::min(kPackedColumns, cols - c);
+        for (int64_t g = 0; g < groups; ++g) {
+          MicroKernel(xp.data() + g * depth * kPackedRows, panel, depth, y + (r0 + g * kPackedRows) * ldy + c, ldy,
+                      std::min(kPackedRows, block_rows - g * kPackedRows), width);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace tokvec

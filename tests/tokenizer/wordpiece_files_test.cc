@@ -236,7 +236,7 @@ TEST(WordPieceFilesTest, MalformedFilesNameTheKey) {
   json["model"]["max_input_chars_per_word"] = -1;
   EXPECT_NE(ErrorOf(json).find("model.max_input_chars_per_word"), std::string::npos) << ErrorOf(json);
   json = TinyWordPiece();
-  json["pre_tokenizer"] = {{"type", "Metaspace"}};
+  json["pre_tokenizer"] = {{"type", "ByteLevel"}};
   EXPECT_NE(ErrorOf(json).find("not supported with WordPiece"), std::string::npos) << ErrorOf(json);
   json = TinyWordPiece();
   json["decoder"] = {{"type", "ByteLevel"}};

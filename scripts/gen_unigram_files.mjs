@@ -1,6 +1,6 @@
 // Builds small Unigram tokenizer.json files (T5 / XLM-R shaped) from SentencePiece models trained here, and the
 // goldens of the C++ tests: tests/data/unigram/{nmt-always,custom-first,bytes-never,custom-legacy,bytes-llama,
-// punct-metaspace,digits-replacement}.json and golden.json.
+// punct-metaspace,digits-replacement,scripts-metaspace}.json and golden.json.
 //
 //   node scripts/gen_unigram_files.mjs [--shared ../shared] [--npm ~/.cache/tokvec/npm/node_modules]
 //
@@ -25,6 +25,7 @@
 //   punct-metaspace nmt-always's model: pre-tokenizer Sequence [Punctuation, Metaspace "always", split]
 //   digits-replacement custom-first's model with every "▁" of the pieces spelled "▂": Sequence [Digits {individual},
 //                  Metaspace {replacement "▂", prepend "first", split}], decoder Metaspace "▂"
+//   scripts-metaspace bytes-never's model: Sequence [BertPreTokenizer, UnicodeScripts, Metaspace "always", split]
 // The decoder is Metaspace with the pre-tokenizer's settings (legacy add_prefix_space for custom-legacy), as Hugging
 // Face's converters write it, except bytes-llama's.
 // Every file is loaded back by Hugging Face (npm). golden.json holds hard sentences with Hugging Face's ids and
@@ -189,6 +190,15 @@ const VARIANTS = [
       { type: "Metaspace", replacement: "\u2582", prepend_scheme: "first", split: true }] }),
     decoder: () => ({ type: "Metaspace", replacement: "\u2582", prepend_scheme: "first", split: true }),
     byteFallback: false,
+  },
+  {
+    name: "scripts-metaspace",
+    sameModelAs: "bytes-never",
+    normalizer: () => ({ type: "NFKC" }),
+    pre: () => ({ type: "Sequence", pretokenizers: [{ type: "BertPreTokenizer" }, { type: "UnicodeScripts" },
+      metaspace({ prepend_scheme: "always", split: true })] }),
+    decoder: () => metaspace({ prepend_scheme: "always", split: true }),
+    byteFallback: true,
   },
 ];
 

@@ -19,8 +19,10 @@
 //   wordpiece/<file>/whole  the WordPiece tokenizer.json files of tests/data/wordpiece (BERT-style, made by
 //   wordpiece/<file>/lines  scripts/gen_wordpiece_files.mjs): Hugging Face against tokvec on every line of every
 //   wordpiece/<file>/decode corpus file, on whole texts (each large corpus file, and UDHR's files joined into
-//                           one text; uncased and cased only, as Hugging Face is slow on them), and `tokvec decode`
-//                           of the whole-text ids against Hugging Face's decode (text; "ids" counts characters)
+//                           one text; uncased and cased only, as Hugging Face is slow on them; botchan.txt for the
+//                           *-sequence files), and `tokvec decode` of the whole-text ids against Hugging Face's
+//                           decode (text; "ids" counts characters)
+//   wordpiece/<file>/add-special  --add-special-tokens (BertProcessing) on every 25th corpus line
 //   pretok/<file>/whole     the byte-level tokenizer.json files of tests/data/pretok (one per Hugging Face
 //   pretok/<file>/lines     pre-tokenizer shape: Falcon, SmolLM, CLIP's Split, Split behaviours, Digits,
 //   pretok/<file>/decode    Punctuation, Whitespace, UnicodeScripts, ...; made by scripts/gen_pretok_files.mjs):
@@ -43,6 +45,8 @@
 //   affix_bpe/<file>/whole  BPE tokenizer.json files with end_of_word_suffix / continuing_subword_prefix
 //   affix_bpe/<file>/lines  (tests/data/affix_bpe: CLIP's shape, "##", code points with "</w>"; made by
 //   affix_bpe/<file>/decode scripts/gen_affix_bpe_files.mjs): whole texts, every 4th corpus line, decode
+//   affix_bpe/<file>/add-special  files with a post_processor (clip: RobertaProcessing, trim_offsets false):
+//                           --add-special-tokens on every 16th corpus line
 //   offsets/<kind>/<file>    byte offsets (`encode --format json`) of a tokenizer.json of each kind (byte-level,
 //   offsets/<kind>/<file>/ids WordPiece, spm_bpe, Unigram, added tokens; normalizers NFKC, NFD, Lowercase,
 //                           BertNormalizer, StripAccents, Precompiled, Replace, Prepend, Strip) against Hugging Face's
@@ -345,7 +349,7 @@ function compareText(suite, label, expected, actual) {
 }
 const wordpieceDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "tests", "data", "wordpiece");
 const wordpieceFiles = want("wordpiece") && fs.existsSync(wordpieceDir)
-  ? fs.readdirSync(wordpieceDir).filter((f) => f.endsWith(".json") && f !== "golden.json").sort()
+  ? fs.readdirSync(wordpieceDir).filter((f) => f.endsWith(".json") && f !== "golden.json" && want(`wordpiece/${f.replace(/\.json$/, "")}`)).sort()
   : [];
 // Whole texts: the six large corpora, and UDHR's 532 files as one text (one tokvec process each, not 540).
 const wholeLabels = [];
@@ -380,6 +384,11 @@ for (const name of wordpieceFiles) {
   const full = name === "uncased.json" || name === "cased.json";
   const theirs = full ? await hfIds(tokenizer, wholeTexts) : ours;
   if (full) wholeLabels.forEach((label, i) => compare(`${suite}/whole`, label, theirs[i], ours[i], spell));
+  // A general pre-tokenizer Sequence (encoded in one piece, no cuts): botchan.txt whole too.
+  const botchanWhole = wholeLabels.findIndex((label) => label.endsWith("botchan.txt"));
+  if (!full && name.endsWith("-sequence.json") && botchanWhole >= 0) {
+    compare(`${suite}/whole`, wholeLabels[botchanWhole], (await hfIds(tokenizer, [wholeTexts[botchanWhole]]))[0], ours[botchanWhole], spell);
+  }
   const ourLines = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--lines", "--threads", "2", linesPath]));
   if (ourLines.length !== corpusLines.length) {
     failed = true;
@@ -391,6 +400,7 @@ for (const name of wordpieceFiles) {
   for (let i = 0; i < theirs.length; i++) {
     compareText(`${suite}/decode`, wholeLabels[i], await tokenizer.decode(theirs[i], false), decoded[i]);
   }
+  await compareAddSpecialOnSampledLines(suite, file, tokenizer, spell, 25);  // BertProcessing
 }
 
 // Byte-level files with Hugging Face pre-tokenizers (tests/data/pretok, from scripts/gen_pretok_files.mjs).
@@ -491,7 +501,7 @@ for (const name of spmFiles) {
 // (<unk>, </s>, ...) are added tokens that Hugging Face always matches: tokvec encodes with --allow-special.
 const unigramDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "tests", "data", "unigram");
 const unigramFiles = want("unigram") && fs.existsSync(unigramDir)
-  ? fs.readdirSync(unigramDir).filter((f) => f.endsWith(".json") && f !== "golden.json").sort()
+  ? fs.readdirSync(unigramDir).filter((f) => f.endsWith(".json") && f !== "golden.json" && want(`unigram/${f.replace(/\.json$/, "")}`)).sort()
   : [];
 const unigramWhole = wholeLabels
   .map((label, i) => ({ label, path: wholePaths[i], text: wholeTexts[i] }))
@@ -531,6 +541,16 @@ async function hfEncodings(tokenizer, texts, addSpecialTokens) {
   const out = [];
   for (let i = 0; i < texts.length; i += 256) out.push(...(await tokenizer.encodeBatch(texts.slice(i, i + 256), { addSpecialTokens })));
   return out;
+}
+// --add-special-tokens against add_special_tokens=True on every `step`th corpus line, for the suites of files whose
+// post_processor is not under test in added/* (wordpiece/*, affix_bpe/clip).
+async function compareAddSpecialOnSampledLines(suite, file, tokenizer, spell, step) {
+  const sample = corpusLines.filter((_, i) => i % step === 0);
+  const samplePath = path.join(args.work, `add-special-${suite.replace(/[^A-Za-z0-9-]/g, "_")}.txt`);
+  fs.writeFileSync(samplePath, sample.map((line) => line + "\n").join(""));
+  const theirs = await hfEncodings(tokenizer, sample, true);
+  const ours = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--add-special-tokens", "--lines", samplePath]));
+  sample.forEach((line, i) => compare(`${suite}/add-special`, `line ${i * step + 1}`, theirs[i].getIds(), parseIds(ours[i] ?? ""), spell));
 }
 function addedRandomLines(contents, count, seed) {
   let state = seed >>> 0;
@@ -646,6 +666,10 @@ if (affixFiles.length > 0) {
     for (let k = 0; k < theirs.length; k++) {
       compareText(`${suite}/decode`, wholeLabels[picked[k]], await tokenizer.decode(theirs[k], false), decoded[k]);
     }
+    // RobertaProcessing with trim_offsets false (clip).
+    if (JSON.parse(fs.readFileSync(file, "utf8")).post_processor) {
+      await compareAddSpecialOnSampledLines(suite, file, tokenizer, spell, 16);
+    }
   }
 }
 
@@ -658,6 +682,7 @@ if (affixFiles.length > 0) {
 // words).
 const offsetFiles = [
   ["bytelevel", "pretok/falcon.json"], ["bytelevel", "pretok/smollm.json"], ["bytelevel", "added/byte-lowercase.json"],
+  ["bytelevel", "added/byte-trim.json"],
   ["wordpiece", "wordpiece/uncased.json"], ["wordpiece", "wordpiece/cased.json"], ["wordpiece", "wordpiece/strip-cased.json"],
   ["wordpiece", "wordpiece/short-words.json"], ["wordpiece", "wordpiece/whitespace-split.json"],
   ["spm_bpe", "spm_bpe/llama.json"], ["spm_bpe", "spm_bpe/ignore-merges.json"], ["spm_bpe", "spm_bpe/pairs-space.json"],

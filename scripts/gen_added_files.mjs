@@ -19,6 +19,9 @@
 //                     TemplateProcessing "[CLS] $A [SEP]" (pair "[CLS] $A [SEP] $B:1 [SEP]:1")
 //   wordpiece-normalized  uncased BERT: "Café" and "NAÏVE" normalized (lowercased, accents stripped), "ZZtop"
 //                     not normalized; BertProcessing
+//   byte-trim         byte's base with <s> </s> special and "<think>" non-special; the ByteLevel pre-tokenizer has
+//                     trim_offsets false (Hugging Face reads it only in a post-processor), and the post_processor is
+//                     a standalone ByteLevel {trim_offsets: true}: offsets leave out the spaces, no tokens added
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -93,6 +96,20 @@ const variants = {};
   t.addAddedTokens([tok("Café", false, { normalized: true }), tok("NAÏVE", false, { normalized: true }), tok("ZZtop", false)]);
   t.setPostProcessor(hf.bertProcessing(["[SEP]", idOf(t, "[SEP]")], ["[CLS]", idOf(t, "[CLS]")]));
   variants["wordpiece-normalized"] = t;
+}
+{
+  const t = hf.Tokenizer.fromFile(byteBase("byte", "none"));
+  t.addAddedTokens([tok("<s>", true), tok("</s>", true)]);
+  t.addAddedTokens([tok("<think>", false)]);
+  t.setPostProcessor(hf.byteLevelProcessing(true));
+  // The npm binding cannot set a ByteLevel pre-tokenizer's trim_offsets: written into the JSON, read back below.
+  const file = path.join(work, "byte-trim.json");
+  t.save(file, false);
+  const json = JSON.parse(fs.readFileSync(file, "utf8"));
+  if (json.pre_tokenizer.type !== "ByteLevel") throw new Error(`byte-trim: pre_tokenizer ${JSON.stringify(json.pre_tokenizer)}`);
+  json.pre_tokenizer.trim_offsets = false;
+  fs.writeFileSync(file, JSON.stringify(json));
+  variants["byte-trim"] = hf.Tokenizer.fromFile(file);
 }
 
 const SENTENCES = [

@@ -1,6 +1,6 @@
 // Builds small Unigram tokenizer.json files (T5 / XLM-R shaped) from SentencePiece models trained here, and the
-// goldens of the C++ tests: tests/data/unigram/{nmt-always,custom-first,bytes-never,custom-legacy,bytes-llama}.json
-// and golden.json.
+// goldens of the C++ tests: tests/data/unigram/{nmt-always,custom-first,bytes-never,custom-legacy,bytes-llama,
+// punct-metaspace,digits-replacement,scripts-metaspace}.json and golden.json.
 //
 //   node scripts/gen_unigram_files.mjs [--shared ../shared] [--npm ~/.cache/tokvec/npm/node_modules]
 //
@@ -22,6 +22,10 @@
 //                  unknown character then), unk 3
 //   bytes-llama    bytes-never's model (not trained again) as newer conversions write it: Metaspace prepend "first",
 //                  split false; decoder Sequence [Replace "▁" -> " ", ByteFallback, Fuse, Strip " " 1 0]
+//   punct-metaspace nmt-always's model: pre-tokenizer Sequence [Punctuation, Metaspace "always", split]
+//   digits-replacement custom-first's model with every "▁" of the pieces spelled "▂": Sequence [Digits {individual},
+//                  Metaspace {replacement "▂", prepend "first", split}], decoder Metaspace "▂"
+//   scripts-metaspace bytes-never's model: Sequence [BertPreTokenizer, UnicodeScripts, Metaspace "always", split]
 // The decoder is Metaspace with the pre-tokenizer's settings (legacy add_prefix_space for custom-legacy), as Hugging
 // Face's converters write it, except bytes-llama's.
 // Every file is loaded back by Hugging Face (npm). golden.json holds hard sentences with Hugging Face's ids and
@@ -169,6 +173,33 @@ const VARIANTS = [
     ] }),
     byteFallback: true,
   },
+  {
+    name: "punct-metaspace",
+    sameModelAs: "nmt-always",
+    normalizer: (m) => precompiled(m.charsmap),
+    pre: () => ({ type: "Sequence", pretokenizers: [{ type: "Punctuation", behavior: "Isolated" }, metaspace({ prepend_scheme: "always", split: true })] }),
+    decoder: () => metaspace({ prepend_scheme: "always", split: true }),
+    byteFallback: false,
+  },
+  {
+    name: "digits-replacement",
+    sameModelAs: "custom-first",
+    replacement: "\u2582",
+    normalizer: (m) => precompiled(m.charsmap),
+    pre: () => ({ type: "Sequence", pretokenizers: [{ type: "Digits", individual_digits: true },
+      { type: "Metaspace", replacement: "\u2582", prepend_scheme: "first", split: true }] }),
+    decoder: () => ({ type: "Metaspace", replacement: "\u2582", prepend_scheme: "first", split: true }),
+    byteFallback: false,
+  },
+  {
+    name: "scripts-metaspace",
+    sameModelAs: "bytes-never",
+    normalizer: () => ({ type: "NFKC" }),
+    pre: () => ({ type: "Sequence", pretokenizers: [{ type: "BertPreTokenizer" }, { type: "UnicodeScripts" },
+      metaspace({ prepend_scheme: "always", split: true })] }),
+    decoder: () => metaspace({ prepend_scheme: "always", split: true }),
+    byteFallback: true,
+  },
 ];
 
 const trained = {};
@@ -176,6 +207,11 @@ function build(variant) {
   const model = trained[variant.sameModelAs] ?? train(variant.name, variant.spm);
   trained[variant.name] = model;
   const unkId = model.pieces.findIndex((p) => p.type === 2);
+  // Pieces spelled with the variant's Metaspace replacement instead of "▁" (none may hold it already).
+  const respell = (piece) => (variant.replacement ? piece.replaceAll("\u2581", variant.replacement) : piece);
+  if (variant.replacement && model.pieces.some((p) => p.piece.includes(variant.replacement))) {
+    throw new Error(`${variant.name}: a piece already holds ${variant.replacement}`);
+  }
   const added = [];
   model.pieces.forEach((p, id) => {
     if (p.type === 2 || p.type === 3) {
@@ -191,7 +227,7 @@ function build(variant) {
     pre_tokenizer: variant.pre(),
     post_processor: null,
     decoder: variant.decoder(),
-    model: { type: "Unigram", unk_id: unkId, vocab: model.pieces.map((p) => [p.piece, p.score]), byte_fallback: variant.byteFallback },
+    model: { type: "Unigram", unk_id: unkId, vocab: model.pieces.map((p) => [respell(p.piece), p.score]), byte_fallback: variant.byteFallback },
   };
   const file = path.join(outDir, `${variant.name}.json`);
   fs.writeFileSync(file, JSON.stringify(json) + "\n");
@@ -214,7 +250,7 @@ const SENTENCES = [
 ];
 
 // Id lists whose decode is hard; each piece must be in the vocabulary.
-async function decodeIdLists(file, tokenizer) {
+async function decodeIdLists(file, tokenizer, space) {
   const json = JSON.parse(fs.readFileSync(file, "utf8"));
   const ids = async (text) => (await tokenizer.encode(text, null, { addSpecialTokens: false })).getIds();
   const piece = (p) => {
@@ -226,19 +262,19 @@ async function decodeIdLists(file, tokenizer) {
   const lists = [
     [],
     [controls[0], ...(await ids("Hello world")), ...controls.slice(1), ...(await ids(" again, twice"))],
-    [piece("\u2581")],
-    [piece("\u2581"), piece("\u2581"), ...(await ids("x y")), piece("\u2581")],
+    [piece(space)],
+    [piece(space), piece(space), ...(await ids("x y")), piece(space)],
   ];
   if (json.model.byte_fallback) {
     const bytes = (...hex) => hex.map((h) => piece(`<0x${h}>`));
-    lists.push([...bytes("20", "E2", "98"), ...(await ids("a")), ...bytes("FF", "E2", "98", "83", "41"), piece("\u2581")]);
+    lists.push([...bytes("20", "E2", "98"), ...(await ids("a")), ...bytes("FF", "E2", "98", "83", "41"), piece(space)]);
     lists.push([...bytes("E2", "98", "83"), controls[0], ...bytes("C3")]);
   }
   return lists;
 }
 
 async function addDecodeCases(variant, file, tokenizer) {
-  const lists = await decodeIdLists(file, tokenizer);
+  const lists = await decodeIdLists(file, tokenizer, variant.replacement ?? "\u2581");
   for (const ids of lists) {
     golden.decode_cases.push({ file: `${variant.name}.json`, ids, decoded: await tokenizer.decode(ids, false) });
   }

@@ -1,6 +1,6 @@
 // Builds small WordPiece tokenizer.json files with Hugging Face tokenizers 0.23.2 (npm) and the goldens of the
 // C++ tests: tests/data/wordpiece/{uncased,cased,strip-cased,short-words,whitespace-split,
-// compat-decomposed}.json and golden.json.
+// compat-decomposed,digits-sequence,punct-sequence,chardelim-sequence}.json and golden.json.
 //
 //   node scripts/gen_wordpiece_files.mjs [--shared ../shared] [--npm ~/.cache/tokvec/npm/node_modules]
 //
@@ -18,6 +18,11 @@
 //   short-words       Sequence [NFD, Lowercase, StripAccents], max_input_chars_per_word 8
 //   whitespace-split  Sequence [NFKC, Lowercase], WhitespaceSplit, decoder without cleanup
 //   compat-decomposed Sequence [NFKD, Lowercase], WhitespaceSplit (the one file with NFKD)
+//   digits-sequence   BertNormalizer {clean_text: false} (controls kept), Sequence [Whitespace, Digits {individual}]
+//   punct-sequence    Sequence [Strip {left only}, NFC, Lowercase], Sequence [WhitespaceSplit, Punctuation], decoder
+//                     without cleanup
+//   chardelim-sequence BertNormalizer, Sequence [CharDelimiterSplit " ", Punctuation Removed] (tabs and newlines stay
+//                     inside words)
 // golden.json holds, for each variant, a few hard sentences with Hugging Face's ids and decode.
 import fs from "node:fs";
 import os from "node:os";
@@ -42,6 +47,9 @@ const VARIANTS = [
   { name: "short-words", normalizer: () => hf.sequenceNormalizer([hf.nfdNormalizer(), hf.lowercase(), hf.stripAccentsNormalizer()]), pre: () => hf.bertPreTokenizer(), maxChars: 8, cleanup: true },
   { name: "whitespace-split", normalizer: () => hf.sequenceNormalizer([hf.nfkcNormalizer(), hf.lowercase()]), pre: () => hf.whitespaceSplitPreTokenizer(), maxChars: 100, cleanup: false },
   { name: "compat-decomposed", normalizer: () => hf.sequenceNormalizer([hf.nfkdNormalizer(), hf.lowercase()]), pre: () => hf.whitespaceSplitPreTokenizer(), maxChars: 100, cleanup: false },
+  { name: "digits-sequence", normalizer: () => hf.bertNormalizer({ cleanText: false, lowercase: true }), pre: () => hf.sequencePreTokenizer([hf.whitespacePreTokenizer(), hf.digitsPreTokenizer(true)]), maxChars: 100, cleanup: true },
+  { name: "punct-sequence", normalizer: () => hf.sequenceNormalizer([hf.stripNormalizer(true, false), hf.nfcNormalizer(), hf.lowercase()]), pre: () => hf.sequencePreTokenizer([hf.whitespaceSplitPreTokenizer(), hf.punctuationPreTokenizer()]), maxChars: 100, cleanup: false },
+  { name: "chardelim-sequence", normalizer: () => hf.bertNormalizer({ lowercase: true }), pre: () => hf.sequencePreTokenizer([hf.charDelimiterSplit(" "), hf.punctuationPreTokenizer("removed")]), maxChars: 100, cleanup: true },
 ];
 
 // Most frequent first, ties by spelling (code unit order: deterministic).

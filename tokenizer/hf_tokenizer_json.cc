@@ -26,7 +26,9 @@
 //                      "continuing_subword_prefix": "##", "max_input_chars_per_word": 100}
 //   normalizer        as above, plus BertNormalizer {clean_text, handle_chinese_chars, strip_accents (null:
 //                     as lowercase), lowercase}, NFD, NFKD, StripAccents
-//   pre_tokenizer     BertPreTokenizer, WhitespaceSplit
+//   pre_tokenizer     BertPreTokenizer, WhitespaceSplit (fast, cut before ASCII white space for chunked encodes),
+//                     or any pre_tokenizer a BPE model over code points takes (below: null, Metaspace, a Sequence of
+//                     splitters with at most one Metaspace; the text is then encoded in one piece)
 //   decoder           null (spellings joined by spaces) or WordPiece {prefix, cleanup}
 //   added_tokens      as above; post_processor as above ([CLS] ... [SEP])
 //
@@ -52,7 +54,8 @@
 //   normalizer        as above, plus Precompiled {precompiled_charsmap: base64} (precompiled_normalizer.h), also
 //                     in the top Sequence
 //   pre_tokenizer     Metaspace {replacement, prepend_scheme, split, add_prefix_space}, Sequence [WhitespaceSplit,
-//                     Metaspace] (metaspace_pre_tokenizer.h), WhitespaceSplit
+//                     Metaspace] (metaspace_pre_tokenizer.h), WhitespaceSplit, or any other pre_tokenizer a BPE model
+//                     over code points takes (a Sequence of splitters with at most one Metaspace, null)
 //   decoder           as for BPE over code points: Decode runs it on the token spellings (special tokens' text
 //                     included), as Hugging Face's decode(ids, skip_special_tokens=false) does; T5 / XLM-R files
 //                     have Metaspace, newer conversions Sequence [Replace, ByteFallback, Fuse, Strip]
@@ -382,6 +385,9 @@ absl::StatusOr<std::unique_ptr<Normalizer>> ReadNormalizerOf(const Json& json, c
   return MakeNormalizerChain(std::move(parts));
 }
 
+absl::StatusOr<std::unique_ptr<PreTokenizer>> ReadSplittersPreTokenizer(const Json& json, const std::string& path,
+                                                                      const std::string& model);
+
 // A WordPiece model (see the header); `json` is the whole file.
 absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string& path, HfModelTables& tables) {
   const Json& model = json["model"];
@@ -428,10 +434,8 @@ absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string&
   } else if (pre_type == "WhitespaceSplit") {
     spec.pre_tokenizer = std::make_unique<WhitespacePreTokenizer>();
   } else {
-    return KeyError(path, "pre_tokenizer",
-                    fmt::format("pre-tokenizer {} is not supported with WordPiece (supported: BertPreTokenizer, "
-                                "WhitespaceSplit)",
-                                pre == nullptr ? "(missing)" : pre->dump()));
+    // Any other shape (a Sequence, Whitespace, Digits, ...): Hugging Face's semantics, no cut for chunked encodes.
+    TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer, ReadSplittersPreTokenizer(json, path, "WordPiece"));
   }
   TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
   if (json.contains("decoder") && !json["decoder"].is_null()) {
@@ -536,15 +540,10 @@ absl::StatusOr<TokenizerSpec> ReadUnigram(const Json& json, const std::string& p
   TokenizerSpec spec{.type = ModelType::kUnigram, .bpe = std::move(no_bpe)};
   spec.unigram = std::move(unigram).value();
   spec.source = path;
-  // 2. Pre-tokenizer (Metaspace, or WhitespaceSplit then Metaspace), normalizer, decoder.
+  // 2. Pre-tokenizer (fast: Metaspace, WhitespaceSplit, [WhitespaceSplit, Metaspace]; else any splitters), normalizer,
+  // decoder.
   const Json* pre = json.contains("pre_tokenizer") ? &json["pre_tokenizer"] : nullptr;
   const std::string pre_type = pre != nullptr && pre->is_object() ? pre->value("type", "") : "";
-  auto unsupported = [&] {
-    return KeyError(path, "pre_tokenizer",
-                    fmt::format("pre-tokenizer {} is not supported with Unigram (supported: Metaspace, Sequence "
-                                "[WhitespaceSplit, Metaspace], WhitespaceSplit)",
-                                pre == nullptr ? "(missing)" : pre->dump()));
-  };
   if (pre_type == "Metaspace") {
     TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options, ReadMetaspace(*pre, path, "pre_tokenizer"));
     spec.pre_tokenizer = std::make_unique<MetaspacePreTokenizer>(std::move(options));
@@ -560,7 +559,8 @@ absl::StatusOr<TokenizerSpec> ReadUnigram(const Json& json, const std::string& p
     options.whitespace_split = true;
     spec.pre_tokenizer = std::make_unique<MetaspacePreTokenizer>(std::move(options));
   } else {
-    return unsupported();
+    // Any other shape (a Sequence of splitters around at most one Metaspace, null): as for BPE over code points.
+    TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer, ReadSplittersPreTokenizer(json, path, "Unigram"));
   }
   TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
   TOKVEC_ASSIGN_OR_RETURN(spec.token_decoder, ReadHfDecoder(json.contains("decoder") ? json["decoder"] : Json(), path));
@@ -589,9 +589,11 @@ bool UsesByteLevel(const Json& json) {
   return false;
 }
 
-// The pre_tokenizer of a BPE model over code points: null (the normalized text is one piece), Metaspace, or
-// splitters (hf_pre_tokenizer.h's types but ByteLevel) with at most one Metaspace among them, in a Sequence.
-absl::StatusOr<std::unique_ptr<PreTokenizer>> ReadCharBpePreTokenizer(const Json& json, const std::string& path) {
+// The pre_tokenizer of a BPE model over code points, and of WordPiece and Unigram models of other shapes than their
+// fast ones: null (the normalized text is one piece), Metaspace, or splitters (hf_pre_tokenizer.h's types but
+// ByteLevel) with at most one Metaspace among them, in a Sequence. `model` names the model in messages.
+absl::StatusOr<std::unique_ptr<PreTokenizer>> ReadSplittersPreTokenizer(const Json& json, const std::string& path,
+                                                                      const std::string& model) {
   if (!json.contains("pre_tokenizer") || json["pre_tokenizer"].is_null()) {
     return std::make_unique<WholeTextPreTokenizer>();
   }
@@ -612,11 +614,11 @@ absl::StatusOr<std::unique_ptr<PreTokenizer>> ReadCharBpePreTokenizer(const Json
         type != "WhitespaceSplit" && type != "CharDelimiterSplit" && type != "UnicodeScripts" &&
         type != "BertPreTokenizer") {
       return KeyError(path, nodes[i].key + ".type",
-                      fmt::format("pre-tokenizer '{}' is not supported with a BPE model over code points (supported: "
-                                  "null, Metaspace, Split, Digits, Punctuation, Whitespace, WhitespaceSplit, "
-                                  "CharDelimiterSplit, UnicodeScripts, BertPreTokenizer, Sequence; ByteLevel in the "
-                                  "top Sequence makes a byte-level model)",
-                                  type));
+                      fmt::format("pre-tokenizer '{}' is not supported with {} (supported: null, Metaspace, Split, "
+                                  "Digits, Punctuation, Whitespace, WhitespaceSplit, CharDelimiterSplit, "
+                                  "UnicodeScripts, BertPreTokenizer, Sequence{})",
+                                  type, model == "BPE" ? "a BPE model over code points" : model,
+                                  model == "BPE" ? "; ByteLevel in the top Sequence makes a byte-level model" : ""));
     }
   }
   if (!metaspace) return ReadHfSplitSteps(nodes, path);
@@ -752,7 +754,7 @@ absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& p
   spec.ignore_merges = ignore_merges;
   spec.source = path;
   // 2. Pre-tokenizer (null: the normalized text is one piece; each piece is merged on its own), normalizer, decoder.
-  TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer, ReadCharBpePreTokenizer(json, path));
+  TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer, ReadSplittersPreTokenizer(json, path, "BPE"));
   TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
   TOKVEC_ASSIGN_OR_RETURN(spec.token_decoder, ReadHfDecoder(json.contains("decoder") ? json["decoder"] : Json(), path));
   // 3. Added tokens.

@@ -169,7 +169,7 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     wordpiece("dup_ids.json", bert, R"("unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1, "b": 1})");
     wordpiece("bad_decoder.json", R"("pre_tokenizer": {"type": "BertPreTokenizer"}, "decoder": {"type": "Metaspace"}, )",
               R"("unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1})");
-    wordpiece("bad_pre_tokenizer.json", R"("pre_tokenizer": {"type": "Metaspace"}, )",
+    wordpiece("bad_pre_tokenizer.json", R"("pre_tokenizer": {"type": "ByteLevel"}, )",
               R"("unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1})");
     // Byte-level tokenizer.json files with a broken Hugging Face pre-tokenizer (from tests/data/pretok/falcon.json).
     fs::create_directories(d / "pretok");
@@ -237,6 +237,9 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     unigram("no_unk.json", metaspace, R"("unk_id": null, )" + vocab);
     unigram("bad_decoder.json",
             metaspace + R"("decoder": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "sometimes"}, )",
+            R"("unk_id": 0, )" + vocab);
+    unigram("bad_pre_tokenizer.json",
+            R"("pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Digits"}, {"type": "ByteLevel"}]}, )",
             R"("unk_id": 0, )" + vocab);
     unigram("prefix_mismatch.json",
             R"("pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": false}, )",
@@ -530,7 +533,8 @@ const BadInput kDataRows[] = {
              1, "is not supported with WordPiece (supported: WordPiece, null)"),
     BadInput("EncodeWordPieceOtherPreTokenizer",
              {"encode", "-m", "{dir}/wordpiece/bad_pre_tokenizer.json", "{dir}/corpus.txt"}, 1,
-             "is not supported with WordPiece (supported: BertPreTokenizer, WhitespaceSplit)"),
+             "key 'pre_tokenizer.type': pre-tokenizer 'ByteLevel' is not supported with WordPiece (supported: null, "
+             "Metaspace, Split"),
     BadInput("EncodeAddedTokenEmpty", {"encode", "-m", "{dir}/wordpiece/added_empty.json", "{dir}/corpus.txt"}, 1,
              "key 'added_tokens[0]': expected {\"id\": N, \"content\": \"...\"}"),
     BadInput("EncodeAddedTokenIdCollision",
@@ -612,6 +616,9 @@ const BadInput kDataRows[] = {
              "key 'model.unk_id': expected null or an id below the 3 vocabulary pieces, got 3"),
     BadInput("EncodeUnigramUnknownWithoutUnk", {"encode", "-m", "{dir}/unigram/no_unk.json", "{dir}/corpus.txt"}, 1,
              "is not in the Unigram vocabulary and the model has no unk token"),
+    BadInput("EncodeUnigramUnsupportedPreTokenizer",
+             {"encode", "-m", "{dir}/unigram/bad_pre_tokenizer.json", "{dir}/corpus.txt"}, 1,
+             "key 'pre_tokenizer.pretokenizers[1].type': pre-tokenizer 'ByteLevel' is not supported with Unigram"),
     BadInput("EncodeUnigramPrefixMismatch", {"encode", "-m", "{dir}/unigram/prefix_mismatch.json", "{dir}/corpus.txt"},
              1, "key 'pre_tokenizer.add_prefix_space': false does not match prepend_scheme"),
     BadInput("DecodeUnigramBadDecoder", {"decode", "-m", "{dir}/unigram/bad_decoder.json", "{dir}/corpus.txt"}, 1,

@@ -316,6 +316,18 @@ def main():
           json.dumps(llama, ensure_ascii=False).encode() + unigram_sample)
     cut = dict(unigram, normalizer={"type": "Precompiled", "precompiled_charsmap": charsmap[:40]})
     write("hf_tokenizer_json", "unigram_cut_charsmap", json.dumps(cut, ensure_ascii=False))
+    # General pre-tokenizer Sequences for WordPiece and Unigram (tests/data/wordpiece/digits-sequence.json,
+    # unigram/punct-metaspace.json shapes): splitters before and after a Metaspace, BertNormalizer clean_text false.
+    splitters = dict(bert, normalizer=dict(bert["normalizer"], clean_text=False), pre_tokenizer={
+        "type": "Sequence", "pretokenizers": [{"type": "Whitespace"}, {"type": "Digits", "individual_digits": True},
+                                              {"type": "Punctuation", "behavior": "Isolated"}]})
+    write("hf_tokenizer_json", "wordpiece_splitters",
+          json.dumps(splitters, ensure_ascii=False).encode() + b"\n#\nhello123 world,\x00lower 4.5" + bert_sample[3:])
+    unigram_splitters = dict(unigram, pre_tokenizer={"type": "Sequence", "pretokenizers": [
+        {"type": "Punctuation", "behavior": "Isolated"},
+        {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": True},
+        {"type": "Digits", "individual_digits": True}]})
+    write("hf_tokenizer_json", "unigram_splitters", json.dumps(unigram_splitters, ensure_ascii=False).encode() + unigram_sample)
 
     write("model_load", "encoder", fdp_string(json.dumps(ENCODER_CONFIG)) + weights + bytes([7, 0, 2]))
 

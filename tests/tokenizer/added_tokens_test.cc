@@ -30,7 +30,7 @@ TEST(AddedTokensTest, GoldensFromHuggingFace) {
   absl::StatusOr<std::string> text = ReadFile(DataPath("golden.json"));
   ASSERT_TRUE(text.ok()) << text.status();
   const nlohmann::json golden = nlohmann::json::parse(*text);
-  ASSERT_EQ(golden.size(), 5u);
+  ASSERT_EQ(golden.size(), 6u);
   size_t cases = 0;
   for (const auto& [file, rows] : golden.items()) {
     absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Load(DataPath(file + ".json"));

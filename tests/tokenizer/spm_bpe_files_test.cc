@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "base/file_io.h"
@@ -409,6 +410,25 @@ TEST(SpmBpeFilesTest, FuzzSeedsPassTheFuzzChecks) {
     absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Create(*std::move(spec));
     ASSERT_TRUE(tokenizer.ok()) << tokenizer.status();
     EXPECT_EQ((*tokenizer)->type(), ModelType::kChar);
+    fuzz::ExerciseTokenizer(**tokenizer, sample);
+  }
+}
+
+// WordPiece and Unigram files take the same general pre-tokenizers (ReadSplittersPreTokenizer): their seeds load
+// through it (not the fast shapes) and pass the fuzz target's checks.
+TEST(SpmBpeFilesTest, SplitterSeedsOfWordPieceAndUnigramPassTheFuzzChecks) {
+  for (auto [name, type, pre] : {std::tuple{"wordpiece_splitters", ModelType::kWordPiece, "hf:"},
+                                 std::tuple{"unigram_splitters", ModelType::kUnigram, "sequence(hf:"}}) {
+    absl::StatusOr<std::string> input =
+        ReadFile(std::string(TOKVEC_SOURCE_DIR) + "/tests/fuzz/corpus/hf_tokenizer_json/" + name);
+    ASSERT_TRUE(input.ok()) << input.status();
+    auto [file, sample] = fuzz::SplitSample(*input);
+    absl::StatusOr<TokenizerSpec> spec = ReadHfTokenizerJson(file, name);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    EXPECT_EQ(spec->pre_tokenizer->name().rfind(pre, 0), 0u) << name << ": " << spec->pre_tokenizer->name();
+    absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Create(*std::move(spec));
+    ASSERT_TRUE(tokenizer.ok()) << tokenizer.status();
+    EXPECT_EQ((*tokenizer)->type(), type);
     fuzz::ExerciseTokenizer(**tokenizer, sample);
   }
 }

@@ -236,7 +236,7 @@ TEST(WordPieceFilesTest, MalformedFilesNameTheKey) {
   json["model"]["max_input_chars_per_word"] = -1;
   EXPECT_NE(ErrorOf(json).find("model.max_input_chars_per_word"), std::string::npos) << ErrorOf(json);
   json = TinyWordPiece();
-  json["pre_tokenizer"] = {{"type", "Metaspace"}};
+  json["pre_tokenizer"] = {{"type", "ByteLevel"}};
   EXPECT_NE(ErrorOf(json).find("not supported with WordPiece"), std::string::npos) << ErrorOf(json);
   json = TinyWordPiece();
   json["decoder"] = {{"type", "ByteLevel"}};
@@ -247,6 +247,22 @@ TEST(WordPieceFilesTest, MalformedFilesNameTheKey) {
   json = TinyWordPiece();
   json["added_tokens"][0]["content"] = "[MASK]";
   EXPECT_NE(ErrorOf(json).find("which is the vocabulary token '[UNK]'"), std::string::npos) << ErrorOf(json);
+}
+
+// BertPreTokenizer / WhitespaceSplit files are cut before ASCII white space for chunked encodes; a pre-tokenizer
+// Sequence (the general reader) offers no cut, so the text is encoded in one piece.
+TEST(WordPieceFilesTest, OnlyTheFastPreTokenizersOfferCuts) {
+  const std::string text = "hello world 123 again, and again";
+  for (const char* name : {"uncased.json", "whitespace-split.json"}) {
+    std::unique_ptr<Tokenizer> tokenizer = LoadFile(name);
+    ASSERT_NE(tokenizer, nullptr);
+    EXPECT_GT(tokenizer->FindCut(text, text.size() - 1, {}), 0u) << name;
+  }
+  for (const char* name : {"digits-sequence.json", "punct-sequence.json"}) {
+    std::unique_ptr<Tokenizer> tokenizer = LoadFile(name);
+    ASSERT_NE(tokenizer, nullptr);
+    EXPECT_EQ(tokenizer->FindCut(text, text.size() - 1, {}), 0u) << name;
+  }
 }
 
 }  // namespace

@@ -56,6 +56,8 @@ absl::StatusOr<Alignment> AdditiveAttention(MatrixView queries, MatrixView keys,
   LinearWeights w_s = scorer.w, w_h = scorer.w;
   w_s.bias = {};
   w_h.bias = {};
+  w_s.packed = w_h.packed = nullptr;  // packings are of the whole W
+  w_s.low = w_h.low = nullptr;
   if (scorer.w.layout == WeightLayout::kOutIn) {  // [A, Ds + Dh]: column slices
     w_s.weight = {scorer.w.weight.data, a_dim, ds};
     w_h.weight = {scorer.w.weight.data + ds, a_dim, dh};

@@ -22,6 +22,9 @@
 
 namespace tokvec {
 
+// The most inputs a layer may have: the int32 accumulators stay below 2^31 (see above).
+inline constexpr int64_t kInt8MaxInFeatures = 33'000;
+
 struct Int8PackedWeights {
   int64_t in = 0, out = 0;
   int64_t quads = 0;               // ceil(in / 4)

@@ -48,7 +48,7 @@ absl::Status CheckCpuSupports(LinearDtype dtype) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
   supported = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-              (bf16 ? __builtin_cpu_supports("avx512bf16") : __builtin_cpu_supports("avx512vnni"));
+              __builtin_cpu_supports("avx512vl") && (bf16 ? __builtin_cpu_supports("avx512bf16") : __builtin_cpu_supports("avx512vnni"));
 #endif
   if (supported && !DisabledForTests(feature)) return absl::OkStatus();
   return absl::FailedPreconditionError(
@@ -61,6 +61,11 @@ absl::StatusOr<std::unique_ptr<LowPrecisionWeights>> PackLowPrecision(const Line
     return absl::InvalidArgumentError("PackLowPrecision: f32 weights are used as they are, not packed");
   }
   if (absl::Status status = CheckCpuSupports(dtype); !status.ok()) return status;
+  if (dtype == LinearDtype::kInt8 && w.in_features() > kInt8MaxInFeatures) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--dtype int8 handles layers of at most {} inputs (int32 sums); this one has {}; use --dtype bf16 or f32",
+        kInt8MaxInFeatures, w.in_features()));
+  }
   auto packed = std::make_unique<LowPrecisionWeights>();
   packed->dtype = dtype;
   if (dtype == LinearDtype::kBf16) {

@@ -31,7 +31,7 @@
 namespace tokvec {
 
 enum class LinearDtype {
-  kF32,   // the default: OpenBLAS sgemm on the f32 weights
+  kF32,   // the default: the f32 weights (tokvec's packed AVX-512 GEMM, packed_gemm.h, or OpenBLAS sgemm)
   kBf16,  // bf16 weights and activations (8-bit mantissa), f32 accumulation: _mm512_dpbf16_ps
   kInt8,  // int8 weights (scale per output), u8 activations (scale per row), int32 accumulation: _mm512_dpbusd_epi32
 };
@@ -49,6 +49,8 @@ struct LowPrecisionWeights {
   Bf16PackedWeights bf16;  // when dtype == kBf16
   Int8PackedWeights int8;  // when dtype == kInt8
   size_t bytes() const { return dtype == LinearDtype::kBf16 ? bf16.bytes() : int8.bytes(); }
+  int64_t in_features() const { return dtype == LinearDtype::kBf16 ? bf16.in : int8.in; }
+  int64_t out_features() const { return dtype == LinearDtype::kBf16 ? bf16.out : int8.out; }
 };
 
 // Packs w (any layout and row stride) for `dtype` (kBf16 or kInt8; kF32 is InvalidArgument). Checks the CPU.

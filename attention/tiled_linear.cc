@@ -63,6 +63,9 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
   // tokvec's AVX-512 GEMM on the weight packed at load (packed_gemm.h), else OpenBLAS.
   const bool packed = w.packed != nullptr && PackedGemmAvailable() && w.packed->in_features() == in &&
                       w.packed->out_features() == out;
+  // bf16 / int8 (low_precision_linear.h) only for the matrix they were packed from: a copy of w with another
+  // `weight` view (alignment.cc narrows one) must not run them.
+  const bool low = w.low != nullptr && w.low->in_features() == in && w.low->out_features() == out;
   // 1. Fixed tiles (a function of the shapes only). A LayerNorm needs whole rows, so its tiles span all columns.
   //    Rows are tiled within each segment (a sequence of a batch; the whole input without segment_rows).
   const int64_t tile_cols =
@@ -99,7 +102,7 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
         std::fill_n(y_row, cols, 0.0f);
       }
     }
-    if (in > 0 && w.low != nullptr) {
+    if (in > 0 && low) {
       LowPrecisionTileInto(x_block, x.cols, rows, *w.low, col0, cols, y_block, out);  // bf16 / int8
     } else if (packed) {
       w.packed->MultiplyAdd(x_block, x.cols, rows, col0, cols, y_block, out);  // any row count: same bits per row

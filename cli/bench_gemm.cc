@@ -3,11 +3,13 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -65,20 +67,33 @@ __attribute__((target("avx512f"), noinline)) double FmaPeakGflops(int64_t iterat
 }
 #endif
 
+// The largest rows, in or out bench gemm takes (16384² floats: 1 GiB per matrix at most).
+constexpr int64_t kMaxGemmSide = 16384;
+
 absl::Status RunGemmBench(const GemmBenchOptions& o) {
   std::vector<std::pair<int64_t, int64_t>> shapes;  // (in, out)
   for (const std::string& shape : o.shapes) {
     int64_t in = 0, out = 0;
-    int used = 0;
-    if (std::sscanf(shape.c_str(), "%ldx%ld%n", &in, &out, &used) != 2 || used != static_cast<int>(shape.size()) ||
-        in <= 0 || out <= 0) {
-      return absl::InvalidArgumentError(
-          std::string(kUsagePrefix) + fmt::format("bad --shapes entry '{}'; expected INxOUT", shape));
+    // A whole decimal number filling [begin, end), or false (std::from_chars: no sign, no overflow).
+    auto whole_number = [](const char* begin, const char* end, int64_t* value) {
+      const std::from_chars_result r = std::from_chars(begin, end, *value);
+      return r.ec == std::errc() && r.ptr == end && begin != end;
+    };
+    const size_t x = shape.find('x');
+    const bool parsed = x != std::string::npos && whole_number(shape.data(), shape.data() + x, &in) &&
+                        whole_number(shape.data() + x + 1, shape.data() + shape.size(), &out);
+    if (!parsed || in <= 0 || out <= 0 || in > kMaxGemmSide || out > kMaxGemmSide) {
+      return absl::InvalidArgumentError(std::string(kUsagePrefix) +
+                                        fmt::format("bad --shapes entry '{}'; expected INxOUT, each 1..{}", shape,
+                                                    kMaxGemmSide));
     }
     shapes.emplace_back(in, out);
   }
   for (int64_t rows : o.rows) {
-    if (rows <= 0) return absl::InvalidArgumentError(std::string(kUsagePrefix) + "every --rows value must be > 0");
+    if (rows <= 0 || rows > kMaxGemmSide) {
+      return absl::InvalidArgumentError(std::string(kUsagePrefix) +
+                                        fmt::format("every --rows value must be in 1..{}", kMaxGemmSide));
+    }
   }
   if (!PackedGemmAvailable()) {
     return absl::FailedPreconditionError("bench gemm: the packed GEMM needs AVX-512F (and TOKVEC_GEMM unset)");

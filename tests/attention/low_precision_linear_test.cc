@@ -242,5 +242,18 @@ TEST(LinearDtypeTest, UnsupportedCpuIsAnErrorNotF32) {
   EXPECT_TRUE(CheckCpuSupports(LinearDtype::kF32).ok());
 }
 
+// int8 sums in int32: a layer with more inputs than kInt8MaxInFeatures could wrap, so it is refused, not wrong.
+TEST(LinearDtypeTest, Int8RefusesLayersWhoseSumsCouldOverflow) {
+  if (!CheckCpuSupports(LinearDtype::kInt8).ok()) GTEST_SKIP() << "this CPU lacks AVX-512 VNNI";
+  std::vector<float> weight(static_cast<size_t>(kInt8MaxInFeatures + 1) * 2, 0.5f);
+  const LinearWeights wide{.weight = {weight.data(), 2, kInt8MaxInFeatures + 1}, .layout = WeightLayout::kOutIn};
+  absl::StatusOr<std::unique_ptr<LowPrecisionWeights>> packed = PackLowPrecision(wide, LinearDtype::kInt8);
+  ASSERT_FALSE(packed.ok());
+  EXPECT_EQ(packed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(packed.status().message().find("at most 33000 inputs"), std::string_view::npos) << packed.status();
+  const LinearWeights fits{.weight = {weight.data(), 2, kInt8MaxInFeatures}, .layout = WeightLayout::kOutIn};
+  EXPECT_TRUE(PackLowPrecision(fits, LinearDtype::kInt8).ok());
+}
+
 }  // namespace
 }  // namespace tokvec

@@ -436,7 +436,9 @@ const BadInput kUsageRows[] = {
     BadInput("ServeBadPooling", {"serve", "-m", "{dir}/model", "--pooling", "median"}, 2, "median not in"),
     BadInput("BenchGemmBadShape", {"bench", "gemm", "--shapes", "768x"}, 2,
              "bad --shapes entry '768x'; expected INxOUT"),
-    BadInput("BenchGemmZeroRows", {"bench", "gemm", "--rows", "0"}, 2, "every --rows value must be > 0"),
+    BadInput("BenchGemmZeroRows", {"bench", "gemm", "--rows", "0"}, 2, "every --rows value must be in 1..16384"),
+    BadInput("BenchGemmHugeShape", {"bench", "gemm", "--shapes", "100000x100000"}, 2,
+             "bad --shapes entry '100000x100000'; expected INxOUT, each 1..16384"),
 };
 
 // Bad data: exit 1, naming what is wrong.

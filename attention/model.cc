@@ -95,11 +95,11 @@ absl::StatusOr<std::string> FindPrefix(const SafetensorsShards& file, const std:
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir) {
+absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir, LinearDtype dtype) {
   const std::string weights = dir + "/model.safetensors";
   const std::string index = dir + "/model.safetensors.index.json";
   if (!std::filesystem::exists(weights)) {
-    if (std::filesystem::exists(index)) return Load(dir + "/config.json", index);  // sharded
+    if (std::filesystem::exists(index)) return Load(dir + "/config.json", index, dtype);  // sharded
     std::string hint = "`tokvec init` makes a model directory";
     if (std::filesystem::exists(dir + "/pytorch_model.bin") ||
         std::filesystem::exists(dir + "/pytorch_model.bin.index.json")) {
@@ -109,13 +109,16 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir) {
     return absl::NotFoundError(fmt::format(
         "model directory '{}' has no model.safetensors (nor model.safetensors.index.json); {}", dir, hint));
   }
-  return Load(dir + "/config.json", weights);
+  return Load(dir + "/config.json", weights, dtype);
 }
 
-absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& config_path, const std::string& weights_path) {
+absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& config_path, const std::string& weights_path,
+                                                   LinearDtype dtype) {
   std::unique_ptr<Model> model(new Model());
   TOKVEC_ASSIGN_OR_RETURN(model->config_, LoadModelConfig(config_path));
+  model->pack_f32_ = dtype == LinearDtype::kF32;
   TOKVEC_RETURN_IF_ERROR(model->Bind(weights_path));
+  TOKVEC_RETURN_IF_ERROR(model->UseLinearDtype(dtype));
   return model;
 }
 
@@ -243,7 +246,7 @@ absl::Status Model::Bind(const std::string& weights_path) {
     TOKVEC_RETURN_IF_ERROR(
         ValidateTransformerBlock(stack_.blocks[i], stack_.config, d, fmt::format("layer {}", i)));
   }
-  PackModelWeights(&stack_, &decoder_, &packed_);
+  if (pack_f32_) PackLinears(LinearLayers(), &packed_);
   return absl::OkStatus();
 }
 
@@ -296,7 +299,7 @@ absl::Status Model::BindDecoder() {
   }
   TOKVEC_ASSIGN_OR_RETURN(decoder_.final_norm, norm("norm", d, "[hidden_size]"));
   TOKVEC_RETURN_IF_ERROR(ValidateDecoderStack(decoder_, d));
-  PackModelWeights(&stack_, &decoder_, &packed_);
+  if (pack_f32_) PackLinears(LinearLayers(), &packed_);
   return absl::OkStatus();
 }
 

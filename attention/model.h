@@ -83,10 +83,12 @@ struct ModelOutput {
 class Model {
  public:
   // Reads DIR/config.json and DIR/model.safetensors (or DIR/model.safetensors.index.json and its shards).
-  static absl::StatusOr<std::unique_ptr<Model>> Load(const std::string& dir);
+  // `dtype` (low_precision_linear.h) is the precision the linear layers run in, as UseLinearDtype sets it; loading
+  // with it packs the weights once for that dtype only (no f32 copy for the AVX-512 GEMM first).
+  static absl::StatusOr<std::unique_ptr<Model>> Load(const std::string& dir, LinearDtype dtype = LinearDtype::kF32);
   // The same from explicit files; `weights_path` may be a model.safetensors.index.json.
-  static absl::StatusOr<std::unique_ptr<Model>> Load(const std::string& config_path,
-                                                     const std::string& weights_path);
+  static absl::StatusOr<std::unique_ptr<Model>> Load(const std::string& config_path, const std::string& weights_path,
+                                                     LinearDtype dtype = LinearDtype::kF32);
 
   const ModelConfig& config() const { return config_; }
   // True for gpt2 and gpt_neo (a token sees only earlier tokens).
@@ -135,6 +137,7 @@ class Model {
   std::vector<const LinearWeights*> LinearLayers() const;
   LinearDtype linear_dtype_ = LinearDtype::kF32;
   std::vector<std::unique_ptr<LowPrecisionWeights>> low_weights_;
+  bool pack_f32_ = true;     // Bind packs the f32 projections (false when loaded for bf16 / int8)
   PackedWeightStore packed_;  // the layers' weights packed for the AVX-512 GEMM (pack_model.h), or empty
 };
 

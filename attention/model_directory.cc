@@ -9,7 +9,7 @@
 #include "fmt/format.h"
 
 namespace tokvec {
-absl::StatusOr<ModelDirectory> ModelDirectory::Load(const std::string& dir) {
+absl::StatusOr<ModelDirectory> ModelDirectory::Load(const std::string& dir, LinearDtype dtype) {
   namespace fs = std::filesystem;
   if (!fs::is_directory(dir)) {
     return absl::NotFoundError(fmt::format(
@@ -19,7 +19,7 @@ absl::StatusOr<ModelDirectory> ModelDirectory::Load(const std::string& dir) {
   }
   ModelDirectory out;
   out.path_ = dir;
-  TOKVEC_ASSIGN_OR_RETURN(out.model_, Model::Load(dir));
+  TOKVEC_ASSIGN_OR_RETURN(out.model_, Model::Load(dir, dtype));
   TOKVEC_ASSIGN_OR_RETURN(out.tokenizer_, Tokenizer::Load(dir));
   TOKVEC_ASSIGN_OR_RETURN(out.sentence_pooling_, LoadSentenceTransformersPooling(dir));
   TOKVEC_ASSIGN_OR_RETURN(out.around_, TextSpecialTokensFor(*out.tokenizer_, out.model_->config(), dir));

@@ -49,7 +49,8 @@ struct EmbeddedText {
 
 class ModelDirectory {
  public:
-  static absl::StatusOr<ModelDirectory> Load(const std::string& dir);
+  // `dtype`: the linear layers' precision from the start (Model::Load), e.g. `embed --dtype`.
+  static absl::StatusOr<ModelDirectory> Load(const std::string& dir, LinearDtype dtype = LinearDtype::kF32);
 
   const Tokenizer& tokenizer() const { return *tokenizer_; }
   const Model& model() const { return *model_; }

@@ -40,8 +40,9 @@ absl::Status Model::UseLinearDtype(LinearDtype dtype) {
   linear_dtype_ = dtype;
   // The f32 copies packed for the AVX-512 GEMM (pack_model.h) serve f32 only: dropped for bf16 / int8 (their
   // memory is the size of the f32 weights), packed again when f32 comes back.
-  if (dtype == LinearDtype::kF32) {
-    PackModelWeights(&stack_, &decoder_, &packed_);
+  pack_f32_ = dtype == LinearDtype::kF32;
+  if (pack_f32_) {
+    PackLinears(LinearLayers(), &packed_);
   } else {
     for (LinearWeights* w : LinearLayers()) w->packed = nullptr;
     packed_.clear();

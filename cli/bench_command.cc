@@ -45,6 +45,7 @@
 #include "attention/kind_attention.h"
 #include "attention/low_precision_linear.h"
 #include "attention/ops.h"
+#include "attention/pack_model.h"
 #include "attention/scaled_dot_product.h"
 #include "attention/sparse_pattern.h"
 #include "attention/transformer_block.h"
@@ -341,6 +342,8 @@ absl::Status RunLayerBench(const LayerBenchOptions& o) {
     if (!w->empty()) linears.push_back(w);
   }
   TOKVEC_ASSIGN_OR_RETURN(const std::vector<std::unique_ptr<LowPrecisionWeights>> packed, PackLayers(linears, dtype));
+  PackedWeightStore packed_f32;  // f32 runs tokvec's AVX-512 GEMM, as embed's models do (pack_model.h)
+  if (dtype == LinearDtype::kF32) PackLinears(linears, &packed_f32);
   NormalSampler sampler(o.seed + 1);
   const Matrix x_random = sampler.Matrix(o.batch * o.seq_len, o.d_model, 1.0f);  // [B·T, D]
   // The batched path's input and output start on a 64-byte cache line, as its workspace buffers do (a model

@@ -126,8 +126,8 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
   }
   TOKVEC_ASSIGN_OR_RETURN(const LinearDtype dtype, ParseLinearDtype(options.dtype));
   TOKVEC_RETURN_IF_ERROR(CheckCpuSupports(dtype));  // before the (slow) load
-  TOKVEC_ASSIGN_OR_RETURN(ModelDirectory dir, ModelDirectory::Load(options.model));
-  TOKVEC_RETURN_IF_ERROR(dir.UseLinearDtype(dtype));
+  // Packed once, for `dtype` (an f32 load would pack f32 copies for the AVX-512 GEMM first).
+  TOKVEC_ASSIGN_OR_RETURN(ModelDirectory dir, ModelDirectory::Load(options.model, dtype));
   // 1. Pooling: explicit, or (auto) the sentence-transformers modules, else none (attention/embed_texts.h).
   TOKVEC_ASSIGN_OR_RETURN(PoolingChoice choice, ChoosePooling(dir, options.pooling, options.normalize));
   const Pooling pooling = choice.pooling;

@@ -255,5 +255,22 @@ TEST(LinearDtypeTest, Int8RefusesLayersWhoseSumsCouldOverflow) {
   EXPECT_TRUE(PackLowPrecision(fits, LinearDtype::kInt8).ok());
 }
 
+// ModelDirectory::Load(dir, dtype) packs once for the dtype (no f32 copy first) and runs as Load + UseLinearDtype.
+TEST(LinearDtypeTest, LoadingWithADtypeEqualsSwitchingAfterLoad) {
+  if (!CheckCpuSupports(LinearDtype::kBf16).ok()) GTEST_SKIP() << "this CPU lacks AVX-512 BF16";
+  absl::StatusOr<ModelDirectory> direct = ModelDirectory::Load(kTestdata + "/hf_gpt2_f32", LinearDtype::kBf16);
+  absl::StatusOr<ModelDirectory> switched = ModelDirectory::Load(kTestdata + "/hf_gpt2_f32");
+  ASSERT_TRUE(direct.ok()) << direct.status();
+  ASSERT_TRUE(switched.ok()) << switched.status();
+  ASSERT_TRUE(switched->UseLinearDtype(LinearDtype::kBf16).ok());
+  EXPECT_EQ(direct->model().linear_dtype(), LinearDtype::kBf16);
+  EXPECT_EQ(direct->model().LinearWeightBytes(), switched->model().LinearWeightBytes());
+  absl::StatusOr<EmbeddedText> a = direct->Embed("The cat sat on the mat.", {.threads = 2});
+  absl::StatusOr<EmbeddedText> b = switched->Embed("The cat sat on the mat.", {.threads = 2});
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->hidden.size(), b->hidden.size());
+  EXPECT_TRUE(std::equal(a->hidden.data(), a->hidden.data() + a->hidden.size(), b->hidden.data()));
+}
+
 }  // namespace
 }  // namespace tokvec

@@ -195,6 +195,7 @@ void ApplyActivation(Activation activation, std::span<float> values) {
       for (float& x : values) x = x > 0.0f ? x : 0.0f;
       return;
     case Activation::kGeluExact:
+      if (GeluErfAvx512(values)) return;  // the same function, 16 floats at a time (gelu_avx512.h)
       for (float& x : values) {
         const double v = x;
         x = static_cast<float>(0.5 * v * (1.0 + std::erf(v * std::numbers::sqrt2 / 2.0)));

@@ -106,7 +106,8 @@ absl::Status RunGemmBench(const GemmBenchOptions& o) {
   for (int i = 0; i < 3; ++i) peaks.push_back(FmaPeakGflops(50'000'000));
   peak = MedianOf(peaks);
 #endif
-  for (const auto& [in, out] : shapes) {
+  for (const std::pair<int64_t, int64_t>& shape : shapes) {
+    const int64_t in = shape.first, out = shape.second;  // not a structured binding: lambdas below capture them
     for (int64_t rows : o.rows) {
       NormalSampler sampler(1);
       const Matrix x = sampler.Matrix(rows, in, 1.0f), weight = sampler.Matrix(in, out, 0.05f);

@@ -1,4 +1,5 @@
-// GeluTanhAvx512 (float, x / (1 + exp(-2u))) against the tanh GELU's definition evaluated in double (std::tanh),
+// GeluTanhAvx512 (float, x / (1 + exp(-2u))) and GeluErfAvx512 (float erfc) against the GELUs' definitions in double
+// (std::tanh, std::erf),
 // over a dense grid and extreme inputs; every length's partial last vector leaves the floats after it untouched
 // and gives the bits of the full-length call.
 #include "attention/gelu_avx512.h"
@@ -45,6 +46,38 @@ TEST(GeluTanhAvx512Test, PartialVectorsMatchTheFullCallAndStopAtTheEnd) {
   for (size_t n = 0; n <= 33; ++n) {
     std::vector<float> y = full;
     ASSERT_TRUE(GeluTanhAvx512(std::span<float>(y.data(), n)));
+    for (size_t i = 0; i < y.size(); ++i) EXPECT_EQ(y[i], i < n ? expected[i] : full[i]) << "n " << n << " i " << i;
+  }
+}
+
+double GeluErfDefinition(double x) { return 0.5 * x * (1.0 + std::erf(x / std::numbers::sqrt2)); }
+
+TEST(GeluErfAvx512Test, WithinOneEMinus6OfTheDoubleDefinition) {
+  if (!Avx512Available()) GTEST_SKIP() << "the CPU has no AVX-512F";
+  std::vector<float> x;
+  for (int i = -24000; i <= 24000; ++i) x.push_back(static_cast<float>(i) * 5e-4f);  // [-12, 12]
+  for (float v : {1e-30f, -1e-30f, 0.0f, -0.0f, 30.0f, -30.0f, 1e4f, -1e4f, 3e38f, -3e38f}) x.push_back(v);
+  std::vector<float> y = x;
+  ASSERT_TRUE(GeluErfAvx512(y));
+  double worst = 0.0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double expected = GeluErfDefinition(x[i]);
+    const double error = std::abs(y[i] - expected) / std::max(1.0, std::abs(static_cast<double>(x[i])));
+    worst = std::max(worst, error);
+    ASSERT_LE(error, 1e-6) << "x = " << x[i] << ": " << y[i] << " vs " << expected;
+  }
+  RecordProperty("worst_relative_error", std::to_string(worst));
+}
+
+TEST(GeluErfAvx512Test, PartialVectorsMatchTheFullCallAndStopAtTheEnd) {
+  if (!Avx512Available()) GTEST_SKIP() << "the CPU has no AVX-512F";
+  std::vector<float> full(40);
+  for (size_t i = 0; i < full.size(); ++i) full[i] = static_cast<float>(i) * 0.37f - 7.0f;
+  std::vector<float> expected = full;
+  ASSERT_TRUE(GeluErfAvx512(expected));
+  for (size_t n = 0; n <= 33; ++n) {
+    std::vector<float> y = full;
+    ASSERT_TRUE(GeluErfAvx512(std::span<float>(y.data(), n)));
     for (size_t i = 0; i < y.size(); ++i) EXPECT_EQ(y[i], i < n ? expected[i] : full[i]) << "n " << n << " i " << i;
   }
 }

@@ -397,15 +397,24 @@ TEST(SpmBpeFilesTest, MalformedFilesAreClearErrors) {
   }
 }
 
+// A seed of fuzz_hf_tokenizer_json: its tokenizer.json read into a spec, and its sample text.
+struct FuzzSeed {
+  absl::StatusOr<TokenizerSpec> spec;
+  std::string sample;
+};
+FuzzSeed ReadFuzzSeed(const std::string& name) {
+  absl::StatusOr<std::string> input =
+      ReadFile(std::string(TOKVEC_SOURCE_DIR) + "/tests/fuzz/corpus/hf_tokenizer_json/" + name);
+  if (!input.ok()) return {input.status(), ""};
+  auto [file, sample] = fuzz::SplitSample(*input);
+  return {ReadHfTokenizerJson(file, name), std::string(sample)};
+}
+
 // The fuzz seeds of fuzz_hf_tokenizer_json for these files load, and pass the fuzz target's checks (offsets in
 // order, decode works) on their sample text.
 TEST(SpmBpeFilesTest, FuzzSeedsPassTheFuzzChecks) {
   for (const char* name : {"spm_bpe_llama", "spm_bpe_pairs_metaspace", "spm_bpe_metaspace_sequence"}) {
-    absl::StatusOr<std::string> input =
-        ReadFile(std::string(TOKVEC_SOURCE_DIR) + "/tests/fuzz/corpus/hf_tokenizer_json/" + name);
-    ASSERT_TRUE(input.ok()) << input.status();
-    auto [file, sample] = fuzz::SplitSample(*input);
-    absl::StatusOr<TokenizerSpec> spec = ReadHfTokenizerJson(file, name);
+    auto [spec, sample] = ReadFuzzSeed(name);
     ASSERT_TRUE(spec.ok()) << spec.status();
     absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Create(*std::move(spec));
     ASSERT_TRUE(tokenizer.ok()) << tokenizer.status();
@@ -419,11 +428,7 @@ TEST(SpmBpeFilesTest, FuzzSeedsPassTheFuzzChecks) {
 TEST(SpmBpeFilesTest, SplitterSeedsOfWordPieceAndUnigramPassTheFuzzChecks) {
   for (auto [name, type, pre] : {std::tuple{"wordpiece_splitters", ModelType::kWordPiece, "hf:"},
                                  std::tuple{"unigram_splitters", ModelType::kUnigram, "sequence(hf:"}}) {
-    absl::StatusOr<std::string> input =
-        ReadFile(std::string(TOKVEC_SOURCE_DIR) + "/tests/fuzz/corpus/hf_tokenizer_json/" + name);
-    ASSERT_TRUE(input.ok()) << input.status();
-    auto [file, sample] = fuzz::SplitSample(*input);
-    absl::StatusOr<TokenizerSpec> spec = ReadHfTokenizerJson(file, name);
+    auto [spec, sample] = ReadFuzzSeed(name);
     ASSERT_TRUE(spec.ok()) << spec.status();
     EXPECT_EQ(spec->pre_tokenizer->name().rfind(pre, 0), 0u) << name << ": " << spec->pre_tokenizer->name();
     absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Create(*std::move(spec));

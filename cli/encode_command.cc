@@ -92,41 +92,22 @@ void AppendNumber(uint64_t value, std::string* out) {
   out->append(buffer, result.ptr);
 }
 
-// Appends ids as space-separated decimals (a leading space when `space_first`). Two digits at a time from a
-// table into one buffer: std::to_chars plus std::string::append per id took ~6% of `tokvec encode` (perf).
+// Appends ids as space-separated decimals (a leading space when `space_first`), formatted into one buffer by
+// WriteSpaceAndId (tokenizer/id_text.h): std::to_chars plus std::string::append per id took ~6% of
+// `tokvec encode` (perf).
 void AppendIds(const TokenId* ids, size_t n, bool space_first, std::string* out) {
-  static constexpr char kPairs[] =
-      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-      "8081828384858687888990919293949596979899";
   char buffer[4096];  // filled, then appended: no zero-fill of the output as resize would do
   char* p = buffer;
+  const char* from = n > 0 && !space_first ? buffer + 1 : buffer;  // past the first id's space
   for (size_t i = 0; i < n; ++i) {
     if (p > buffer + sizeof(buffer) - 12) {
-      out->append(buffer, p);
+      out->append(from, static_cast<size_t>(p - from));
       p = buffer;
+      from = buffer;
     }
-    if (i > 0 || space_first) *p++ = ' ';
-    uint32_t v = ids[i];
-    char digits[10];
-    char* d = digits + 10;
-    while (v >= 100) {
-      const uint32_t pair = v % 100;
-      v /= 100;
-      d -= 2;
-      std::memcpy(d, kPairs + 2 * pair, 2);
-    }
-    if (v >= 10) {
-      d -= 2;
-      std::memcpy(d, kPairs + 2 * v, 2);
-    } else {
-      *--d = static_cast<char>('0' + v);
-    }
-    const size_t len = static_cast<size_t>(digits + 10 - d);
-    std::memcpy(p, d, len);
-    p += len;
+    p = WriteSpaceAndId(p, ids[i]);
   }
-  out->append(buffer, p);
+  out->append(from, static_cast<size_t>(p - from));
 }
 
 // A JSON string; bytes that are not UTF-8 (never in token spellings) become U+FFFD.
@@ -258,17 +239,12 @@ struct Chunk {
   uint64_t first_line = 0;  // --lines: the number of the chunk's first line
   size_t base = 0;          // where the chunk starts in the input
   std::string output;
+  IdTextBuffer* id_text = nullptr;  // whole text as ids: the output, " id" per token (Tokenizer::EncodeIdText)
   absl::Status status;
 };
 
-// The piece caches of one worker: the shared cache (read-only while a batch runs) and the worker's own.
-struct WorkerCaches {
-  const PieceCache* shared;
-  PieceCache* local;
-};
-
 // Encodes each line of `chunk` (line ends removed) as one output line.
-void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format, WorkerCaches caches,
+void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format, const IdTextCaches& caches,
                       Chunk* chunk, bool pairs = false) {
   thread_local std::vector<TokenId> ids;
   const std::string_view text = chunk->text;
@@ -282,10 +258,18 @@ void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, F
     absl::Status status;
     if (pairs) {
       status = AppendPairLine(tokenizer, encode, format, line, &chunk->output);
+    } else if (format == Format::kIds && !encode.add_special_tokens) {
+      thread_local IdTextBuffer line_ids;  // " id id ..."
+      line_ids.Clear();
+      status = tokenizer.EncodeIdText(line, encode, 0, caches, &line_ids);
+      if (status.ok()) {
+        if (line_ids.size() > 0) chunk->output.append(line_ids.view().substr(1));
+        chunk->output += '\n';
+      }
     } else if (format == Format::kIds) {
       ids.clear();
       if (encode.add_special_tokens) ids = SpecialIdsBefore(tokenizer);
-      status = tokenizer.EncodeIds(line, encode, &ids, 0, caches.shared, caches.local);
+      status = tokenizer.EncodeIds(line, encode, &ids, 0, caches.shared_pieces, caches.local_pieces);
       if (encode.add_special_tokens) {
         const std::vector<TokenId> after = SpecialIdsAfter(tokenizer);
         ids.insert(ids.end(), after.begin(), after.end());
@@ -308,11 +292,15 @@ void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, F
 }
 
 // Encodes a chunk of the whole text: its ids (or token spellings) separated by spaces, no line end.
-void EncodeTextChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format, WorkerCaches caches,
+void EncodeTextChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format, const IdTextCaches& caches,
                      Chunk* chunk) {
+  if (chunk->id_text != nullptr) {
+    chunk->status = tokenizer.EncodeIdText(chunk->text, encode, chunk->base, caches, chunk->id_text);
+    return;
+  }
   thread_local std::vector<TokenId> ids;
   ids.clear();
-  chunk->status = tokenizer.EncodeIds(chunk->text, encode, &ids, chunk->base, caches.shared, caches.local);
+  chunk->status = tokenizer.EncodeIds(chunk->text, encode, &ids, chunk->base, caches.shared_pieces, caches.local_pieces);
   if (!chunk->status.ok()) return;
   if (format == Format::kIds) {
     AppendIds(ids.data(), ids.size(), /*space_first=*/false, &chunk->output);
@@ -368,9 +356,21 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
   // folded into the shared one, so each distinct piece is merged about once whatever the thread count (with a
   // cache per thread, every thread merged every distinct piece again: 2 threads used 0.36 s more CPU than 1 on
   // the 103.6 MB of corpora x7, whose 14.8 MB repeat 306,099 distinct pieces).
-  std::unique_ptr<PieceCache> shared = tokenizer.NewPieceCache();
+  // One thread has nothing to share: its own cache is kept whole.
+  std::unique_ptr<PieceCache> shared = threads > 1 ? tokenizer.NewPieceCache() : nullptr;
   std::vector<std::unique_ptr<PieceCache>> locals;
-  for (size_t i = 0; i < threads; ++i) locals.push_back(tokenizer.NewPieceCache());
+  // The same for the id text of short pieces (Tokenizer::EncodeIdText).
+  std::unique_ptr<IdTextCache> shared_text = threads > 1 ? tokenizer.NewIdTextCache() : nullptr;
+  std::vector<std::unique_ptr<IdTextCache>> local_texts;
+  for (size_t i = 0; i < threads; ++i) {
+    locals.push_back(tokenizer.NewPieceCache());
+    local_texts.push_back(tokenizer.NewIdTextCache());
+  }
+  // Whole text as ids: each chunk writes into one of these buffers, kept from batch to batch (two batches: the
+  // one being encoded and the one being written), so their pages are touched once.
+  const bool id_text = !options.lines && format == Format::kIds;
+  std::vector<IdTextBuffer> id_buffers(id_text ? 2 * batch_chunks : 0);
+  size_t batch_number = 0;
   std::string buffer;  // input not yet encoded starts at buffer[consumed]
   size_t consumed = 0;
   size_t buffer_offset = 0;  // of buffer[0] in the input
@@ -393,6 +393,15 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
   auto write_outputs = [&](std::vector<Chunk>& done) -> absl::Status {
     for (Chunk& chunk : done) {
       TOKVEC_RETURN_IF_ERROR(chunk.status);
+      if (chunk.id_text != nullptr) {
+        std::string_view text = chunk.id_text->view();  // " id id ...": the space between chunks included
+        if (text.empty()) continue;
+        if (!wrote_any) text.remove_prefix(1);
+        TOKVEC_RETURN_IF_ERROR(WriteAll(stdout, text));
+        chunk.id_text->Clear();
+        wrote_any = true;
+        continue;
+      }
       if (chunk.output.empty()) continue;
       if (!options.lines && wrote_any) TOKVEC_RETURN_IF_ERROR(WriteAll(stdout, " "));
       TOKVEC_RETURN_IF_ERROR(WriteAll(stdout, chunk.output));
@@ -421,6 +430,7 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
       chunk.text = rest.substr(0, size);
       chunk.first_line = line_number;
       chunk.base = buffer_offset + consumed;
+      if (id_text) chunk.id_text = &id_buffers[(batch_number % 2) * batch_chunks + chunks.size() - 1];
       if (options.lines) line_number += static_cast<uint64_t>(std::count(chunk.text.begin(), chunk.text.end(), '\n'));
       consumed += size;
     }
@@ -439,7 +449,8 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
         if (io.ok() && !eof) io = read_into(&incoming, batch_bytes);
         return;
       }
-      const WorkerCaches caches{shared.get(), locals[static_cast<size_t>(worker)].get()};
+      const auto w = static_cast<size_t>(worker);
+      const IdTextCaches caches{shared.get(), locals[w].get(), shared_text.get(), local_texts[w].get()};
       Chunk* chunk = &chunks[static_cast<size_t>(task - 1)];
       if (options.lines) {
         EncodeLinesChunk(tokenizer, encode, format, caches, chunk, options.pairs);
@@ -448,10 +459,13 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
       }
     });
     TOKVEC_RETURN_IF_ERROR(io);
-    for (const std::unique_ptr<PieceCache>& local : locals) {
-      shared->MergeFrom(*local);
-      local->Clear();
+    for (size_t i = 0; i < locals.size() && shared != nullptr; ++i) {
+      shared->MergeFrom(*locals[i]);
+      locals[i]->Clear();
+      shared_text->MergeFrom(*local_texts[i]);
+      local_texts[i]->ClearMain();
     }
+    ++batch_number;
     // 3. This batch's outputs are written during the next one; its input is done with (the chunks' outputs no
     // longer point into the buffer).
     for (Chunk& chunk : chunks) chunk.text = {};
@@ -507,7 +521,7 @@ absl::Status RunSharded(const Tokenizer& tokenizer, const EncodeOptions& encode,
       ++line_number;
       if (static_cast<int64_t>((line_number - 1) % static_cast<uint64_t>(parts)) == part) {
         Chunk chunk{.text = std::string_view(text).substr(at, end - at), .first_line = line_number};
-        EncodeLinesChunk(tokenizer, encode, format, WorkerCaches{shared.get(), local.get()}, &chunk, options.pairs);
+        EncodeLinesChunk(tokenizer, encode, format, IdTextCaches{shared.get(), local.get(), nullptr, nullptr}, &chunk, options.pairs);
         TOKVEC_RETURN_IF_ERROR(chunk.status);
         out += chunk.output;
         ++lines;

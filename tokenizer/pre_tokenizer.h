@@ -25,11 +25,26 @@ struct Piece {
   size_t end;
 };
 
+// Where PreTokenizer::SplitSome resumes: the next piece starts at `pos`; [.., stretch_end) is known to be
+// well-formed UTF-8 (the splitter's own bookkeeping; start from a default cursor).
+struct SplitCursor {
+  size_t pos = 0;
+  size_t stretch_end = 0;
+};
+
 class PreTokenizer {
  public:
   virtual ~PreTokenizer() = default;
   // Appends the pieces of `text` to `pieces`. Errors (e.g. invalid UTF-8 for word models) name the byte offset.
   virtual absl::Status Split(std::string_view text, std::vector<Piece>* pieces) const = 0;
+  // Split a block at a time, for callers that use pieces as they come (Tokenizer::EncodeIdText): fills up to
+  // `capacity` pieces of `text` from `*cursor` on, advances the cursor and returns how many (0: no more). The
+  // pieces of successive calls are those of Split. Implemented where SplitsIncrementally() is true (the presets).
+  virtual size_t SplitSome(std::string_view /*text*/, SplitCursor* /*cursor*/, Piece* /*pieces*/,
+                           size_t /*capacity*/) const {
+    return 0;
+  }
+  virtual bool SplitsIncrementally() const { return false; }
   // How the model file names this pre-tokenizer: "whitespace", a preset ("gpt2", "cl100k", "o200k") or a regex.
   virtual std::string name() const = 0;
   // A position p in [1, limit] where text may be cut so that splitting text[0, p) and text[p, ...) on their

@@ -1,6 +1,7 @@
 #include "tokenizer/preset_splitter.h"
 
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -287,19 +288,24 @@ class PresetSplitter : public PreTokenizer {
   PresetSplitter(Preset preset, std::string name) : preset_(preset), name_(std::move(name)) {}
 
   absl::Status Split(std::string_view text, std::vector<Piece>* pieces) const override {
-    switch (preset_) {
-      case Preset::kGpt2:
-        SplitWith<FastGpt2, MatchGpt2>(text, pieces);
-        break;
-      case Preset::kCl100k:
-        SplitWith<FastCl100k, MatchCl100k>(text, pieces);
-        break;
-      case Preset::kO200k:
-        SplitWith<FastO200k, MatchO200k>(text, pieces);
-        break;
-    }
+    Piece block[256];
+    SplitCursor cursor;
+    while (size_t n = SplitSome(text, &cursor, block, std::size(block))) pieces->insert(pieces->end(), block, block + n);
     return absl::OkStatus();
   }
+
+  size_t SplitSome(std::string_view text, SplitCursor* cursor, Piece* pieces, size_t capacity) const override {
+    switch (preset_) {
+      case Preset::kGpt2:
+        return SplitSomeWith<FastGpt2, MatchGpt2>(text, cursor, pieces, capacity);
+      case Preset::kCl100k:
+        return SplitSomeWith<FastCl100k, MatchCl100k>(text, cursor, pieces, capacity);
+      case Preset::kO200k:
+        return SplitSomeWith<FastO200k, MatchO200k>(text, cursor, pieces, capacity);
+    }
+    return 0;
+  }
+  bool SplitsIncrementally() const override { return true; }
 
   std::string name() const override { return name_; }
 
@@ -323,25 +329,31 @@ class PresetSplitter : public PreTokenizer {
   bool FindsCuts() const override { return true; }
 
  private:
+  // Well-formed stretches are matched piece by piece (Fast, else Match); an ill-formed byte is a piece of its
+  // own, as in split_pattern.h.
   template <size_t (*Fast)(const unsigned char*, size_t, size_t), size_t (*Match)(const Scanner&, size_t)>
-  static void SplitWith(std::string_view text, std::vector<Piece>* pieces) {
+  static size_t SplitSomeWith(std::string_view text, SplitCursor* cursor, Piece* pieces, size_t capacity) {
     const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
-    for (size_t pos = 0; pos < text.size();) {
-      const size_t valid_end = Utf8ValidEnd(text, pos);
-      if (valid_end == pos) {  // An ill-formed byte: a piece of its own, as in split_pattern.h.
-        pieces->push_back({pos, pos + 1});
-        ++pos;
-        continue;
+    size_t pos = cursor->pos, stretch_end = cursor->stretch_end, n = 0;
+    while (n < capacity && pos < text.size()) {
+      if (pos >= stretch_end) {
+        stretch_end = Utf8ValidEnd(text, pos);
+        if (stretch_end == pos) {
+          pieces[n++] = {pos, pos + 1};
+          ++pos;
+          continue;
+        }
       }
-      const Scanner scanner(text, valid_end);
-      for (size_t i = pos; i < valid_end;) {
-        size_t end = Fast(bytes, i, valid_end);
-        if (end == kFail) end = Match(scanner, i);
-        pieces->push_back({i, end});
-        i = end;
+      const Scanner scanner(text, stretch_end);
+      while (n < capacity && pos < stretch_end) {
+        size_t end = Fast(bytes, pos, stretch_end);
+        if (end == kFail) end = Match(scanner, pos);
+        pieces[n++] = {pos, end};
+        pos = end;
       }
-      pos = valid_end;
     }
+    *cursor = {pos, stretch_end};
+    return n;
   }
 
   Preset preset_;

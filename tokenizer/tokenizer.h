@@ -36,6 +36,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "tokenizer/id_text.h"
 #include "tokenizer/piece_cache.h"
 #include "tokenizer/bpe_affixes.h"
 #include "tokenizer/bpe_model.h"
@@ -156,6 +157,14 @@ class Tokenizer {
                          const PieceCache* shared, PieceCache* local) const;
   // An empty piece cache for this tokenizer (byte models; word models do not cache).
   std::unique_ptr<PieceCache> NewPieceCache() const { return std::make_unique<PieceCache>(cache_serial_); }
+  // EncodeIds written as text, " <id>" per token, appended to `out` (tokenizer/id_text.h): the fast path of
+  // `tokvec encode`'s ids. Byte models with a preset splitter and nothing to match or normalize look each short
+  // piece up in the id-text caches, then the piece caches, then merge it; the rest formats EncodeIds. The text
+  // is that of EncodeIds's ids, and so are the errors.
+  absl::Status EncodeIdText(std::string_view text, const EncodeOptions& options, size_t base,
+                            const IdTextCaches& caches, IdTextBuffer* out) const;
+  // An empty short-piece cache for EncodeIdText.
+  std::unique_ptr<IdTextCache> NewIdTextCache() const { return std::make_unique<IdTextCache>(cache_serial_); }
   // A position p in [1, limit] where `text` may be cut so that encoding text[0, p) and text[p, ...) on their own
   // gives the ids of the whole (for splitting a large input into chunks, e.g. over threads), from the
   // pre-tokenizer's PreTokenizer::FindCut. 0 when there is none, or when this tokenizer cannot be cut: a

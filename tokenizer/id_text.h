@@ -150,8 +150,13 @@ class IdTextCache {
   // of several threads share what each learned (tokvec encode folds each worker's into a shared one between
   // batches, as with PieceCache).
   void MergeFrom(const IdTextCache& other);
-  // Empties the main table (back to kInitialSlots); the front table is kept.
-  void ClearMain() { Reset(kInitialSlots); }
+  // Empties the main table, keeping its memory (new pages cost a fault each: freeing and growing the tables of
+  // two workers every batch took ~0.1 s of system time per 100 MB); the front table is kept.
+  void ClearMain() {
+    if (used_ == 0) return;
+    std::memset(static_cast<void*>(slots_.get()), 0, slot_count_ * sizeof(Slot));
+    used_ = 0;
+  }
 
  private:
   // Puts `filled` into `slot` (Probe's empty slot for it), growing or emptying the table first when half full.

@@ -244,8 +244,8 @@ struct Chunk {
 };
 
 // Encodes each line of `chunk` (line ends removed) as one output line.
-void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format, const IdTextCaches& caches,
-                      Chunk* chunk, bool pairs = false) {
+void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format,
+                      const IdTextCaches& caches, Chunk* chunk, bool pairs = false) {
   thread_local std::vector<TokenId> ids;
   const std::string_view text = chunk->text;
   uint64_t line_number = chunk->first_line;
@@ -292,15 +292,16 @@ void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, F
 }
 
 // Encodes a chunk of the whole text: its ids (or token spellings) separated by spaces, no line end.
-void EncodeTextChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format, const IdTextCaches& caches,
-                     Chunk* chunk) {
+void EncodeTextChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format,
+                     const IdTextCaches& caches, Chunk* chunk) {
   if (chunk->id_text != nullptr) {
     chunk->status = tokenizer.EncodeIdText(chunk->text, encode, chunk->base, caches, chunk->id_text);
     return;
   }
   thread_local std::vector<TokenId> ids;
   ids.clear();
-  chunk->status = tokenizer.EncodeIds(chunk->text, encode, &ids, chunk->base, caches.shared_pieces, caches.local_pieces);
+  chunk->status =
+      tokenizer.EncodeIds(chunk->text, encode, &ids, chunk->base, caches.shared_pieces, caches.local_pieces);
   if (!chunk->status.ok()) return;
   if (format == Format::kIds) {
     AppendIds(ids.data(), ids.size(), /*space_first=*/false, &chunk->output);

@@ -290,7 +290,9 @@ class PresetSplitter : public PreTokenizer {
   absl::Status Split(std::string_view text, std::vector<Piece>* pieces) const override {
     Piece block[256];
     SplitCursor cursor;
-    while (size_t n = SplitSome(text, &cursor, block, std::size(block))) pieces->insert(pieces->end(), block, block + n);
+    while (size_t n = SplitSome(text, &cursor, block, std::size(block))) {
+      pieces->insert(pieces->end(), block, block + n);
+    }
     return absl::OkStatus();
   }
 

@@ -103,7 +103,8 @@ TEST_F(IdTextTest, EqualsEncodeIdsOnTheSharedCorpora) {
       const size_t size = cut == 0 ? text.size() - at : cut;
       const std::string_view chunk = std::string_view(text).substr(at, size);
       out.Clear();
-      ASSERT_TRUE(tokenizer->EncodeIdText(chunk, {}, at, {.local_pieces = local.get(), .local_text = hot.get()}, &out).ok());
+      const IdTextCaches caches{.local_pieces = local.get(), .local_text = hot.get()};
+      ASSERT_TRUE(tokenizer->EncodeIdText(chunk, {}, at, caches, &out).ok());
       got += out.view();
       expected += Expected(*tokenizer, chunk);
       at += size;
@@ -113,7 +114,8 @@ TEST_F(IdTextTest, EqualsEncodeIdsOnTheSharedCorpora) {
     EXPECT_TRUE(got == expected);
     // Warm: the same text again, all from the tables.
     out.Clear();
-    ASSERT_TRUE(tokenizer->EncodeIdText(text.substr(0, 300000), {}, 0, {.local_pieces = local.get(), .local_text = hot.get()}, &out).ok());
+    const IdTextCaches caches{.local_pieces = local.get(), .local_text = hot.get()};
+    ASSERT_TRUE(tokenizer->EncodeIdText(text.substr(0, 300000), {}, 0, caches, &out).ok());
     EXPECT_EQ(out.view(), Expected(*tokenizer, text.substr(0, 300000)));
   }
 }

@@ -1,5 +1,6 @@
 // Fuzz target: a byte-level tokenizer (merge-list or tiktoken-rank rule) must give back the exact input bytes:
-// Decode(Encode(text)) == text, and the offsets tile the input with each token spelling its own bytes.
+// Decode(Encode(text)) == text, and the offsets tile the input with each token spelling its own bytes. The ids
+// written as text (EncodeIdText, `tokvec encode`'s path) are those ids, cold and again from the warm tables.
 //
 //   build-fuzz/fuzz_byte_roundtrip tests/fuzz/corpus/byte_roundtrip -max_total_time=30
 //
@@ -42,5 +43,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::StatusOr<std::string> decoded = tokenizer->Decode(encoding->ids);
   FUZZ_CHECK(decoded.ok());
   FUZZ_CHECK(*decoded == text);
+  std::string expected;
+  for (TokenId id : encoding->ids) expected += " " + std::to_string(id);
+  std::unique_ptr<IdTextCache> texts = tokenizer->NewIdTextCache();
+  for (int round = 0; round < 2; ++round) {
+    IdTextBuffer out;
+    FUZZ_CHECK(tokenizer->EncodeIdText(text, options, 0, {.local_text = texts.get()}, &out).ok());
+    FUZZ_CHECK(out.view() == expected);
+  }
   return 0;
 }

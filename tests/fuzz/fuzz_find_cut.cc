@@ -1,6 +1,7 @@
 // Fuzz target: every cut that PreTokenizer::FindCut returns keeps the pieces — splitting the two parts on their
 // own gives the pieces of the whole — for the gpt2, cl100k and o200k splitters and for whitespace words. This is
 // what lets `tokvec encode` cut a large text into chunks for its workers and still give the whole text's ids.
+// The presets' SplitSome, a few pieces at a time, gives the pieces of Split too.
 //
 //   build-fuzz/fuzz_find_cut tests/fuzz/corpus/find_cut -max_total_time=30
 //
@@ -28,6 +29,24 @@ std::vector<std::pair<size_t, size_t>> Split(const PreTokenizer& split, std::str
   return out;
 }
 
+void CheckBlocks(const PreTokenizer& split, std::string_view text) {
+  std::vector<Piece> whole;
+  FUZZ_CHECK(split.Split(text, &whole).ok());
+  for (size_t capacity : {1, 2, 7}) {
+    std::vector<Piece> pieces;
+    Piece block[7];
+    SplitCursor cursor;
+    while (size_t n = split.SplitSome(text, &cursor, block, capacity)) {
+      FUZZ_CHECK(n <= capacity);
+      pieces.insert(pieces.end(), block, block + n);
+    }
+    FUZZ_CHECK(pieces.size() == whole.size());
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      FUZZ_CHECK(pieces[i].begin == whole[i].begin && pieces[i].end == whole[i].end);
+    }
+  }
+}
+
 void CheckEveryCut(const PreTokenizer& split, std::string_view text) {
   const auto whole = Split(split, text, 0);
   for (size_t limit = text.size(); limit > 0;) {
@@ -53,7 +72,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return list;
   }();
   const std::string_view text(reinterpret_cast<const char*>(data), std::min<size_t>(size, 2048));
-  for (const auto& split : *splitters) CheckEveryCut(*split, text);
+  for (const auto& split : *splitters) {
+    CheckEveryCut(*split, text);
+    CheckBlocks(*split, text);
+  }
   if (!FindInvalidUtf8(text)) CheckEveryCut(WhitespacePreTokenizer(), text);
   return 0;
 }

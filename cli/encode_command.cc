@@ -246,7 +246,6 @@ struct Chunk {
 // Encodes each line of `chunk` (line ends removed) as one output line.
 void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format,
                       const IdTextCaches& caches, Chunk* chunk, bool pairs = false) {
-  thread_local std::vector<TokenId> ids;
   const std::string_view text = chunk->text;
   uint64_t line_number = chunk->first_line;
   for (size_t at = 0; at < text.size(); ++line_number) {
@@ -258,24 +257,19 @@ void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, F
     absl::Status status;
     if (pairs) {
       status = AppendPairLine(tokenizer, encode, format, line, &chunk->output);
-    } else if (format == Format::kIds && !encode.add_special_tokens) {
-      thread_local IdTextBuffer line_ids;  // " id id ..."
+    } else if (format == Format::kIds) {
+      thread_local IdTextBuffer line_ids;  // " id id ...", with the post-processor's tokens when asked
       line_ids.Clear();
+      auto write = [&](const std::vector<TokenId>& special) {
+        char* p = line_ids.Reserve(11 * special.size());
+        for (TokenId id : special) p = WriteSpaceAndId(p, id);
+        line_ids.Commit(p);
+      };
+      if (encode.add_special_tokens) write(SpecialIdsBefore(tokenizer));
       status = tokenizer.EncodeIdText(line, encode, 0, caches, &line_ids);
+      if (encode.add_special_tokens) write(SpecialIdsAfter(tokenizer));
       if (status.ok()) {
         if (line_ids.size() > 0) chunk->output.append(line_ids.view().substr(1));
-        chunk->output += '\n';
-      }
-    } else if (format == Format::kIds) {
-      ids.clear();
-      if (encode.add_special_tokens) ids = SpecialIdsBefore(tokenizer);
-      status = tokenizer.EncodeIds(line, encode, &ids, 0, caches.shared_pieces, caches.local_pieces);
-      if (encode.add_special_tokens) {
-        const std::vector<TokenId> after = SpecialIdsAfter(tokenizer);
-        ids.insert(ids.end(), after.begin(), after.end());
-      }
-      if (status.ok()) {
-        AppendIds(ids.data(), ids.size(), /*space_first=*/false, &chunk->output);
         chunk->output += '\n';
       }
     } else {

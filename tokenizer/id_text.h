@@ -26,7 +26,6 @@
 #include <cstring>
 #include <memory>
 #include <string_view>
-#include <vector>
 
 #include "tokenizer/bpe_model.h"
 #include "tokenizer/piece_cache.h"
@@ -42,10 +41,6 @@ class IdTextBuffer {
     return data_.get() + size_;
   }
   void Commit(char* end) { size_ = static_cast<size_t>(end - data_.get()); }
-  void Append(std::string_view text) {
-    std::memcpy(Reserve(text.size()), text.data(), text.size());
-    size_ += text.size();
-  }
   std::string_view view() const { return {data_.get(), size_}; }
   size_t size() const { return size_; }
   void Clear() { size_ = 0; }

@@ -405,6 +405,23 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
     done.clear();
     return absl::OkStatus();
   };
+  // Folds what the workers learned into the shared caches, the two kinds side by side; done before a batch, so
+  // not after the last one.
+  bool fold_pending = false;
+  auto fold_caches = [&] {
+    pool.Run(2, [&](int64_t task, int) {
+      for (size_t i = 0; i < locals.size(); ++i) {
+        if (task == 0) {
+          shared->MergeFrom(*locals[i]);
+          locals[i]->Clear();
+        } else {
+          shared_text->MergeFrom(*local_texts[i]);
+          local_texts[i]->ClearMain();
+        }
+      }
+    });
+    fold_pending = false;
+  };
   std::vector<Chunk> chunks, previous;  // this batch; the last one, written while this one is encoded
   std::string incoming;                 // input read while this batch is encoded
   TOKVEC_RETURN_IF_ERROR(read_into(&buffer, batch_bytes));
@@ -437,6 +454,7 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
     // 2. Encode the batch on the workers. Task 0 does the I/O meanwhile: it writes the previous batch's outputs
     // (in input order) and reads the next batch's input, so neither waits for the other (with I/O between
     // batches, the workers idled while the main thread read and wrote).
+    if (fold_pending) fold_caches();
     absl::Status io;
     pool.Run(static_cast<int64_t>(chunks.size()) + 1, [&](int64_t task, int worker) {
       if (task == 0) {
@@ -454,12 +472,7 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
       }
     });
     TOKVEC_RETURN_IF_ERROR(io);
-    for (size_t i = 0; i < locals.size() && shared != nullptr; ++i) {
-      shared->MergeFrom(*locals[i]);
-      locals[i]->Clear();
-      shared_text->MergeFrom(*local_texts[i]);
-      local_texts[i]->ClearMain();
-    }
+    fold_pending = shared != nullptr;
     ++batch_number;
     // 3. This batch's outputs are written during the next one; its input is done with (the chunks' outputs no
     // longer point into the buffer).

@@ -37,10 +37,10 @@ void IdTextCache::Reset(size_t slots) {
   used_ = 0;
 }
 
-void IdTextCache::Grow() {
+void IdTextCache::Grow(size_t slots) {
   std::unique_ptr<Slot[], FreeSlots> old = std::move(slots_);
   const size_t old_count = slot_count_;
-  Reset(old_count * 2);
+  Reset(slots);
   for (size_t i = 0; i < old_count; ++i) {
     const Slot& slot = old[i];
     if (slot.size == 0) continue;
@@ -50,6 +50,11 @@ void IdTextCache::Grow() {
 }
 
 void IdTextCache::MergeFrom(const IdTextCache& other) {
+  // Room for both at once (one new table rather than a doubling after another: each new table is fresh memory,
+  // and first touches of fresh memory are what the merges of `tokvec encode` spent most on).
+  size_t slots = slot_count_;
+  while (slots < kMaxSlots && 2 * (used_ + other.used_) > slots) slots *= 2;
+  if (slots > slot_count_) Grow(slots);
   for (size_t i = 0; i < other.slot_count_; ++i) {
     const Slot& slot = other.slots_[i];
     if (slot.size == 0) continue;
@@ -147,6 +152,7 @@ absl::Status Tokenizer::EncodeIdText(std::string_view text, const EncodeOptions&
     for (size_t k = 0; k < n; ++k) {
       const Piece piece = block[k];
       const size_t size = piece.end - piece.begin;
+      if (size == 0) continue;
       IdTextCache::Slot* slot = nullptr;
       if (size <= kMaxHotPieceBytes) {
         // Checked again: an earlier piece of the block may have replaced the front slot since step 1.
@@ -168,11 +174,20 @@ absl::Status Tokenizer::EncodeIdText(std::string_view text, const EncodeOptions&
           continue;
         }
       }
-      ids.clear();
-      EncodePiece(text, piece, base, scratch, caches, Sink{&ids, nullptr});
-      char* const start = out->Reserve(11 * ids.size());
-      char* p = start;
-      for (TokenId id : ids) p = WriteSpaceAndId(p, id);
+      char* start;
+      char* p;
+      if (size <= kMaxHotPieceBytes) {
+        // Not in the piece caches either (they learn only what the id-text tables cannot hold): merged here, and
+        // remembered only as text.
+        MergeBytePiece(text, piece, scratch);
+        start = p = out->Reserve(11 * scratch.size());
+        for (const BpeModel::Symbol& symbol : scratch) p = WriteSpaceAndId(p, symbol.id);
+      } else {
+        ids.clear();
+        EncodePiece(text, piece, base, scratch, caches, Sink{&ids, nullptr});
+        start = p = out->Reserve(11 * ids.size());
+        for (TokenId id : ids) p = WriteSpaceAndId(p, id);
+      }
       if (slot != nullptr) {
         hot->Fill(slot, hashes[k], keys[k], size, std::string_view(start, static_cast<size_t>(p - start)));
       }

@@ -160,7 +160,7 @@ class IdTextCache {
       if (slot_count_ >= kMaxSlots) {
         Reset(slot_count_);
       } else {
-        Grow();
+        Grow(slot_count_ * 2);
       }
       slot = Probe(hash, filled.key, filled.size);
     }
@@ -169,7 +169,8 @@ class IdTextCache {
   }
 
   void Reset(size_t slots);
-  void Grow();
+  // Moves the entries into a new main table of `slots` slots.
+  void Grow(size_t slots);
 
   static constexpr int kFrontBits = 12;
   uint64_t serial_;

@@ -382,21 +382,7 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
       }
       return;
     }
-    std::optional<TokenId> whole;
-    if (spec_.ignore_merges) whole = spec_.bpe.Find(bytes);
-    if (whole) {
-      scratch.push_back({*whole, piece.begin});
-    } else if (spec_.affixes) {
-      AffixSymbols(bytes, piece.begin, spec_.bpe, *spec_.affixes, &scratch);
-      spec_.bpe.Merge(scratch);
-    } else {
-      for (size_t i = 0; i < bytes.size(); ++i) {
-        TokenId id = byte_ids_[static_cast<unsigned char>(bytes[i])];
-        if (id == kNoToken) continue;  // A vocabulary without this byte cannot represent it.
-        scratch.push_back({id, piece.begin + i});
-      }
-      spec_.bpe.Merge(scratch);
-    }
+    MergeBytePiece(text, piece, scratch);
     caches.local->Insert(hash, bytes, scratch, piece.begin);
   } else {
     for (size_t i = 0; i < bytes.size();) {
@@ -414,6 +400,26 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
       size_t end = i + 1 < scratch.size() ? scratch[i + 1].begin : piece.end;
       out.offsets->push_back({base + scratch[i].begin, base + end});
     }
+  }
+}
+
+void Tokenizer::MergeBytePiece(std::string_view text, Piece piece, std::vector<BpeModel::Symbol>& scratch) const {
+  const std::string_view bytes = text.substr(piece.begin, piece.end - piece.begin);
+  scratch.clear();
+  std::optional<TokenId> whole;
+  if (spec_.ignore_merges) whole = spec_.bpe.Find(bytes);
+  if (whole) {
+    scratch.push_back({*whole, piece.begin});
+  } else if (spec_.affixes) {
+    AffixSymbols(bytes, piece.begin, spec_.bpe, *spec_.affixes, &scratch);
+    spec_.bpe.Merge(scratch);
+  } else {
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      TokenId id = byte_ids_[static_cast<unsigned char>(bytes[i])];
+      if (id == kNoToken) continue;  // A vocabulary without this byte cannot represent it.
+      scratch.push_back({id, piece.begin + i});
+    }
+    spec_.bpe.Merge(scratch);
   }
 }
 

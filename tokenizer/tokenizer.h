@@ -214,6 +214,8 @@ class Tokenizer {
   // `caches.local` is set for byte models (null for word models, which do not cache).
   void EncodePiece(std::string_view text, Piece piece, size_t base, std::vector<BpeModel::Symbol>& scratch,
                    Caches caches, Sink out) const;
+  // Byte models: the merged symbols of text[piece], with no cache (`scratch` gets them, begins within `text`).
+  void MergeBytePiece(std::string_view text, Piece piece, std::vector<BpeModel::Symbol>& scratch) const;
 
   absl::StatusOr<std::string> DecodeWordPiece(absl::Span<const TokenId> ids) const;
   // kChar, kUnigram: the spellings through spec_.token_decoder.

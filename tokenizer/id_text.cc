@@ -127,28 +127,32 @@ absl::Status Tokenizer::EncodeIdText(std::string_view text, const EncodeOptions&
   Piece block[256];
   IdTextCache::Key keys[256];
   uint64_t hashes[256];
-  bool in_front[256];
+  uint32_t in_front[256];  // not bool: stores of a character type may alias anything, and would reload the tables
   SplitCursor cursor;
   while (const size_t n = spec_.pre_tokenizer->SplitSome(text, &cursor, block, std::size(block))) {
     // 1. The keys of the block's short pieces, and whether the front table holds them (no branch on it here:
     // the loads of the whole block overlap).
     for (size_t k = 0; k < n; ++k) {
       const size_t size = block[k].end - block[k].begin;
-      in_front[k] = false;
+      in_front[k] = 0;
       if (size > kMaxHotPieceBytes) continue;
       keys[k] = IdTextCache::KeyOf(text, block[k].begin, size);
       hashes[k] = IdTextCache::Hash(keys[k], size);
       in_front[k] = IdTextCache::Holds(hot->Front(hashes[k]), keys[k], size);
     }
     // 2. The main table's lines of the others (the shared one's if any), prefetched: it is larger than L2, and
-    // its loads overlap too.
+    // its loads overlap too. The next line as well: a piece found at its home's neighbour is common enough
+    // (linear probing at up to half full) that its wait showed in the profile.
     const IdTextCache* first = shared_text != nullptr ? shared_text : hot;
     for (size_t k = 0; k < n; ++k) {
       if (!in_front[k] && block[k].end - block[k].begin <= kMaxHotPieceBytes) {
         __builtin_prefetch(first->Home(hashes[k]));
+        __builtin_prefetch(first->Home(hashes[k]) + 1);  // a prefetch past the end is harmless
       }
     }
     // 3. In order: copy each known piece's text; merge the others (through the piece caches) and remember them.
+    // Known pieces are written through `w`, room for the rest of the block reserved at once.
+    char* w = out->Reserve(n * IdTextCache::kMaxText);
     for (size_t k = 0; k < n; ++k) {
       const Piece piece = block[k];
       const size_t size = piece.end - piece.begin;
@@ -168,12 +172,12 @@ absl::Status Tokenizer::EncodeIdText(std::string_view text, const EncodeOptions&
           if (found != nullptr) found = &(hot->Front(hashes[k]) = *found);
         }
         if (found != nullptr) {
-          char* p = out->Reserve(IdTextCache::kMaxText);
-          std::memcpy(p, found->text, IdTextCache::kMaxText);
-          out->Commit(p + found->text_size);
+          std::memcpy(w, found->text, IdTextCache::kMaxText);
+          w += found->text_size;
           continue;
         }
       }
+      out->Commit(w);
       char* start;
       char* p;
       if (size <= kMaxHotPieceBytes) {
@@ -192,7 +196,9 @@ absl::Status Tokenizer::EncodeIdText(std::string_view text, const EncodeOptions&
         hot->Fill(slot, hashes[k], keys[k], size, std::string_view(start, static_cast<size_t>(p - start)));
       }
       out->Commit(p);
+      w = out->Reserve((n - k) * IdTextCache::kMaxText);
     }
+    out->Commit(w);
   }
   return absl::OkStatus();
 }

@@ -109,8 +109,9 @@ class IdTextCache {
   }
   // The front table: a direct-mapped copy of recently used slots, small enough for L2 (kFrontSlots x 64 B).
   Slot& Front(uint64_t hash) { return front_[hash >> (64 - kFrontBits)]; }
+  // One comparison of all three (no branch between them, so checks of many pieces overlap).
   static bool Holds(const Slot& slot, Key key, size_t size) {
-    return slot.size == size && slot.key.lo == key.lo && slot.key.hi == key.hi;
+    return ((slot.key.lo ^ key.lo) | (slot.key.hi ^ key.hi) | (slot.size ^ size)) == 0;
   }
   // The first slot `hash` probes, to prefetch.
   const Slot* Home(uint64_t hash) const { return &slots_[hash & mask_]; }

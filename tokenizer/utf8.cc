@@ -63,18 +63,35 @@ size_t Utf8SequenceLength(std::string_view text, size_t pos) {
 }
 
 size_t Utf8ValidEnd(std::string_view text, size_t pos) {
-  while (pos < text.size()) {
-    // Eight ASCII bytes at a time (the splitters call this over all of their input).
-    uint64_t word;
-    if (pos + 8 <= text.size() && (std::memcpy(&word, text.data() + pos, 8), (word & 0x8080808080808080ull) == 0)) {
-      pos += 8;
-      continue;
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t size = text.size();
+  while (pos < size) {
+    // 32 ASCII bytes at a time (the splitters call this over all of their input).
+    if (pos + 32 <= size) {
+      uint64_t w[4];
+      std::memcpy(w, s + pos, 32);
+      if (((w[0] | w[1] | w[2] | w[3]) & 0x8080808080808080ull) == 0) {
+        pos += 32;
+        continue;
+      }
     }
-    if (static_cast<unsigned char>(text[pos]) < 0x80) {
+    const unsigned char lead = s[pos];
+    if (lead < 0x80) {
       ++pos;
       continue;
     }
-    size_t len = Utf8SequenceLength(text, pos);
+    // Two- and three-byte sequences of the common ranges inline (lead C2..DF; lead E1..EC or EE..EF, whose
+    // second byte may be any continuation byte); the rest by Utf8SequenceLength.
+    if (lead >= 0xC2 && lead <= 0xDF && pos + 2 <= size && (s[pos + 1] & 0xC0) == 0x80) {
+      pos += 2;
+      continue;
+    }
+    if (lead >= 0xE1 && lead <= 0xEF && lead != 0xED && pos + 3 <= size && (s[pos + 1] & 0xC0) == 0x80 &&
+        (s[pos + 2] & 0xC0) == 0x80) {
+      pos += 3;
+      continue;
+    }
+    const size_t len = Utf8SequenceLength(text, pos);
     if (len == 0) break;
     pos += len;
   }

@@ -1,7 +1,8 @@
 // Fuzz target: every cut that PreTokenizer::FindCut returns keeps the pieces — splitting the two parts on their
 // own gives the pieces of the whole — for the gpt2, cl100k and o200k splitters and for whitespace words. This is
 // what lets `tokvec encode` cut a large text into chunks for its workers and still give the whole text's ids.
-// The presets' SplitSome, a few pieces at a time, gives the pieces of Split too.
+// The presets' SplitSome, a few pieces at a time, gives the pieces of Split too, and those are the pieces of the
+// regex the preset stands for (split_pattern.h through ICU: the oracle of the presets' byte loops and masks).
 //
 //   build-fuzz/fuzz_find_cut tests/fuzz/corpus/find_cut -max_total_time=30
 //
@@ -16,6 +17,7 @@
 
 #include "tests/fuzz/fuzz_util.h"
 #include "tokenizer/preset_splitter.h"
+#include "tokenizer/split_pattern.h"
 #include "tokenizer/whitespace_pre_tokenizer.h"
 
 namespace tokvec {
@@ -47,6 +49,10 @@ void CheckBlocks(const PreTokenizer& split, std::string_view text) {
   }
 }
 
+void CheckSameAsRegex(const PreTokenizer& split, const PreTokenizer& regex, std::string_view text) {
+  FUZZ_CHECK(Split(split, text, 0) == Split(regex, text, 0));
+}
+
 void CheckEveryCut(const PreTokenizer& split, std::string_view text) {
   const auto whole = Split(split, text, 0);
   for (size_t limit = text.size(); limit > 0;) {
@@ -67,14 +73,19 @@ void CheckEveryCut(const PreTokenizer& split, std::string_view text) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tokvec;
   static const auto* splitters = [] {
-    auto* list = new std::vector<std::unique_ptr<PreTokenizer>>;
-    for (const char* preset : {"gpt2", "cl100k", "o200k"}) list->push_back(MakePresetSplitter(preset));
+    auto* list = new std::vector<std::pair<std::unique_ptr<PreTokenizer>, std::unique_ptr<PreTokenizer>>>;
+    for (const char* preset : {"gpt2", "cl100k", "o200k"}) {
+      absl::StatusOr<std::unique_ptr<PreTokenizer>> regex = MakeRegexSplitPreTokenizer(preset);
+      FUZZ_CHECK(regex.ok());
+      list->emplace_back(MakePresetSplitter(preset), std::move(*regex));
+    }
     return list;
   }();
   const std::string_view text(reinterpret_cast<const char*>(data), std::min<size_t>(size, 2048));
-  for (const auto& split : *splitters) {
+  for (const auto& [split, regex] : *splitters) {
     CheckEveryCut(*split, text);
     CheckBlocks(*split, text);
+    CheckSameAsRegex(*split, *regex, text);
   }
   if (!FindInvalidUtf8(text)) CheckEveryCut(WhitespacePreTokenizer(), text);
   return 0;

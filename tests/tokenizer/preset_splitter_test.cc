@@ -110,5 +110,28 @@ TEST(PresetSplitterTest, EqualsTheRegexOnRandomHardStrings) {
   }
 }
 
+// The ASCII runs are measured 16 bytes at a time where 16 bytes remain (AsciiRunEnd): runs of every length
+// from 1 to 40, of each case mix, ending at every kind of byte, at the end of the text or not.
+TEST(PresetSplitterTest, EqualsTheRegexOnAsciiRunsOfEveryLength) {
+  const std::vector<std::string> after = {"", " ", "x", "'s", "9", ".", "\n", "\xc3\xa9", "\xff", "Z", "_", "@", "[", "`", "{"};
+  for (const char* preset : kPresets) {
+    std::unique_ptr<PreTokenizer> fast = MakePresetSplitter(preset);
+    std::unique_ptr<PreTokenizer> oracle = *MakeRegexSplitPreTokenizer(preset);
+    for (size_t length = 1; length <= 40; ++length) {
+      for (const std::string run : {std::string(length, 'a'), std::string(length, 'Q'),
+                                    std::string(length / 2, 'Q') + std::string(length - length / 2, 'a'),
+                                    std::string(length / 2, 'a') + std::string(length - length / 2, 'Q')}) {
+        for (const std::string& next : after) {
+          for (const std::string& before : {std::string(), std::string(" "), std::string("1")}) {
+            const std::string text = before + run + next + " tail";
+            ASSERT_EQ(CompareSplits(*fast, *oracle, text), "") << preset << " on '" << text << "'";
+            ASSERT_EQ(CompareSplits(*fast, *oracle, before + run + next), "") << preset;
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tokvec

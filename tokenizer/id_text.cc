@@ -181,11 +181,26 @@ absl::Status Tokenizer::EncodeIdText(std::string_view text, const EncodeOptions&
       char* start;
       char* p;
       if (size <= kMaxHotPieceBytes) {
-        // Not in the piece caches either (they learn only what the id-text tables cannot hold): merged here, and
-        // remembered only as text.
+        // The piece caches hold the short pieces whose text is longer than a slot's (kMaxText); the others are
+        // merged here and remembered only as text (the piece caches stay small, and so do their merges between
+        // batches).
+        const std::string_view bytes = text.substr(piece.begin, size);
+        const uint64_t piece_hash = PieceCache::Hash(bytes);
+        const PieceCache* owner = nullptr;
+        if (const PieceCache::Entry* hit = caches.Find(piece_hash, bytes, &owner)) {
+          const TokenId* hit_ids = owner->ids(*hit);
+          start = p = out->Reserve(11 * hit->count);
+          for (size_t i = 0; i < hit->count; ++i) p = WriteSpaceAndId(p, hit_ids[i]);
+          out->Commit(p);
+          w = out->Reserve((n - k) * IdTextCache::kMaxText);
+          continue;
+        }
         MergeBytePiece(text, piece, scratch);
         start = p = out->Reserve(11 * scratch.size());
         for (const BpeModel::Symbol& symbol : scratch) p = WriteSpaceAndId(p, symbol.id);
+        if (static_cast<size_t>(p - start) > IdTextCache::kMaxText) {
+          caches.local->Insert(piece_hash, bytes, scratch, piece.begin);
+        }
       } else {
         ids.clear();
         EncodePiece(text, piece, base, scratch, caches, Sink{&ids, nullptr});

@@ -363,13 +363,8 @@ void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std
   } else if (spec_.type == ModelType::kByte) {
     // A piece seen before is copied from a cache (piece_cache.h).
     const uint64_t hash = PieceCache::Hash(bytes);
-    const PieceCache* cache = caches.local;
-    const PieceCache::Entry* hit = nullptr;
-    if (caches.shared != nullptr && (hit = caches.shared->Find(hash, bytes)) != nullptr) {
-      cache = caches.shared;
-    } else {
-      hit = caches.local->Find(hash, bytes);
-    }
+    const PieceCache* cache = nullptr;
+    const PieceCache::Entry* hit = caches.Find(hash, bytes, &cache);
     if (hit != nullptr) {
       const TokenId* ids = cache->ids(*hit);
       for (size_t i = 0; i < hit->count; ++i) out.ids->push_back(ids[i]);

@@ -200,6 +200,17 @@ class Tokenizer {
   struct Caches {
     const PieceCache* shared;
     PieceCache* local;
+    // The entry of a piece in the shared cache, else in the local one (its cache in `*owner`), or null.
+    const PieceCache::Entry* Find(uint64_t hash, std::string_view bytes, const PieceCache** owner) const {
+      if (shared != nullptr) {
+        if (const PieceCache::Entry* hit = shared->Find(hash, bytes)) {
+          *owner = shared;
+          return hit;
+        }
+      }
+      *owner = local;
+      return local->Find(hash, bytes);
+    }
   };
   // Cuts `text` at allowed special tokens and encodes the rest; offsets and messages count from `base`.
   absl::Status EncodeInto(std::string_view text, const EncodeOptions& options, size_t base, Caches caches,

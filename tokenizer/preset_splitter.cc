@@ -262,14 +262,40 @@ size_t FastThreeDigits(const unsigned char* s, size_t i, size_t end) {
   return j;
 }
 
+// White space of the regexes (\s: the White_Space property) among ASCII bytes: \t \n \v \f \r and space.
+bool AsciiSpace(unsigned char b) { return b == ' ' || static_cast<unsigned char>(b - '\t') < 5; }
+// [^\s\p{L}\p{N}] among ASCII bytes: punctuation, symbols and controls.
+bool AsciiOther(unsigned char b) { return b < 0x80 && !AsciiLetter(b) && !AsciiDigit(b) && !AsciiSpace(b); }
+
+// \s+(?!\S)|\s+ over ASCII white space from i: the run, less its last character when two or more are followed by
+// something else (it goes with what follows). With kNewlines (cl100k), \s*[\r\n] first: up to the run's last
+// newline.
+template <bool kNewlines>
+size_t FastSpaces(const unsigned char* s, size_t i, size_t end) {
+  size_t r = i, after_newline = 0;
+  for (; r < end && AsciiSpace(s[r]); ++r) {
+    if (kNewlines && (s[r] == '\r' || s[r] == '\n')) after_newline = r + 1;
+  }
+  if (r < end && s[r] >= 0x80) return kFail;  // other white space may go on
+  if (after_newline != 0) return after_newline;
+  if (r == end) return r;
+  return r - i >= 2 ? r - 1 : r;
+}
+
 size_t FastGpt2(const unsigned char* s, size_t i, size_t end) {
   size_t j = i;
   if (s[j] == ' ' && j + 1 < end) ++j;
-  if (AsciiLetter(s[j])) {
+  const unsigned char b = s[j];
+  if (AsciiLetter(b)) {
     j = LetterRunEnd(s, j + 1, end);
-  } else if (AsciiDigit(s[j])) {
+  } else if (AsciiDigit(b)) {
     do ++j;
     while (j < end && AsciiDigit(s[j]));
+  } else if (AsciiOther(b) && (j > i || b != '\'')) {  // an apostrophe at i may start a contraction
+    do ++j;
+    while (j < end && AsciiOther(s[j]));
+  } else if (AsciiSpace(b)) {
+    return FastSpaces<false>(s, i, end);
   } else {
     return kFail;
   }
@@ -285,6 +311,17 @@ size_t FastCl100k(const unsigned char* s, size_t i, size_t end) {
     return FastThreeDigits(s, i, end);
   } else if (b < 0x80 && b != '\'' && b != '\r' && b != '\n' && i + 1 < end && AsciiLetter(s[i + 1])) {
     j = LetterRunEnd(s, i + 2, end);  // [^\r\n\p{L}\p{N}]?\p{L}+ with an ASCII prefix
+  } else if (b < 0x80 && (i + 1 == end || s[i + 1] < 0x80)) {  // (a letter of another script may follow a prefix)
+    // ` ?[^\s\p{L}\p{N}]++[\r\n]*`; an apostrophe at i may start a contraction.
+    j = b == ' ' && i + 1 < end && AsciiOther(s[i + 1]) ? i + 1 : i;
+    if (AsciiOther(s[j]) && (j > i || b != '\'')) {
+      do ++j;
+      while (j < end && AsciiOther(s[j]));
+      if (j < end && s[j] >= 0x80) return kFail;
+      while (j < end && (s[j] == '\r' || s[j] == '\n')) ++j;
+      return j;
+    }
+    return AsciiSpace(b) ? FastSpaces<true>(s, i, end) : kFail;
   } else {
     return kFail;
   }

@@ -8,7 +8,8 @@
 # tokvec: wall time of `tokvec encode -m <enc>.tiktoken --threads N FILE > /dev/null` (the whole file is one text,
 # the issue's measure) minus the wall time of the same command on an empty file (vocabulary load and process
 # start), N = 1 and 2; `--lines` (each line its own text) is timed too. Each figure is the median of ROUNDS runs
-# (default 3), rounds alternating tokvec and tiktoken. The 1- and 2-thread outputs are compared (md5 of the whole
+# (default 3), rounds alternating tokvec and tiktoken; each timed tokvec run follows an untimed one of the same
+# command (see wall_warm). The 1- and 2-thread outputs are compared (md5 of the whole
 # output): the ids must be the same.
 # tiktoken: encode_ordinary over the same file in ~1 MB chunks cut at newlines, timed inside node (load and
 # file read excluded), see bench/peer.mjs.
@@ -51,6 +52,10 @@ echo "input: $bytes bytes from $shared/corpora (${#corpus[@]} files, repeated)"
 
 # Wall seconds of a command (stdout discarded).
 wall() { local s e; s=$(date +%s.%N); "$@" > /dev/null; e=$(date +%s.%N); echo "$e - $s" | bc -l; }
+# The same, after an untimed run of the same command: on this VM a run right after a different process (tiktoken's
+# node, or tokvec with another thread count) took up to 1.6x longer with 2 threads (0.60-0.91 s against
+# 0.52-0.56 s after a run of the same command, 2026-11-26), which made the 2-thread figure mostly noise.
+wall_warm() { "$@" > /dev/null; wall "$@"; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 mbs() { echo "scale=1; $bytes / 1000000 / $1" | bc -l; }
 ratio() { echo "scale=2; $1 / $2" | bc -l; }
@@ -62,10 +67,10 @@ for enc in $encodings; do
   loads=(); t1s=(); t2s=(); lines=(); peers=()
   for ((r = 0; r < rounds; r++)); do
     loads+=("$(wall "$tokvec" encode -m "$vocab" "$work/empty.txt")")
-    t1s+=("$(wall "$tokvec" encode -m "$vocab" --threads 1 "$text")")
+    t1s+=("$(wall_warm "$tokvec" encode -m "$vocab" --threads 1 "$text")")
     peers+=("$(node bench/peer.mjs "$cache/node_modules" encode "$enc" "$text" | sed 's/.*"ms":\([0-9.]*\).*/\1/')")
-    t2s+=("$(wall "$tokvec" encode -m "$vocab" --threads 2 "$text")")
-    lines+=("$(wall "$tokvec" encode -m "$vocab" --lines --threads 1 "$text")")
+    t2s+=("$(wall_warm "$tokvec" encode -m "$vocab" --threads 2 "$text")")
+    lines+=("$(wall_warm "$tokvec" encode -m "$vocab" --lines --threads 1 "$text")")
     echo "  round $r: load ${loads[-1]} s, 1 thread ${t1s[-1]} s, 2 threads ${t2s[-1]} s, --lines ${lines[-1]} s, tiktoken ${peers[-1]} ms"
   done
   load=$(median "${loads[@]}")

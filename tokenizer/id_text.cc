@@ -53,7 +53,7 @@ void IdTextCache::MergeFrom(const IdTextCache& other) {
   // Room for both at once (one new table rather than a doubling after another: each new table is fresh memory,
   // and first touches of fresh memory are what the merges of `tokvec encode` spent most on).
   size_t slots = slot_count_;
-  while (slots < kMaxSlots && 2 * (used_ + other.used_) > slots) slots *= 2;
+  while (slots < kMaxSlots && 4 * (used_ + other.used_) > 3 * slots) slots *= 2;
   if (slots > slot_count_) Grow(slots);
   for (size_t i = 0; i < other.slot_count_; ++i) {
     const Slot& slot = other.slots_[i];
@@ -142,7 +142,7 @@ absl::Status Tokenizer::EncodeIdText(std::string_view text, const EncodeOptions&
     }
     // 2. The main table's lines of the others (the shared one's if any), prefetched: it is larger than L2, and
     // its loads overlap too. The next line as well: a piece found at its home's neighbour is common enough
-    // (linear probing at up to half full) that its wait showed in the profile.
+    // (linear probing at up to 3/4 full) that its wait showed in the profile.
     const IdTextCache* first = shared_text != nullptr ? shared_text : hot;
     for (size_t k = 0; k < n; ++k) {
       if (!in_front[k] && block[k].end - block[k].begin <= kMaxHotPieceBytes) {

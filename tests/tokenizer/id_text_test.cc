@@ -109,7 +109,7 @@ TEST_F(IdTextTest, EqualsEncodeIdsOnTheSharedCorpora) {
       expected += Expected(*tokenizer, chunk);
       at += size;
     }
-    EXPECT_GT(hot->size(), IdTextCache::kInitialSlots / 2) << "the main table never grew";
+    EXPECT_GT(hot->size(), IdTextCache::kInitialSlots * 3 / 4) << "the main table never grew";
     ASSERT_EQ(got.size(), expected.size());
     EXPECT_TRUE(got == expected);
     // Warm: the same text again, all from the tables.

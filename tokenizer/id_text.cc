@@ -191,15 +191,13 @@ absl::Status Tokenizer::EncodeIdText(std::string_view text, const EncodeOptions&
           const TokenId* hit_ids = owner->ids(*hit);
           start = p = out->Reserve(11 * hit->count);
           for (size_t i = 0; i < hit->count; ++i) p = WriteSpaceAndId(p, hit_ids[i]);
-          out->Commit(p);
-          w = out->Reserve((n - k) * IdTextCache::kMaxText);
-          continue;
-        }
-        MergeBytePiece(text, piece, scratch);
-        start = p = out->Reserve(11 * scratch.size());
-        for (const BpeModel::Symbol& symbol : scratch) p = WriteSpaceAndId(p, symbol.id);
-        if (static_cast<size_t>(p - start) > IdTextCache::kMaxText) {
-          caches.local->Insert(piece_hash, bytes, scratch, piece.begin);
+        } else {
+          MergeBytePiece(text, piece, scratch);
+          start = p = out->Reserve(11 * scratch.size());
+          for (const BpeModel::Symbol& symbol : scratch) p = WriteSpaceAndId(p, symbol.id);
+          if (static_cast<size_t>(p - start) > IdTextCache::kMaxText) {
+            caches.local->Insert(piece_hash, bytes, scratch, piece.begin);
+          }
         }
       } else {
         ids.clear();

@@ -39,6 +39,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "base/worker_pool.h"
@@ -361,6 +363,15 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
     locals.push_back(tokenizer.NewPieceCache());
     local_texts.push_back(tokenizer.NewIdTextCache());
   }
+  // One thread's id-text table is every short piece of the input: sized up front from the file's size, about one
+  // distinct short piece per 48 bytes (the 14.8 MB of shared corpora hold 264,000: one per 56). Growing it 2^14 ->
+  // 2^19 slots touched 63 MB of fresh memory instead of 32 and moved every entry at each doubling; in process, the
+  // first pass over the 100 MB bench input took 0.79-0.82 s with growth, 0.74-0.77 s sized up front.
+  struct stat input_stat;
+  if (threads == 1 && fstat(fileno(in), &input_stat) == 0 && S_ISREG(input_stat.st_mode)) {
+    constexpr size_t kMaxReserve = 3 * (size_t{1} << 19) / 4;  // 32 MB of slots; past that it grows as it fills
+    local_texts[0]->Reserve(std::min(static_cast<size_t>(input_stat.st_size) / 48, kMaxReserve));
+  }
   // Whole text as ids: each chunk writes into one of these buffers, kept from batch to batch (two batches: the
   // one being encoded and the one being written), so their pages are touched once.
   const bool id_text = !options.lines && format == Format::kIds;
@@ -420,6 +431,8 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
         auto largest = std::max_element(local_texts.begin(), local_texts.end(),
                                         [](const auto& a, const auto& b) { return a->size() < b->size(); });
         shared_text->SwapMain(**largest);
+        // That worker's new table (the empty initial one) is sized like the one it gave, not grown again.
+        (*largest)->Reserve(shared_text->size());
       }
       for (size_t i = 0; i < locals.size(); ++i) {
         if (task == 0) {

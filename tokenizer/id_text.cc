@@ -52,9 +52,7 @@ void IdTextCache::Grow(size_t slots) {
 void IdTextCache::MergeFrom(const IdTextCache& other) {
   // Room for both at once (one new table rather than a doubling after another: each new table is fresh memory,
   // and first touches of fresh memory are what the merges of `tokvec encode` spent most on).
-  size_t slots = slot_count_;
-  while (slots < kMaxSlots && 4 * (used_ + other.used_) > 3 * slots) slots *= 2;
-  if (slots > slot_count_) Grow(slots);
+  Reserve(used_ + other.used_);
   for (size_t i = 0; i < other.slot_count_; ++i) {
     const Slot& slot = other.slots_[i];
     if (slot.size == 0) continue;

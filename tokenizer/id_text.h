@@ -148,6 +148,14 @@ class IdTextCache {
   // of several threads share what each learned (tokvec encode folds each worker's into a shared one between
   // batches, as with PieceCache).
   void MergeFrom(const IdTextCache& other);
+  // Makes the main table large enough for `pieces` entries without growing (up to kMaxSlots): for callers that
+  // know about how many distinct pieces come (tokvec encode, from the input's size). Growing from kInitialSlots
+  // touches about twice the memory in the end (each doubling is a new table) and moves every entry each time.
+  void Reserve(size_t pieces) {
+    size_t slots = slot_count_;
+    while (slots < kMaxSlots && 4 * pieces > 3 * slots) slots *= 2;
+    if (slots > slot_count_) Grow(slots);
+  }
   // Exchanges the main tables of two caches of the same tokenizer (the front tables stay).
   void SwapMain(IdTextCache& other) {
     std::swap(slots_, other.slots_);

@@ -24,7 +24,10 @@ size_t Utf8SequenceLength(std::string_view text, size_t pos);
 size_t Utf8MaximalSubpart(std::string_view text, size_t pos);
 
 // The end of the longest well-formed stretch of `text` starting at `pos` (== pos when text[pos] is ill-formed).
+// Whole blocks of 32 bytes at a time where the CPU has AVX2.
 size_t Utf8ValidEnd(std::string_view text, size_t pos);
+// The same, a byte (or a word of ASCII) at a time on any CPU: what tests compare the AVX2 blocks with.
+size_t Utf8ValidEndPortable(std::string_view text, size_t pos);
 
 // The code point of the well-formed sequence starting at `text[pos]` (callers validated it), and its length in
 // `*len`. Hot path of the split-pattern scanners: no checks.

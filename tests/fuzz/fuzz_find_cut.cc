@@ -3,6 +3,8 @@
 // what lets `tokvec encode` cut a large text into chunks for its workers and still give the whole text's ids.
 // The presets' SplitSome, a few pieces at a time, gives the pieces of Split too, and those are the pieces of the
 // regex the preset stands for (split_pattern.h through ICU: the oracle of the presets' byte loops and masks).
+// Utf8ValidEnd, which finds the well-formed stretches the splitters match (AVX2 blocks where the CPU has them),
+// gives what the byte loop and ICU's U8_NEXT give, from every start.
 //
 //   build-fuzz/fuzz_find_cut tests/fuzz/corpus/find_cut -max_total_time=30
 //
@@ -16,8 +18,10 @@
 #include <vector>
 
 #include "tests/fuzz/fuzz_util.h"
+#include "tests/tokenizer/icu_utf8_oracle.h"
 #include "tokenizer/preset_splitter.h"
 #include "tokenizer/split_pattern.h"
+#include "tokenizer/utf8.h"
 #include "tokenizer/whitespace_pre_tokenizer.h"
 
 namespace tokvec {
@@ -67,6 +71,14 @@ void CheckEveryCut(const PreTokenizer& split, std::string_view text) {
   }
 }
 
+void CheckValidEnds(std::string_view text) {
+  for (size_t pos = 0; pos < text.size(); ++pos) {
+    const size_t expected = IcuValidEnd(text, pos);
+    FUZZ_CHECK(Utf8ValidEnd(text, pos) == expected);
+    FUZZ_CHECK(Utf8ValidEndPortable(text, pos) == expected);
+  }
+}
+
 }  // namespace
 }  // namespace tokvec
 
@@ -87,6 +99,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CheckBlocks(*split, text);
     CheckSameAsRegex(*split, *regex, text);
   }
+  CheckValidEnds(text);
   if (!FindInvalidUtf8(text)) CheckEveryCut(WhitespacePreTokenizer(), text);
   return 0;
 }

@@ -3,11 +3,13 @@
 // bytes.decode("utf-8", "replace") gives the same code points for each.
 #include "tokenizer/utf8.h"
 
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/tokenizer/icu_utf8_oracle.h"
 
 namespace tokvec {
 namespace {
@@ -49,6 +51,67 @@ TEST(Utf8Test, MaximalSubpartStopsAtTheEnd) {
   EXPECT_EQ(Utf8MaximalSubpart("\xF0\x9F\x98", 0), 3u);  // 😀 without its last byte
   EXPECT_EQ(Utf8MaximalSubpart("\xF0", 0), 1u);
   EXPECT_EQ(Utf8SequenceLength("\xF0\x9F\x98\x80", 0), 4u);
+}
+
+// Utf8ValidEnd checks blocks of 32 bytes with AVX2 where the CPU has it: every pair of bytes, with a third (and
+// for a 4-byte lead a fourth) from a set of kinds and ASCII after them, at each place around a block boundary and
+// inside a block, from starts before it, against ICU and against the byte loop.
+TEST(Utf8Test, ValidEndOfEveryPairAroundABlockBoundaryAsIcu) {
+  const unsigned char thirds[] = {0x41, 0x80, 0x8F, 0x90, 0xA0, 0xBF, 0xC3, 0xE2, 0xF0};
+  const unsigned char fourths[] = {0x41, 0x80, 0xBF, 0xC3};
+  std::string text;
+  size_t checked = 0;
+  for (size_t at : {29u, 30u, 31u, 32u, 45u, 63u}) {
+    for (int b1 = 0x80; b1 < 0x100; ++b1) {
+      for (int b2 = 0; b2 < 0x100; ++b2) {
+        for (unsigned char b3 : thirds) {
+          for (unsigned char b4 : fourths) {
+            if (b1 < 0xF0 && b4 != 0x41) continue;
+            text.assign(100, 'a');
+            text[at] = static_cast<char>(b1);
+            text[at + 1] = static_cast<char>(b2);
+            text[at + 2] = static_cast<char>(b3);
+            text[at + 3] = static_cast<char>(b4);
+            for (size_t pos : {size_t{0}, size_t{1}}) {
+              const size_t expected = IcuValidEnd(text, pos);
+              ASSERT_EQ(Utf8ValidEnd(text, pos), expected) << at << " " << b1 << " " << b2 << " " << int{b3};
+              ASSERT_EQ(Utf8ValidEndPortable(text, pos), expected) << at << " " << b1 << " " << b2;
+              ++checked;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 3'000'000u);
+}
+
+// Random texts of well-formed characters of every length, cut sequences and stray bytes, from random starts.
+TEST(Utf8Test, ValidEndOfRandomMixedTextsAsIcu) {
+  const std::vector<std::string> parts = {"a",  " ",  "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\xE6\x97\xA5",
+                                          "\xD0\xB6", "\xF4\x8F\xBF\xBF", "\xEF\xBF\xBF", "\xE0\xA0\x80"};
+  const std::vector<std::string> bad = {"\x80", "\xC3", "\xE2\x82", "\xF0\x9F\x98", "\xED\xA0\x80", "\xC0\xAF", "\xF5\x80",
+                                        "\xFF", "\xF4\x90\x80\x80", "\xE0\x9F\xBF"};
+  std::mt19937 random(7);
+  size_t ill_formed = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    const size_t length = random() % 300;
+    const bool clean = random() % 4 == 0;
+    while (text.size() < length) {
+      if (!clean && random() % 97 == 0) {
+        text += bad[random() % bad.size()];
+      } else {
+        text += parts[random() % (random() % 3 == 0 ? parts.size() : 3)];
+      }
+    }
+    const size_t pos = text.empty() ? 0 : random() % (text.size() / 2 + 1);
+    const size_t expected = IcuValidEnd(text, pos);
+    ill_formed += expected < text.size();
+    ASSERT_EQ(Utf8ValidEnd(text, pos), expected) << round;
+    ASSERT_EQ(Utf8ValidEndPortable(text, pos), expected) << round;
+  }
+  EXPECT_GT(ill_formed, 5000u);  // both kinds were tried
 }
 
 }  // namespace

@@ -89,14 +89,11 @@ class IdTextCache {
     Key key{0, 0};
     const char* p = text.data() + begin;
     if (begin + 16 <= text.size()) {
+      // Masks by size rather than branches on it: piece sizes follow no pattern the branch predictor can learn.
       std::memcpy(&key.lo, p, 8);
       std::memcpy(&key.hi, p + 8, 8);
-      if (size < 8) {
-        key.lo &= ~uint64_t{0} >> (64 - 8 * size);
-        key.hi = 0;
-      } else if (size < 16) {
-        key.hi &= size == 8 ? 0 : ~uint64_t{0} >> (128 - 8 * size);
-      }
+      key.lo &= kKeyMasks.lo[size];
+      key.hi &= kKeyMasks.hi[size];
     } else {
       char bytes[16] = {};
       std::memcpy(bytes, p, size);
@@ -105,6 +102,19 @@ class IdTextCache {
     }
     return key;
   }
+  // kKeyMasks.lo[n], .hi[n]: the bits of the first n bytes in each word of a key.
+  struct KeyMasks {
+    uint64_t lo[kMaxHotPieceBytes + 1];
+    uint64_t hi[kMaxHotPieceBytes + 1];
+  };
+  static constexpr KeyMasks kKeyMasks = [] {
+    KeyMasks masks{};
+    for (size_t n = 0; n <= kMaxHotPieceBytes; ++n) {
+      masks.lo[n] = n >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
+      masks.hi[n] = n <= 8 ? 0 : n >= 16 ? ~uint64_t{0} : (uint64_t{1} << (8 * (n - 8))) - 1;
+    }
+    return masks;
+  }();
   static uint64_t Hash(Key key, size_t size) {
     const uint64_t h = (key.lo ^ (key.hi * 0x9E3779B97F4A7C15ull) ^ size) * 0xBF58476D1CE4E5B9ull;
     return h ^ (h >> 31);

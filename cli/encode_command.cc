@@ -367,14 +367,21 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
     locals.push_back(tokenizer.NewPieceCache());
     local_texts.push_back(tokenizer.NewIdTextCache());
   }
-  // One thread's id-text table is every short piece of the input: sized up front from the file's size, about one
-  // distinct short piece per 48 bytes (the 14.8 MB of shared corpora hold 264,000: one per 56). Growing it 2^14 ->
-  // 2^19 slots touched 63 MB of fresh memory instead of 32 and moved every entry at each doubling; in process, the
-  // first pass over the 100 MB bench input took 0.79-0.82 s with growth, 0.74-0.77 s sized up front.
+  // The id-text tables sized up front, about one distinct short piece per 48 bytes (the 14.8 MB of shared corpora
+  // hold 264,000: one per 56): the table that ends up with every short piece (one thread's own, or the shared one)
+  // from the file's size, and with several threads each worker's from its share of a batch. Growing them from 2^14
+  // slots touched about twice the memory, all of it fresh (each doubling is a new table); fresh pages cost here:
+  // with 2 threads, 10% of the CPU time was the kernel clearing them (clear_page_erms). In process, the first pass
+  // over the 100 MB bench input with one thread took 0.79-0.82 s with growth, 0.74-0.77 s sized up front.
+  constexpr size_t kBytesPerPiece = 48;
+  constexpr size_t kMaxReserve = 3 * (size_t{1} << 19) / 4;  // 32 MB of slots; past that a table grows as it fills
   struct stat input_stat;
-  if (threads == 1 && fstat(fileno(in), &input_stat) == 0 && S_ISREG(input_stat.st_mode)) {
-    constexpr size_t kMaxReserve = 3 * (size_t{1} << 19) / 4;  // 32 MB of slots; past that it grows as it fills
-    local_texts[0]->Reserve(std::min(static_cast<size_t>(input_stat.st_size) / 48, kMaxReserve));
+  if (fstat(fileno(in), &input_stat) == 0 && S_ISREG(input_stat.st_mode)) {
+    const size_t pieces = std::min(static_cast<size_t>(input_stat.st_size) / kBytesPerPiece, kMaxReserve);
+    (threads == 1 ? local_texts[0] : shared_text)->Reserve(pieces);
+  }
+  if (threads > 1) {
+    for (auto& local : local_texts) local->Reserve(batch_bytes / threads / kBytesPerPiece);
   }
   // Whole text as ids: each chunk writes into one of these buffers, kept from batch to batch (two batches: the
   // one being encoded and the one being written), so their pages are touched once.
@@ -425,18 +432,13 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
   bool fold_pending = false;
   auto fold_caches = [&] {
     pool.Run(2, [&](int64_t task, int) {
-      // While the shared tables are empty (the first fold), the largest local ones become them: no copy, and no
-      // new table for the shared one to grow into (its first pages cost up to 80 ms on this VM).
+      // While the shared piece cache is empty (the first fold), the largest local one becomes it: no copy, and no
+      // new table for the shared one to grow into (its first pages cost up to 80 ms on this VM). The shared
+      // id-text table was sized up front when the input's size is known.
       if (task == 0 && shared->size() == 0) {
         auto largest = std::max_element(locals.begin(), locals.end(),
                                         [](const auto& a, const auto& b) { return a->size() < b->size(); });
         shared.swap(*largest);
-      } else if (task == 1 && shared_text->size() == 0) {
-        auto largest = std::max_element(local_texts.begin(), local_texts.end(),
-                                        [](const auto& a, const auto& b) { return a->size() < b->size(); });
-        shared_text->SwapMain(**largest);
-        // That worker's new table (the empty initial one) is sized like the one it gave, not grown again.
-        (*largest)->Reserve(shared_text->size());
       }
       for (size_t i = 0; i < locals.size(); ++i) {
         if (task == 0) {

@@ -453,7 +453,8 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
     fold_pending = false;
   };
   std::vector<Chunk> chunks, previous;  // this batch; the last one, written while this one is encoded
-  std::string incoming;                 // input read while this batch is encoded
+  std::string incoming;  // the next buffer: this one's rest, then input read while this batch is encoded
+  bool refilled = false;
   TOKVEC_RETURN_IF_ERROR(read_into(&buffer, batch_bytes));
   if (!options.lines && encode.add_special_tokens) {  // the post-processor's tokens around the whole text
     previous.emplace_back().output = SpellAll(tokenizer, SpecialIdsBefore(tokenizer), format);
@@ -489,7 +490,13 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
     pool.Run(static_cast<int64_t>(chunks.size()) + 1, [&](int64_t task, int worker) {
       if (task == 0) {
         io = write_outputs(previous);
-        if (io.ok() && !eof) io = read_into(&incoming, batch_bytes);
+        if (io.ok() && !eof) {
+          // The chunks were cut before the batch began, so the rest of the buffer is known; starting the next
+          // buffer with it spares appending the whole read to this one afterwards (a copy of all the input).
+          incoming.assign(buffer, consumed);
+          refilled = true;
+          io = read_into(&incoming, batch_bytes);
+        }
         return;
       }
       const auto w = static_cast<size_t>(worker);
@@ -508,11 +515,14 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
     // longer point into the buffer).
     for (Chunk& chunk : chunks) chunk.text = {};
     previous.swap(chunks);
-    buffer.erase(0, consumed);
     buffer_offset += consumed;
+    if (refilled) {
+      buffer.swap(incoming);
+      refilled = false;
+    } else {
+      buffer.erase(0, consumed);
+    }
     consumed = 0;
-    buffer += incoming;
-    incoming.clear();
   }
   if (!options.lines && encode.add_special_tokens) {
     previous.emplace_back().output = SpellAll(tokenizer, SpecialIdsAfter(tokenizer), format);

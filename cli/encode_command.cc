@@ -375,17 +375,18 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
   // over the 100 MB bench input with one thread took 0.79-0.82 s with growth, 0.74-0.77 s sized up front.
   constexpr size_t kBytesPerPiece = 48;
   constexpr size_t kMaxReserve = 3 * (size_t{1} << 19) / 4;  // 32 MB of slots; past that a table grows as it fills
+  // Whole text as ids (the only use of the id-text tables; see below).
+  const bool id_text = !options.lines && format == Format::kIds;
   struct stat input_stat;
-  if (fstat(fileno(in), &input_stat) == 0 && S_ISREG(input_stat.st_mode)) {
+  if (id_text && fstat(fileno(in), &input_stat) == 0 && S_ISREG(input_stat.st_mode)) {
     const size_t pieces = std::min(static_cast<size_t>(input_stat.st_size) / kBytesPerPiece, kMaxReserve);
     (threads == 1 ? local_texts[0] : shared_text)->Reserve(pieces);
   }
-  if (threads > 1) {
+  if (id_text && threads > 1) {
     for (auto& local : local_texts) local->Reserve(batch_bytes / threads / kBytesPerPiece);
   }
   // Whole text as ids: each chunk writes into one of these buffers, kept from batch to batch (two batches: the
   // one being encoded and the one being written), so their pages are touched once.
-  const bool id_text = !options.lines && format == Format::kIds;
   std::vector<IdTextBuffer> id_buffers(id_text ? 2 * batch_chunks : 0);
   size_t batch_number = 0;
   std::string buffer;  // input not yet encoded starts at buffer[consumed]

@@ -20,6 +20,53 @@ void IdTextBuffer::Grow(size_t n) {
   capacity_ = capacity;
 }
 
+void LongIdTextTable::Insert(uint64_t hash, std::string_view bytes, std::string_view text) {
+  if (bytes.empty() || bytes.size() > kMaxPieceBytes || text.size() > UINT16_MAX) return;
+  if (arena_.size() + bytes.size() + text.size() > kMaxArenaBytes) Clear();
+  if (2 * (used_ + 1) > slots_.size()) Rehash(std::max<size_t>(4096, 2 * slots_.size()));
+  size_t i = hash & mask_;
+  for (;; i = (i + 1) & mask_) {
+    const Entry& entry = slots_[i];
+    if (entry.piece_size == 0) break;
+    if (entry.hash == hash && entry.piece_size == bytes.size() &&
+        std::memcmp(arena_.data() + entry.offset, bytes.data(), bytes.size()) == 0) {
+      return;
+    }
+  }
+  slots_[i] = {hash, static_cast<uint32_t>(arena_.size()), static_cast<uint16_t>(bytes.size()),
+               static_cast<uint16_t>(text.size())};
+  arena_.insert(arena_.end(), bytes.begin(), bytes.end());
+  arena_.insert(arena_.end(), text.begin(), text.end());
+  ++used_;
+}
+
+void LongIdTextTable::Rehash(size_t slots) {
+  std::vector<Entry> old(slots, Entry{0, 0, 0, 0});
+  old.swap(slots_);
+  mask_ = slots - 1;
+  for (const Entry& entry : old) {
+    if (entry.piece_size == 0) continue;
+    size_t i = entry.hash & mask_;
+    while (slots_[i].piece_size != 0) i = (i + 1) & mask_;
+    slots_[i] = entry;
+  }
+}
+
+void LongIdTextTable::MergeFrom(const LongIdTextTable& other) {
+  for (const Entry& entry : other.slots_) {
+    if (entry.piece_size == 0) continue;
+    const std::string_view bytes(other.arena_.data() + entry.offset, entry.piece_size);
+    Insert(entry.hash, bytes, other.text(entry));
+  }
+}
+
+void LongIdTextTable::Clear() {
+  if (used_ == 0) return;
+  std::fill(slots_.begin(), slots_.end(), Entry{0, 0, 0, 0});
+  arena_.clear();
+  used_ = 0;
+}
+
 void IdTextCache::FreeSlots::operator()(Slot* slots) const { std::free(slots); }
 
 // Tables of 2 MiB and more are 2 MiB-aligned and asked to be backed by huge pages: a lookup in a table larger
@@ -60,6 +107,7 @@ void IdTextCache::MergeFrom(const IdTextCache& other) {
     Slot* mine = Probe(hash, slot.key, slot.size);
     if (mine->size == 0) Insert(mine, hash, slot);
   }
+  long_.MergeFrom(other.long_);
 }
 
 char* WriteSpaceAndId(char* p, TokenId id) {
@@ -118,9 +166,7 @@ absl::Status Tokenizer::EncodeIdText(std::string_view text, const EncodeOptions&
     if (own == nullptr || own->serial() != cache_serial_) own = NewIdTextCache();
     hot = own.get();
   }
-  const Caches caches{shared, local != nullptr ? local : &PieceCache::ForThread(cache_serial_)};
   thread_local std::vector<BpeModel::Symbol> scratch;
-  thread_local std::vector<TokenId> ids;
   // Pieces a block at a time, from an L1-sized array (no piece list).
   Piece block[256];
   IdTextCache::Key keys[256];
@@ -176,35 +222,33 @@ absl::Status Tokenizer::EncodeIdText(std::string_view text, const EncodeOptions&
         }
       }
       out->Commit(w);
+      // Not in the slots: the long tables (the shared one first), else the merge, whose text is remembered in
+      // the slot Probe gave or, when it does not fit one or the piece is long, in this thread's long table.
+      const std::string_view bytes = text.substr(piece.begin, size);
+      const uint64_t piece_hash = PieceCache::Hash(bytes);
+      const LongIdTextTable* owner = shared_text != nullptr ? &shared_text->long_texts() : &hot->long_texts();
+      const LongIdTextTable::Entry* hit = owner->Find(piece_hash, bytes);
+      if (hit == nullptr && shared_text != nullptr) {
+        owner = &hot->long_texts();
+        hit = owner->Find(piece_hash, bytes);
+      }
       char* start;
       char* p;
-      if (size <= kMaxHotPieceBytes) {
-        // The piece caches hold the short pieces whose text is longer than a slot's (kMaxText); the others are
-        // merged here and remembered only as text (the piece caches stay small, and so do their merges between
-        // batches).
-        const std::string_view bytes = text.substr(piece.begin, size);
-        const uint64_t piece_hash = PieceCache::Hash(bytes);
-        const PieceCache* owner = nullptr;
-        if (const PieceCache::Entry* hit = caches.Find(piece_hash, bytes, &owner)) {
-          const TokenId* hit_ids = owner->ids(*hit);
-          start = p = out->Reserve(11 * hit->count);
-          for (size_t i = 0; i < hit->count; ++i) p = WriteSpaceAndId(p, hit_ids[i]);
-        } else {
-          MergeBytePiece(text, piece, scratch);
-          start = p = out->Reserve(11 * scratch.size());
-          for (const BpeModel::Symbol& symbol : scratch) p = WriteSpaceAndId(p, symbol.id);
-          if (static_cast<size_t>(p - start) > IdTextCache::kMaxText) {
-            caches.local->Insert(piece_hash, bytes, scratch, piece.begin);
-          }
-        }
+      if (hit != nullptr) {
+        const std::string_view known = owner->text(*hit);
+        start = p = out->Reserve(known.size());
+        std::memcpy(p, known.data(), known.size());
+        p += known.size();
       } else {
-        ids.clear();
-        EncodePiece(text, piece, base, scratch, caches, Sink{&ids, nullptr});
-        start = p = out->Reserve(11 * ids.size());
-        for (TokenId id : ids) p = WriteSpaceAndId(p, id);
-      }
-      if (slot != nullptr) {
-        hot->Fill(slot, hashes[k], keys[k], size, std::string_view(start, static_cast<size_t>(p - start)));
+        MergeBytePiece(text, piece, scratch);
+        start = p = out->Reserve(11 * scratch.size());
+        for (const BpeModel::Symbol& symbol : scratch) p = WriteSpaceAndId(p, symbol.id);
+        const std::string_view formatted(start, static_cast<size_t>(p - start));
+        if (slot != nullptr && formatted.size() <= IdTextCache::kMaxText) {
+          hot->Fill(slot, hashes[k], keys[k], size, formatted);
+        } else {
+          hot->long_texts().Insert(piece_hash, bytes, formatted);
+        }
       }
       out->Commit(p);
       w = out->Reserve((n - k) * IdTextCache::kMaxText);

@@ -10,9 +10,10 @@
 // piece (two words and its size) and the text, so a lookup reads one cache line and copies 46 bytes. Two
 // tables: a direct-mapped front of recently used slots that fits L2, then the main open-addressing table that
 // grows to hold every short piece seen. Tokenizer::EncodeIdText looks a block of pieces up at once, prefetching
-// the main table's lines of those the front lacks, so their loads overlap. Misses go through the piece caches
-// and the merge (Tokenizer::EncodePiece); the text is what formatting their ids gives, so results are those of
-// EncodeIds (tests/tokenizer/id_text_test.cc).
+// the main table's lines of those the front lacks, so their loads overlap. Longer pieces, and those whose text
+// passes a slot's, are kept in a third table (LongIdTextTable). Misses go through the merge
+// (Tokenizer::MergeBytePiece); the text is what formatting their ids gives, so results are those of EncodeIds
+// (tests/tokenizer/id_text_test.cc).
 // Why: `tokvec encode -m gpt2.tiktoken` (1 thread, 100 MB of the shared corpora) spent ~35% in piece-cache
 // probes (an 8 MB table and an arena: two dependent cache misses per piece) and in copying ids, and ~8%
 // formatting them. In-process encoding of those 100 MB with warm caches: 0.73 s with the front table, 0.78 s
@@ -27,6 +28,7 @@
 #include <memory>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "tokenizer/bpe_model.h"
 #include "tokenizer/piece_cache.h"
@@ -57,6 +59,54 @@ class IdTextBuffer {
 char* WriteSpaceAndId(char* p, TokenId id);
 
 inline constexpr size_t kMaxHotPieceBytes = 16;
+
+// Pieces that IdTextCache's slots cannot hold (longer than kMaxHotPieceBytes, or whose text passes a slot's 46
+// bytes) -> the text of their ids: open addressing over 16-byte entries, each piece's bytes and text side by side
+// in an arena. Why: on the 100 MB bench input (gpt2) those pieces are 1.7% of the pieces but 10% of the bytes (CJK
+// runs, long words); looked up in the piece cache and formatted id by id at every occurrence, they took ~15% of a
+// warm pass.
+class LongIdTextTable {
+ public:
+  static constexpr size_t kMaxPieceBytes = 1024;         // longer pieces are merged at every occurrence
+  static constexpr size_t kMaxArenaBytes = size_t{64} << 20;  // emptied when full
+  struct Entry {
+    uint64_t hash;        // PieceCache::Hash of the piece
+    uint32_t offset;      // of the piece's bytes in the arena; its text follows them
+    uint16_t piece_size;  // 0: an empty slot
+    uint16_t text_size;
+  };
+
+  // The entry of `bytes` (whose PieceCache::Hash is `hash`), or null. Valid until the next Insert or Clear.
+  const Entry* Find(uint64_t hash, std::string_view bytes) const {
+    if (used_ == 0) return nullptr;
+    for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
+      const Entry& entry = slots_[i];
+      if (entry.piece_size == 0) return nullptr;
+      if (entry.hash == hash && entry.piece_size == bytes.size() &&
+          std::memcmp(arena_.data() + entry.offset, bytes.data(), bytes.size()) == 0) {
+        return &entry;
+      }
+    }
+  }
+  std::string_view text(const Entry& entry) const {
+    return {arena_.data() + entry.offset + entry.piece_size, entry.text_size};
+  }
+  // Remembers the text of a piece (nothing for a piece or text too long to keep, or one already there).
+  void Insert(uint64_t hash, std::string_view bytes, std::string_view text);
+  // Adds the entries of `other` that this table lacks.
+  void MergeFrom(const LongIdTextTable& other);
+  // Forgets every entry, keeping the memory.
+  void Clear();
+  size_t size() const { return used_; }
+
+ private:
+  void Rehash(size_t slots);
+
+  std::vector<Entry> slots_;  // power-of-two size once used
+  size_t mask_ = 0;
+  size_t used_ = 0;
+  std::vector<char> arena_;
+};
 
 // Short pieces -> the text of their ids: open addressing, linear probing over 64-byte slots that hold the piece
 // (two words and its size) and the text inline, so a lookup reads one line. It doubles at three quarters full
@@ -154,9 +204,12 @@ class IdTextCache {
     Front(hash) = filled;
     Insert(slot, hash, filled);
   }
-  // Adds the main-table entries of `other` (a cache of the same tokenizer) that this one lacks: how the caches
-  // of several threads share what each learned (tokvec encode folds each worker's into a shared one between
-  // batches, as with PieceCache).
+  // The texts of the pieces the slots cannot hold.
+  const LongIdTextTable& long_texts() const { return long_; }
+  LongIdTextTable& long_texts() { return long_; }
+  // Adds the entries of `other` (a cache of the same tokenizer) that this one lacks, main and long tables: how
+  // the caches of several threads share what each learned (tokvec encode folds each worker's into a shared one
+  // between batches, as with PieceCache).
   void MergeFrom(const IdTextCache& other);
   // Makes the main table large enough for `pieces` entries without growing (up to kMaxSlots): for callers that
   // know about how many distinct pieces come (tokvec encode, from the input's size). Growing from kInitialSlots
@@ -166,16 +219,10 @@ class IdTextCache {
     while (slots < kMaxSlots && 4 * pieces > 3 * slots) slots *= 2;
     if (slots > slot_count_) Grow(slots);
   }
-  // Exchanges the main tables of two caches of the same tokenizer (the front tables stay).
-  void SwapMain(IdTextCache& other) {
-    std::swap(slots_, other.slots_);
-    std::swap(slot_count_, other.slot_count_);
-    std::swap(mask_, other.mask_);
-    std::swap(used_, other.used_);
-  }
-  // Empties the main table, keeping its memory (new pages cost a fault each: freeing and growing the tables of
-  // two workers every batch took ~0.1 s of system time per 100 MB); the front table is kept.
+  // Empties the main and long tables, keeping their memory (new pages cost a fault each: freeing and growing the
+  // tables of two workers every batch took ~0.1 s of system time per 100 MB); the front table is kept.
   void ClearMain() {
+    long_.Clear();
     if (used_ == 0) return;
     std::memset(static_cast<void*>(slots_.get()), 0, slot_count_ * sizeof(Slot));
     used_ = 0;
@@ -210,6 +257,7 @@ class IdTextCache {
   };
   std::unique_ptr<Slot[], FreeSlots> slots_;  // power-of-two size
   size_t slot_count_ = 0;
+  LongIdTextTable long_;
 };
 
 // The caches of one Tokenizer::EncodeIdText call. Pieces are looked up in the shared ones (only read, so

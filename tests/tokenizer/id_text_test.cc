@@ -58,6 +58,44 @@ TEST(IdTextCacheTest, KeyNearTheEndEqualsKeyInside) {
   }
 }
 
+// The long-piece table: what goes in comes out, through rehashes and a merge; bytes decide, not the hash; a
+// piece past kMaxPieceBytes is not kept; Clear forgets.
+TEST(LongIdTextTableTest, FindsWhatWasInsertedThroughRehashesAndMerges) {
+  LongIdTextTable table, other;
+  auto piece = [](int i) { return "piece number " + std::to_string(i) + " of the long table"; };
+  auto text = [](int i) { return " " + std::to_string(i) + " " + std::to_string(i * 7); };
+  for (int i = 0; i < 20000; ++i) {
+    const std::string bytes = piece(i);
+    (i % 2 == 0 ? table : other).Insert(PieceCache::Hash(bytes), bytes, text(i));
+  }
+  EXPECT_EQ(table.size(), 10000u);
+  table.Insert(PieceCache::Hash(piece(0)), piece(0), " 999");  // already there: kept as it was
+  EXPECT_EQ(table.size(), 10000u);
+  for (int i = 0; i < 20000; i += 2) {
+    const LongIdTextTable::Entry* entry = table.Find(PieceCache::Hash(piece(i)), piece(i));
+    ASSERT_NE(entry, nullptr) << i;
+    EXPECT_EQ(table.text(*entry), text(i));
+    EXPECT_EQ(table.Find(PieceCache::Hash(piece(i + 1)), piece(i + 1)), nullptr) << i + 1;
+  }
+  // The same hash with other bytes of the same size is not a match.
+  std::string changed = piece(4);
+  changed[0] = 'P';
+  EXPECT_EQ(table.Find(PieceCache::Hash(piece(4)), changed), nullptr);
+  const std::string huge(LongIdTextTable::kMaxPieceBytes + 1, 'x');
+  table.Insert(PieceCache::Hash(huge), huge, " 1");
+  EXPECT_EQ(table.Find(PieceCache::Hash(huge), huge), nullptr);
+  table.MergeFrom(other);
+  EXPECT_EQ(table.size(), 20000u);
+  for (int i = 0; i < 20000; ++i) {
+    const LongIdTextTable::Entry* entry = table.Find(PieceCache::Hash(piece(i)), piece(i));
+    ASSERT_NE(entry, nullptr) << i;
+    EXPECT_EQ(table.text(*entry), text(i));
+  }
+  table.Clear();
+  EXPECT_EQ(table.size(), 0u);
+  EXPECT_EQ(table.Find(PieceCache::Hash(piece(2)), piece(2)), nullptr);
+}
+
 class IdTextTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -91,7 +129,9 @@ TEST_F(IdTextTest, EqualsEncodeIdsOnTheSharedCorpora) {
     if (is_udhr && udhr++ % 8 != 0) continue;
     text += ReadText(entry.path()).substr(0, 400000);
   }
-  text += "\xFF\xC3 ok " + std::string(300, 'a') + " aaaa 1234567 's 'LL \r\n\n  \t";
+  // Pieces past LongIdTextTable::kMaxPieceBytes too (merged at each occurrence).
+  text += "\xFF\xC3 ok " + std::string(300, 'a') + " aaaa 1234567 's 'LL \r\n\n  \t" + std::string(3000, 'b') + " " +
+          std::string(3000, 'b');
   for (const auto& tokenizer : tokenizers_) {
     std::unique_ptr<IdTextCache> hot = tokenizer->NewIdTextCache();
     std::unique_ptr<PieceCache> local = tokenizer->NewPieceCache();
@@ -110,6 +150,7 @@ TEST_F(IdTextTest, EqualsEncodeIdsOnTheSharedCorpora) {
       at += size;
     }
     EXPECT_GT(hot->size(), IdTextCache::kInitialSlots * 3 / 4) << "the main table never grew";
+    EXPECT_GT(hot->long_texts().size(), size_t{1000}) << "few long pieces";
     ASSERT_EQ(got.size(), expected.size());
     EXPECT_TRUE(got == expected);
     // Warm: the same text again, all from the tables.
@@ -172,6 +213,7 @@ TEST_F(IdTextTest, SharedTablesFoldedBetweenBatches) {
     }
   }
   EXPECT_GT(shared_text->size(), size_t{1000});
+  EXPECT_GT(shared_text->long_texts().size(), size_t{100});
   EXPECT_EQ(got, Expected(tokenizer, text));
 }
 

@@ -379,11 +379,11 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
   const bool id_text = !options.lines && format == Format::kIds;
   struct stat input_stat;
   if (id_text && fstat(fileno(in), &input_stat) == 0 && S_ISREG(input_stat.st_mode)) {
-    const size_t pieces = std::min(static_cast<size_t>(input_stat.st_size) / kBytesPerPiece, kMaxReserve);
-    (threads == 1 ? local_texts[0] : shared_text)->Reserve(pieces);
-  }
-  if (id_text && threads > 1) {
-    for (auto& local : local_texts) local->Reserve(batch_bytes / threads / kBytesPerPiece);
+    const auto input_bytes = static_cast<size_t>(input_stat.st_size);
+    (threads == 1 ? local_texts[0] : shared_text)->Reserve(std::min(input_bytes / kBytesPerPiece, kMaxReserve));
+    if (threads > 1) {
+      for (auto& local : local_texts) local->Reserve(std::min(batch_bytes, input_bytes) / threads / kBytesPerPiece);
+    }
   }
   // Whole text as ids: each chunk writes into one of these buffers, kept from batch to batch (two batches: the
   // one being encoded and the one being written), so their pages are touched once.

@@ -22,17 +22,11 @@ void IdTextBuffer::Grow(size_t n) {
 
 void LongIdTextTable::Insert(uint64_t hash, std::string_view bytes, std::string_view text) {
   if (bytes.empty() || bytes.size() > kMaxPieceBytes || text.size() > UINT16_MAX) return;
+  if (Find(hash, bytes) != nullptr) return;
   if (arena_.size() + bytes.size() + text.size() > kMaxArenaBytes) Clear();
   if (2 * (used_ + 1) > slots_.size()) Rehash(std::max<size_t>(4096, 2 * slots_.size()));
   size_t i = hash & mask_;
-  for (;; i = (i + 1) & mask_) {
-    const Entry& entry = slots_[i];
-    if (entry.piece_size == 0) break;
-    if (entry.hash == hash && entry.piece_size == bytes.size() &&
-        std::memcmp(arena_.data() + entry.offset, bytes.data(), bytes.size()) == 0) {
-      return;
-    }
-  }
+  while (slots_[i].piece_size != 0) i = (i + 1) & mask_;
   slots_[i] = {hash, static_cast<uint32_t>(arena_.size()), static_cast<uint16_t>(bytes.size()),
                static_cast<uint16_t>(text.size())};
   arena_.insert(arena_.end(), bytes.begin(), bytes.end());
@@ -53,6 +47,7 @@ void LongIdTextTable::Rehash(size_t slots) {
 }
 
 void LongIdTextTable::MergeFrom(const LongIdTextTable& other) {
+  if (&other == this) return;  // (its entries would be inserted from the arena being appended to)
   for (const Entry& entry : other.slots_) {
     if (entry.piece_size == 0) continue;
     const std::string_view bytes(other.arena_.data() + entry.offset, entry.piece_size);

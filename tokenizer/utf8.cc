@@ -3,7 +3,9 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 namespace tokvec {
 
@@ -100,7 +102,7 @@ size_t Utf8ValidEndPortable(std::string_view text, size_t pos) {
   return pos;
 }
 
-
+#if defined(__x86_64__)
 namespace {
 
 // Whole blocks of 32 bytes checked at once with AVX2, after Keiser and Lemire, "Validating UTF-8 in less than one
@@ -119,7 +121,6 @@ constexpr uint8_t kOverlong4 = 1 << 6;     // F0 80..8F (shares the bit: the low
 constexpr uint8_t kTwoConts = 1 << 7;      // both continuation bytes: an error unless b2 is a third or fourth byte
 constexpr uint8_t kCarry = kTooShort | kTooLong | kTwoConts;  // the bits that do not depend on b1's low nibble
 
-__attribute__((target("avx2"))) bool Avx2Supported() { return __builtin_cpu_supports("avx2"); }
 
 // The position from which the portable loop goes on: a character's start at most 6 bytes before `checked` (the
 // end of the blocks found well-formed, but for a sequence they may cut), not before `begin`.
@@ -129,49 +130,43 @@ size_t RestartBefore(const unsigned char* s, size_t begin, size_t checked) {
   return r;
 }
 
+// The 16 bytes of a table in both lanes of a vector.
+__attribute__((target("avx2"))) __m256i BothLanes(const uint8_t (&table)[16]) {
+  return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table)));
+}
+
 __attribute__((target("avx2"))) size_t Avx2CheckedEnd(const unsigned char* s, size_t begin, size_t size) {
-  const __m256i byte1_high = _mm256_setr_epi8(
-      // 0_______: ASCII, then a continuation byte
-      kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong,
-      // 10______: continuation bytes
-      kTwoConts, kTwoConts, kTwoConts, kTwoConts,
-      // 1100____, 1101____, 1110____, 1111____: leads
-      kTooShort | kOverlong2, kTooShort, kTooShort | kOverlong3 | kSurrogate,
-      kTooShort | kTooLarge | kTooLarge1000 | kOverlong4,
+  // By the first byte's high nibble: 0_______ (ASCII, then a continuation byte), 10______ (continuation bytes),
+  // then the leads 1100____, 1101____, 1110____, 1111____.
+  static constexpr uint8_t kByte1High[16] = {
       kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong,
       kTwoConts, kTwoConts, kTwoConts, kTwoConts,
       kTooShort | kOverlong2, kTooShort, kTooShort | kOverlong3 | kSurrogate,
-      kTooShort | kTooLarge | kTooLarge1000 | kOverlong4);
-  const __m256i byte1_low = _mm256_setr_epi8(
-      kCarry | kOverlong3 | kOverlong2 | kOverlong4,  // ____0000: C0, E0, F0
-      kCarry | kOverlong2,                            // ____0001: C1
-      kCarry, kCarry,
-      kCarry | kTooLarge,  // ____0100: F4
-      kCarry | kTooLarge | kTooLarge1000, kCarry | kTooLarge | kTooLarge1000, kCarry | kTooLarge | kTooLarge1000,
-      kCarry | kTooLarge | kTooLarge1000, kCarry | kTooLarge | kTooLarge1000, kCarry | kTooLarge | kTooLarge1000,
-      kCarry | kTooLarge | kTooLarge1000, kCarry | kTooLarge | kTooLarge1000,
-      kCarry | kTooLarge | kTooLarge1000 | kSurrogate,  // ____1101: ED
-      kCarry | kTooLarge | kTooLarge1000, kCarry | kTooLarge | kTooLarge1000,
+      kTooShort | kTooLarge | kTooLarge1000 | kOverlong4};
+  // By the first byte's low nibble: ____0000 (C0, E0, F0), ____0001 (C1), ____0100 (F4), ____1101 (ED).
+  static constexpr uint8_t kByte1Low[16] = {
       kCarry | kOverlong3 | kOverlong2 | kOverlong4, kCarry | kOverlong2, kCarry, kCarry, kCarry | kTooLarge,
       kCarry | kTooLarge | kTooLarge1000, kCarry | kTooLarge | kTooLarge1000, kCarry | kTooLarge | kTooLarge1000,
       kCarry | kTooLarge | kTooLarge1000, kCarry | kTooLarge | kTooLarge1000, kCarry | kTooLarge | kTooLarge1000,
       kCarry | kTooLarge | kTooLarge1000, kCarry | kTooLarge | kTooLarge1000,
       kCarry | kTooLarge | kTooLarge1000 | kSurrogate, kCarry | kTooLarge | kTooLarge1000,
-      kCarry | kTooLarge | kTooLarge1000);
-  constexpr uint8_t k8 = kTooLong | kOverlong2 | kTwoConts | kOverlong3 | kTooLarge1000 | kOverlong4;  // 1000____
-  constexpr uint8_t k9 = kTooLong | kOverlong2 | kTwoConts | kOverlong3 | kTooLarge;                 // 1001____
-  constexpr uint8_t kAB = kTooLong | kOverlong2 | kTwoConts | kSurrogate | kTooLarge;                // 101_____
-  const __m256i byte2_high = _mm256_setr_epi8(
-      kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort,  // ASCII
-      k8, k9, kAB, kAB,                                                                        // continuations
-      kTooShort, kTooShort, kTooShort, kTooShort,                                              // leads
-      kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort,
-      k8, k9, kAB, kAB, kTooShort, kTooShort, kTooShort, kTooShort);
-  const __m256i nibble = _mm256_set1_epi8(0x0F);
+      kCarry | kTooLarge | kTooLarge1000};
+  // By the second byte's high nibble: ASCII, the continuations 1000____, 1001____, 101_____, then leads.
+  constexpr uint8_t k8 = kTooLong | kOverlong2 | kTwoConts | kOverlong3 | kTooLarge1000 | kOverlong4;
+  constexpr uint8_t k9 = kTooLong | kOverlong2 | kTwoConts | kOverlong3 | kTooLarge;
+  constexpr uint8_t kAB = kTooLong | kOverlong2 | kTwoConts | kSurrogate | kTooLarge;
+  static constexpr uint8_t kByte2High[16] = {kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort,
+                                             kTooShort, kTooShort, k8,        k9,        kAB,       kAB,
+                                             kTooShort, kTooShort, kTooShort, kTooShort};
   // A block's last three bytes above these lead a sequence that goes on into the next block.
-  const __m256i last_leads = _mm256_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                               -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, static_cast<char>(0xEF),
-                                               static_cast<char>(0xDF), static_cast<char>(0xBF));
+  static constexpr uint8_t kLastLeads[32] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                                             0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                                             0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xEF, 0xDF, 0xBF};
+  const __m256i byte1_high = BothLanes(kByte1High);
+  const __m256i byte1_low = BothLanes(kByte1Low);
+  const __m256i byte2_high = BothLanes(kByte2High);
+  const __m256i last_leads = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLastLeads));
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
   __m256i previous = _mm256_setzero_si256();  // the bytes before `begin` count as ASCII
   __m256i pending = _mm256_setzero_si256();   // nonzero: the previous block ends inside a sequence
   size_t pos = begin;
@@ -206,14 +201,17 @@ __attribute__((target("avx2"))) size_t Avx2CheckedEnd(const unsigned char* s, si
 }
 
 }  // namespace
+#endif  // __x86_64__
 
 size_t Utf8ValidEnd(std::string_view text, size_t pos) {
   // The splitters call this over all of their input; a quarter of the bench input's bytes are not ASCII, and
-  // byte by byte they cost ~47 ms of the 0.8 s that encoding 100 MB with gpt2 takes.
-  static const bool avx2 = Avx2Supported();
+  // byte by byte they cost ~47 ms of the 0.8 s that encoding 100 MB with gpt2 took.
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
   if (avx2 && text.size() - pos >= 64) {
     pos = Avx2CheckedEnd(reinterpret_cast<const unsigned char*>(text.data()), pos, text.size());
   }
+#endif
   return Utf8ValidEndPortable(text, pos);
 }
 

@@ -110,6 +110,32 @@ TEST(PresetSplitterTest, EqualsTheRegexOnRandomHardStrings) {
   }
 }
 
+// gpt2 splits ASCII text 64 bytes at a time from class masks (Gpt2AsciiWindows): long mixes of ASCII runs, white
+// space of every kind, apostrophes that do and do not start contractions, and a few non-ASCII characters, so that
+// windows start and stop at every kind of byte.
+TEST(PresetSplitterTest, EqualsTheRegexOnLongAsciiMixes) {
+  const std::vector<std::string> parts = {
+      " ",  "  ", "   ", "\n", "\n\n", "\t", "\r\n", "\x0b", "\x0c", "a",  "Zz", "word", "Hello", "9",  "12",  "2024",
+      ".",  ",",  "...", "'",  "'s",   "'ll", "'RE",  "n't",    "\"", "-",  "_",    "(",     "é",  "中", "\u00a0",
+      "\u2028", "\xff", "x'", " '", "\t'", "\n'd", "0'"};
+  std::mt19937 rng(64);
+  for (const char* preset : kPresets) {
+    std::unique_ptr<PreTokenizer> fast = MakePresetSplitter(preset);
+    std::unique_ptr<PreTokenizer> oracle = *MakeRegexSplitPreTokenizer(preset);
+    for (int trial = 0; trial < 5000; ++trial) {
+      std::string text;
+      const size_t length = 60 + rng() % 300;
+      const size_t odd = 1 + rng() % 8;  // some texts get few non-ASCII and apostrophe parts, some many
+      while (text.size() < length) {
+        const std::string& part = parts[rng() % parts.size()];
+        const bool plain = static_cast<unsigned char>(part[0]) < 0x80 && part.find('\'') == std::string::npos;
+        if (plain || rng() % odd == 0) text += part;
+      }
+      ASSERT_EQ(CompareSplits(*fast, *oracle, text), "") << preset << " on '" << text << "'";
+    }
+  }
+}
+
 // The ASCII runs are measured 16 bytes at a time where 16 bytes remain (AsciiRunEnd): runs of every length
 // from 1 to 40, of each case mix, ending at every kind of byte, at the end of the text or not.
 TEST(PresetSplitterTest, EqualsTheRegexOnAsciiRunsOfEveryLength) {

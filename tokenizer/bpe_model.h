@@ -91,6 +91,7 @@ class BpeModel {
   // of a text repeat). {kNoMerge, 0} when the pair does not merge.
   MergeResult CachedLookup(TokenId left, TokenId right) const;
   void MergeShort(std::vector<Symbol>& symbols) const;
+  void MergeShortLinked(std::vector<Symbol>& symbols) const;
   void MergeWithHeap(std::vector<Symbol>& symbols) const;
 
   static uint64_t PairKey(TokenId left, TokenId right) { return (uint64_t{left} << 32) | right; }

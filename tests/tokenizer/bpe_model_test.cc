@@ -60,8 +60,9 @@ TEST(BpeModelTest, RejectsMergeWhoseResultIsMissing) {
   EXPECT_NE(model.status().message().find("merge 0"), std::string::npos);
 }
 
-// Merge takes the pair-array path up to 256 symbols and the heap path above; both must equal the O(n²) rescan of
-// MergeReference, for merge lists and for tiktoken ranks, at every length around the switch.
+// Merge shifts a pair array up to 24 symbols, links one up to 256 (MergeShortLinked) and takes the heap path
+// above; each must equal the O(n²) rescan of MergeReference, for merge lists and for tiktoken ranks, at every
+// length around the switches.
 TEST(BpeModelTest, FastPathsEqualReferenceOnRandomPieces) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 200; ++trial) {
@@ -79,7 +80,7 @@ TEST(BpeModelTest, FastPathsEqualReferenceOnRandomPieces) {
     std::vector<BpeModel> models;
     models.push_back(*BpeModel::FromMerges(tokens, merges));
     models.push_back(*BpeModel::FromRanks(tokens));
-    for (size_t length : {1, 2, 3, 7, 48, 49, 200, 256, 257, 600}) {
+    for (size_t length : {1, 2, 3, 7, 24, 25, 26, 31, 32, 33, 48, 49, 200, 255, 256, 257, 600}) {
       std::string text;
       for (size_t i = 0; i < length; ++i) text += "abc"[rng() % 3];
       for (const BpeModel& model : models) {

@@ -90,6 +90,8 @@ class BpeModel {
   // Lookup through a per-thread direct-mapped cache of pairs (kRanks lookups hash the joined bytes; the pairs
   // of a text repeat). {kNoMerge, 0} when the pair does not merge.
   MergeResult CachedLookup(TokenId left, TokenId right) const;
+  // Fills byte_pairs_ for a kRanks model whose ids 0-255 are the 256 single bytes (tiktoken's files are).
+  void BuildBytePairs();
   void MergeShort(std::vector<Symbol>& symbols) const;
   void MergeShortLinked(std::vector<Symbol>& symbols) const;
   void MergeWithHeap(std::vector<Symbol>& symbols) const;
@@ -102,6 +104,9 @@ class BpeModel {
   absl::flat_hash_map<std::string, TokenId> ids_;            // bytes -> id
   std::vector<MergePair> merges_;                            // rank -> pair (kMergeList only)
   absl::flat_hash_map<uint64_t, MergeResult> merge_lookup_;  // (left, right) -> (rank, result) (kMergeList only)
+  // [left << 8 | right] -> the id (= rank) of their joined bytes, or kNoMerge, for ids below 256 (kRanks models
+  // whose ids 0-255 are the single bytes; else empty): CachedLookup reads it instead of the pair cache.
+  std::vector<uint32_t> byte_pairs_;
 };
 
 }  // namespace tokvec

@@ -1,5 +1,6 @@
 #include "tokenizer/bpe_model.h"
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -94,6 +95,39 @@ TEST(BpeModelTest, FastPathsEqualReferenceOnRandomPieces) {
           ASSERT_EQ(fast[i].begin, slow[i].begin);
         }
       }
+    }
+  }
+}
+
+// A ranks model whose ids 0-255 are the 256 single bytes (as tiktoken's files are) reads pairs of two bytes from
+// a dense table (BpeModel::BuildBytePairs) instead of the pair cache: the same merges as MergeReference, for
+// pieces of every merge path, with two-byte tokens and longer ones at random ranks.
+TEST(BpeModelTest, ByteLevelRanksEqualReference) {
+  std::mt19937 rng(256);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<std::string> tokens;
+    for (int b = 0; b < 256; ++b) tokens.emplace_back(1, static_cast<char>(b));
+    std::shuffle(tokens.begin(), tokens.end(), rng);  // ids 0-255 in no byte order
+    const std::string alphabet = "abcdxyz\xe4\xb8\x80";
+    std::vector<std::string> made;  // tokens of two or more alphabet bytes, built from shorter ones
+    auto part = [&]() -> std::string {
+      if (made.empty() || rng() % 2 == 0) return std::string(1, alphabet[rng() % alphabet.size()]);
+      return made[rng() % made.size()];
+    };
+    for (int m = 0; m < 60; ++m) {
+      const std::string joined = part() + part();
+      if (std::find(made.begin(), made.end(), joined) == made.end()) made.push_back(joined);
+    }
+    tokens.insert(tokens.end(), made.begin(), made.end());
+    const BpeModel model = *BpeModel::FromRanks(tokens);
+    for (size_t length : {2, 5, 24, 25, 60, 256, 300}) {
+      std::string text;
+      for (size_t i = 0; i < length; ++i) text += alphabet[rng() % alphabet.size()];
+      auto fast = Symbols(model, text);
+      auto slow = fast;
+      model.Merge(fast);
+      model.MergeReference(slow);
+      ASSERT_EQ(Spell(model, fast), Spell(model, slow)) << "trial " << trial << " length " << length;
     }
   }
 }

@@ -346,27 +346,22 @@ size_t FastO200k(const unsigned char* s, size_t i, size_t end) {
 }
 
 #if defined(__SSE2__)
-// gpt2's pieces over ASCII text, 64 bytes at a time, from bit masks of the byte classes rather than a match per
-// piece: each piece's end was a mispredicted branch (its length follows no pattern), and the splitter was a
-// quarter of `tokvec encode -m gpt2.tiktoken` (100 MB of the shared corpora, 1 thread: 0.62 s, 0.58-0.59 s with
-// this). Over ASCII, where no contraction starts, the regex's pieces start
-// exactly at
-//   - the start of each run of letters, of digits, and of other characters ([^\s\p{L}\p{N}]), unless a space
-//     comes just before it (` ?\p{L}+` and its like take that space);
-//   - the start of each run of white space, and its last character when something other than white space follows
-//     (\s+(?!\S) leaves that character; a space then goes with what follows, any other one is a piece of its
-//     own, and a run of one is both).
-// A piece is known once the bytes on both sides of its end are: only boundaries up to two bytes before the first
-// byte that is not ASCII (a letter or space of another script may continue a run), the first apostrophe that
-// may start a contraction (one after a character other than a space or another "other"), the stretch's end and
-// the window's are used. Returns the new position; stops where no boundary is known (the caller matches one
-// piece) and when `capacity` pieces are out.
+// gpt2's and cl100k's pieces over ASCII text, 64 bytes at a time, from bit masks of the byte classes rather than
+// a match per piece: each piece's end was a mispredicted branch (its length follows no pattern), and the
+// splitter was a quarter of `tokvec encode -m gpt2.tiktoken` (100 MB of the shared corpora, 1 thread: 0.62 s,
+// 0.58-0.59 s with this). Over ASCII, away from contractions, each regex's pieces start at places the bytes
+// around them decide (Gpt2Bounds, Cl100kBounds say where). A piece is known once the bytes on both sides of its
+// end are: only boundaries up to two bytes before the first byte the masks cannot decide on are used (a byte
+// that is not ASCII: a letter or space of another script may continue a run; an apostrophe that may start a
+// contraction; for cl100k a fourth digit in a row, and white space after a newline), nor past the stretch's end
+// and the window's. Returns the new position; stops where no boundary is known (the caller matches one piece)
+// and when `capacity` pieces are out. tests/tokenizer/preset_splitter_test.cc checks both against the regexes.
 struct ByteMasks {
-  uint64_t letter, digit, space, white, ascii, apostrophe;
+  uint64_t letter, digit, space, white, newline, ascii, apostrophe;
 };
 
 inline ByteMasks ClassifyWindow(const unsigned char* p) {
-  ByteMasks m{0, 0, 0, 0, 0, 0};
+  ByteMasks m{0, 0, 0, 0, 0, 0, 0};
   for (int c = 0; c < 4; ++c) {
     const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * c));
     const __m128i folded = _mm_or_si128(b, _mm_set1_epi8(0x20));
@@ -378,32 +373,80 @@ inline ByteMasks ClassifyWindow(const unsigned char* p) {
     const __m128i space = _mm_cmpeq_epi8(b, _mm_set1_epi8(' '));
     const __m128i white = _mm_or_si128(space, _mm_and_si128(_mm_cmpgt_epi8(b, _mm_set1_epi8('\t' - 1)),
                                                             _mm_cmplt_epi8(b, _mm_set1_epi8('\r' + 1))));
+    const __m128i newline =
+        _mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8('\n')), _mm_cmpeq_epi8(b, _mm_set1_epi8('\r')));
     const __m128i apostrophe = _mm_cmpeq_epi8(b, _mm_set1_epi8('\''));
     const int shift = 16 * c;
     m.letter |= uint64_t{static_cast<uint16_t>(_mm_movemask_epi8(letter))} << shift;
     m.digit |= uint64_t{static_cast<uint16_t>(_mm_movemask_epi8(digit))} << shift;
     m.space |= uint64_t{static_cast<uint16_t>(_mm_movemask_epi8(space))} << shift;
     m.white |= uint64_t{static_cast<uint16_t>(_mm_movemask_epi8(white))} << shift;
+    m.newline |= uint64_t{static_cast<uint16_t>(_mm_movemask_epi8(newline))} << shift;
     m.ascii |= uint64_t{static_cast<uint16_t>(~_mm_movemask_epi8(b))} << shift;
     m.apostrophe |= uint64_t{static_cast<uint16_t>(_mm_movemask_epi8(apostrophe))} << shift;
   }
   return m;
 }
 
-size_t Gpt2AsciiWindows(const unsigned char* s, size_t pos, size_t stretch_end, size_t text_size, Piece* pieces,
-                        size_t* n, size_t capacity) {
+// Where pieces start, and the bytes the masks cannot decide on ("stop"), of a window. Bit i is byte i; bit 0,
+// the window's first byte, starts a piece whatever its bit says (the caller's position).
+struct WindowBounds {
+  uint64_t starts, stop;
+};
+
+// gpt2 (` ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+` and contractions): a piece starts at
+//   - each run of letters, of digits, and of other characters, unless a space comes just before it (then the
+//     piece starts at that space);
+//   - each run of white space, and its last character when something else follows (\s+(?!\S) leaves that
+//     character: a space then goes with what follows, any other one is a piece of its own).
+// Stop at an apostrophe after anything but a space or another "other" character: a contraction may start there.
+inline WindowBounds Gpt2Bounds(const ByteMasks& m) {
+  const uint64_t other = m.ascii & ~(m.letter | m.digit | m.white);
+  const uint64_t runs = (m.letter & ~(m.letter << 1)) | (m.digit & ~(m.digit << 1)) | (other & ~(other << 1));
+  const uint64_t white_starts = m.white & ~(m.white << 1), white_lasts = m.white & ~(m.white >> 1);
+  return {(runs & ~(m.space << 1)) | white_starts | white_lasts,
+          ~m.ascii | (m.apostrophe & ~(other << 1) & ~(m.space << 1))};
+}
+
+// cl100k (`[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+` and
+// contractions). With WS the white space other than \r and \n, a piece starts at
+//   - each run of letters, or at the character before it when that is a "prefix": a WS character, or an other
+//     character that starts its own piece (alone in its run, with no space before it, which would take it);
+//   - each run of digits (runs of four and more are left to the matcher: {1,3});
+//   - each run of other characters, or at the space just before it; the run takes the \r and \n after it;
+//   - each run of white space (less the newlines an other run took), and its last character when that is WS:
+//     after \s*[\r\n] takes up to the last newline, \s+(?!\S) leaves that character to what follows.
+// Stop also at WS after a newline (that run's split needs the last newline of the run), and at an apostrophe as
+// for gpt2.
+inline WindowBounds Cl100kBounds(const ByteMasks& m) {
+  const uint64_t other = m.ascii & ~(m.letter | m.digit | m.white);
+  const uint64_t ws = m.white & ~m.newline;
+  const uint64_t prefix = ws | (other & ~(other << 1) & ~(m.space << 1));
+  const uint64_t letter_runs = m.letter & ~(m.letter << 1);
+  const uint64_t other_runs = other & ~(other << 1);
+  // Newlines right after an other run: adding each run's first bit carries through the run.
+  const uint64_t taken = ((m.newline + (m.newline & (other << 1))) ^ m.newline) & m.newline;
+  const uint64_t white = m.white & ~taken;
+  // (Where a piece starts at the character before a run, that character's own start is already one: the last WS
+  // character of its run, or its other run's start.)
+  const uint64_t starts = (letter_runs & ~(prefix << 1)) | (m.digit & ~(m.digit << 1)) |
+                          (other_runs & ~(m.space << 1)) | (white & ~(white << 1)) | (ws & ~(m.white >> 1));
+  const uint64_t four_digits = m.digit & (m.digit << 1) & (m.digit << 2) & (m.digit << 3);
+  return {starts, ~m.ascii | (m.apostrophe & ~(other << 1) & ~(m.space << 1)) | (ws & (m.newline << 1)) |
+                      four_digits};
+}
+
+template <WindowBounds (*Bounds)(const ByteMasks&)>
+size_t AsciiWindows(const unsigned char* s, size_t pos, size_t stretch_end, size_t text_size, Piece* pieces,
+                    size_t* n, size_t capacity) {
   constexpr size_t kWindow = 64;
   while (*n < capacity && pos + kWindow <= text_size && pos < stretch_end && s[pos] < 0x80 && s[pos] != '\'') {
-    const ByteMasks m = ClassifyWindow(s + pos);
-    const uint64_t other = m.ascii & ~(m.letter | m.digit | m.white);
-    uint64_t stop = ~m.ascii | (m.apostrophe & ~(other << 1) & ~(m.space << 1));
+    const WindowBounds b = Bounds(ClassifyWindow(s + pos));
+    uint64_t stop = b.stop;
     if (stretch_end - pos < kWindow) stop |= ~uint64_t{0} << (stretch_end - pos);
     const int known = stop == 0 ? 64 : __builtin_ctzll(stop);  // bytes [0, known) are usable
     if (known < 3) break;
-    const uint64_t starts = (m.letter & ~(m.letter << 1)) | (m.digit & ~(m.digit << 1)) | (other & ~(other << 1));
-    const uint64_t white_ends = m.white & ~(m.white >> 1);
-    uint64_t bounds = (starts & ~(m.space << 1)) | (m.white & ~(m.white << 1)) | white_ends;
-    bounds &= ((uint64_t{1} << (known - 1)) - 1) & ~uint64_t{1};  // boundaries at 1 .. known - 2
+    uint64_t bounds = b.starts & ((uint64_t{1} << (known - 1)) - 1) & ~uint64_t{1};  // at 1 .. known - 2
     if (bounds == 0) break;
     size_t start = pos;
     do {
@@ -439,12 +482,19 @@ class PresetSplitter : public PreTokenizer {
 
   size_t SplitSome(std::string_view text, SplitCursor* cursor, Piece* pieces, size_t capacity) const override {
     switch (preset_) {
+#if defined(__SSE2__)
       case Preset::kGpt2:
-        return SplitSomeWith<FastGpt2, MatchGpt2, true>(text, cursor, pieces, capacity);
+        return SplitSomeWith<FastGpt2, MatchGpt2, Gpt2Bounds>(text, cursor, pieces, capacity);
       case Preset::kCl100k:
-        return SplitSomeWith<FastCl100k, MatchCl100k, false>(text, cursor, pieces, capacity);
+        return SplitSomeWith<FastCl100k, MatchCl100k, Cl100kBounds>(text, cursor, pieces, capacity);
+#else
+      case Preset::kGpt2:
+        return SplitSomeWith<FastGpt2, MatchGpt2>(text, cursor, pieces, capacity);
+      case Preset::kCl100k:
+        return SplitSomeWith<FastCl100k, MatchCl100k>(text, cursor, pieces, capacity);
+#endif
       case Preset::kO200k:
-        return SplitSomeWith<FastO200k, MatchO200k, false>(text, cursor, pieces, capacity);
+        return SplitSomeWith<FastO200k, MatchO200k>(text, cursor, pieces, capacity);
     }
     return 0;
   }
@@ -474,8 +524,13 @@ class PresetSplitter : public PreTokenizer {
  private:
   // Well-formed stretches are matched piece by piece (Fast, else Match); an ill-formed byte is a piece of its
   // own, as in split_pattern.h.
+#if defined(__SSE2__)
+  using BoundsFn = WindowBounds (*)(const ByteMasks&);
+#else
+  using BoundsFn = void*;
+#endif
   template <size_t (*Fast)(const unsigned char*, size_t, size_t), size_t (*Match)(const Scanner&, size_t),
-            bool kGpt2Windows>
+            BoundsFn Bounds = nullptr>
   static size_t SplitSomeWith(std::string_view text, SplitCursor* cursor, Piece* pieces, size_t capacity) {
     const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
     size_t pos = cursor->pos, stretch_end = cursor->stretch_end, n = 0;
@@ -491,8 +546,8 @@ class PresetSplitter : public PreTokenizer {
       const Scanner scanner(text, stretch_end);
       while (n < capacity && pos < stretch_end) {
 #if defined(__SSE2__)
-        if constexpr (kGpt2Windows) {
-          pos = Gpt2AsciiWindows(bytes, pos, stretch_end, text.size(), pieces, &n, capacity);
+        if constexpr (Bounds != nullptr) {
+          pos = AsciiWindows<Bounds>(bytes, pos, stretch_end, text.size(), pieces, &n, capacity);
           if (n == capacity || pos >= stretch_end) break;
         }
 #endif

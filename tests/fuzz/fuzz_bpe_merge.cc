@@ -3,9 +3,11 @@
 //
 //   build-fuzz/fuzz_bpe_merge tests/fuzz/corpus/bpe_merge -max_total_time=30
 //
-// Input layout (FuzzedDataProvider): rule bit, alphabet size, merge count, merges as (left, right) picks
-// among existing tokens, then the piece as symbols of the alphabet (up to 400). Pieces up to 256 symbols take the
-// pair-array path (MergeShort), longer ones the heap path.
+// Input layout (FuzzedDataProvider): rule bit, byte-level bit, alphabet size, merge count, merges as (left,
+// right) picks among the alphabet and the tokens made so far, then the piece as symbols of the alphabet (up to
+// 400). Pieces up to 24 symbols shift a pair array (MergeShort), up to 256 link one (MergeShortLinked), longer
+// ones take the heap path. Byte-level ranks models hold the 256 single bytes at ids 0-255 (the alphabet first),
+// as tiktoken's files do, so pairs of two of them come from the dense byte-pair table.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdint>
@@ -42,14 +44,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tokvec;
   FuzzedDataProvider fdp(data, size);
   const bool ranks = fdp.ConsumeBool();
+  const bool byte_level = fdp.ConsumeBool() && ranks;
   const int alphabet = fdp.ConsumeIntegralInRange<int>(1, 6);
   const int n_merges = fdp.ConsumeIntegralInRange<int>(0, 40);
   std::vector<std::string> tokens;
   for (int i = 0; i < alphabet; ++i) tokens.push_back(std::string(1, static_cast<char>('a' + i)));
+  if (byte_level) {
+    for (int b = 0; b < 256; ++b) {
+      if (b < 'a' || b >= 'a' + alphabet) tokens.push_back(std::string(1, static_cast<char>(b)));
+    }
+  }
+  const auto first_made = static_cast<TokenId>(tokens.size());  // made tokens start here
+  // A pick among the alphabet and the made tokens (not the other single bytes).
+  auto pick = [&] {
+    const auto p = fdp.ConsumeIntegralInRange<TokenId>(0, alphabet + (tokens.size() - first_made) - 1);
+    return p < static_cast<TokenId>(alphabet) ? p : first_made + (p - alphabet);
+  };
   std::vector<BpeModel::MergePair> merges;
   for (int i = 0; i < n_merges; ++i) {
-    TokenId left = fdp.ConsumeIntegralInRange<TokenId>(0, tokens.size() - 1);
-    TokenId right = fdp.ConsumeIntegralInRange<TokenId>(0, tokens.size() - 1);
+    TokenId left = pick();
+    TokenId right = pick();
     std::string joined = tokens[left] + tokens[right];
     bool known = false;
     for (const std::string& t : tokens) known = known || t == joined;

@@ -110,14 +110,15 @@ TEST(PresetSplitterTest, EqualsTheRegexOnRandomHardStrings) {
   }
 }
 
-// gpt2 splits ASCII text 64 bytes at a time from class masks (Gpt2AsciiWindows): long mixes of ASCII runs, white
-// space of every kind, apostrophes that do and do not start contractions, and a few non-ASCII characters, so that
-// windows start and stop at every kind of byte.
+// gpt2 and cl100k split ASCII text 64 bytes at a time from class masks (AsciiWindows): long mixes of ASCII runs,
+// white space of every kind, apostrophes that do and do not start contractions, long numbers, and a few non-ASCII
+// characters, so that windows start and stop at every kind of byte.
 TEST(PresetSplitterTest, EqualsTheRegexOnLongAsciiMixes) {
   const std::vector<std::string> parts = {
       " ",  "  ", "   ", "\n", "\n\n", "\t", "\r\n", "\x0b", "\x0c", "a",  "Zz", "word", "Hello", "9",  "12",  "2024",
       ".",  ",",  "...", "'",  "'s",   "'ll", "'RE",  "n't",    "\"", "-",  "_",    "(",     "é",  "中", "\u00a0",
-      "\u2028", "\xff", "x'", " '", "\t'", "\n'd", "0'"};
+      "\u2028", "\xff", "x'", " '", "\t'", "\n'd", "0'", "123456", "1234567", ".\n", "..\n\n", " \n", "\n ",
+      "\n\t", " .", "\t.", ".x", "\r", "!?", " \n \n "};
   std::mt19937 rng(64);
   for (const char* preset : kPresets) {
     std::unique_ptr<PreTokenizer> fast = MakePresetSplitter(preset);

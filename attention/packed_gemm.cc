@@ -132,52 +132,34 @@ void PackedWeights::MultiplyAdd(const float* x, int64_t ldx, int64_t rows, int64
   thread_local std::vector<float> xp;
   const int64_t first_panel = col0 / kPackedColumns;
   const int64_t last_panel = (col0 + cols + kPackedColumns - 1) / kPackedColumns;  // exclusive
-  if (in_ <= kWholeDepthMax) {
-    // The row block packed for the whole input dimension at once, then panel by panel through every depth
-    // block: a panel's y tile (144 x 32 floats) stays in L1 between its depth blocks. Block by block across all
-    // panels instead, a wide output's y rows (144 x 3072 floats: 1.7 MB) left L2 between the depth blocks, and
-    // every micro-kernel call began by waiting for its tile: the 768 -> 2304 and 768 -> 3072 products ran at
-    // 68-76% of the FMA peak against 83-92% for 768 -> 768. Every y element still gets the same FMA chain in k
-    // order (depth blocks in order), so the bits are those of the other order.
-    const int64_t blocks = (in_ + kPackedDepth - 1) / kPackedDepth;
-    xp.resize(static_cast<size_t>(blocks * kRowBlock * kPackedDepth));
-    for (int64_t r0 = 0; r0 < rows; r0 += kRowBlock) {
-      const int64_t block_rows = std::min(kRowBlock, rows - r0);
-      const int64_t groups = (block_rows + kPackedRows - 1) / kPackedRows;
-      for (int64_t b = 0; b < blocks; ++b) {
+  // Depth blocks packed per pass over the panels: all of them for inputs up to kWholeDepthMax, so each panel runs
+  // through every depth block while its y tile (144 x 32 floats) stays in L1; one at a time for deeper inputs.
+  // Across all panels block by block, a wide output's y rows (144 x 3072 floats: 1.7 MB) left L2 between the depth
+  // blocks and every micro-kernel call began by waiting for its tile: the 768 -> 2304 and 768 -> 3072 products ran
+  // at 68-76% of the FMA peak against 83-92% for 768 -> 768. Either way every y element gets the same FMA chain in
+  // k order (depth blocks in order), so the bits do not depend on it.
+  const int64_t blocks = (in_ + kPackedDepth - 1) / kPackedDepth;
+  const int64_t per_pass = in_ <= kWholeDepthMax ? blocks : 1;
+  xp.resize(static_cast<size_t>(per_pass * kRowBlock * kPackedDepth));
+  for (int64_t r0 = 0; r0 < rows; r0 += kRowBlock) {
+    const int64_t block_rows = std::min(kRowBlock, rows - r0);
+    const int64_t groups = (block_rows + kPackedRows - 1) / kPackedRows;
+    for (int64_t first = 0; first < blocks; first += per_pass) {
+      for (int64_t b = first; b < first + per_pass; ++b) {
         const int64_t k0 = b * kPackedDepth;
         PackRows(x + r0 * ldx + k0, ldx, block_rows, std::min(kPackedDepth, in_ - k0),
-                 xp.data() + b * kRowBlock * kPackedDepth);
+                 xp.data() + (b - first) * kRowBlock * kPackedDepth);
       }
       for (int64_t p = first_panel; p < last_panel; ++p) {
         const int64_t c = p * kPackedColumns - col0, width = std::min(kPackedColumns, cols - c);
-        for (int64_t b = 0; b < blocks; ++b) {
+        for (int64_t b = first; b < first + per_pass; ++b) {
           const int64_t k0 = b * kPackedDepth, depth = std::min(kPackedDepth, in_ - k0);
           const float* panel = data_.get() + k0 * panels_ * kPackedColumns + p * depth * kPackedColumns;
-          const float* xb = xp.data() + b * kRowBlock * kPackedDepth;
+          const float* xb = xp.data() + (b - first) * kRowBlock * kPackedDepth;
           for (int64_t g = 0; g < groups; ++g) {
             MicroKernel(xb + g * depth * kPackedRows, panel, depth, y + (r0 + g * kPackedRows) * ldy + c, ldy,
                         std::min(kPackedRows, block_rows - g * kPackedRows), width);
           }
-        }
-      }
-    }
-    return;
-  }
-  xp.resize(static_cast<size_t>(kRowBlock * kPackedDepth));
-  for (int64_t r0 = 0; r0 < rows; r0 += kRowBlock) {
-    const int64_t block_rows = std::min(kRowBlock, rows - r0);
-    const int64_t groups = (block_rows + kPackedRows - 1) / kPackedRows;
-    for (int64_t k0 = 0; k0 < in_; k0 += kPackedDepth) {
-      const int64_t depth = std::min(kPackedDepth, in_ - k0);
-      PackRows(x + r0 * ldx + k0, ldx, block_rows, depth, xp.data());
-      const float* block = data_.get() + k0 * panels_ * kPackedColumns;
-      for (int64_t p = first_panel; p < last_panel; ++p) {
-        const float* panel = block + p * depth * kPackedColumns;
-        const int64_t c = p * kPackedColumns - col0, width = std::min(kPackedColumns, cols - c);
-        for (int64_t g = 0; g < groups; ++g) {
-          MicroKernel(xp.data() + g * depth * kPackedRows, panel, depth, y + (r0 + g * kPackedRows) * ldy + c, ldy,
-                      std::min(kPackedRows, block_rows - g * kPackedRows), width);
         }
       }
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -123,8 +124,9 @@ absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& 
   const size_t n = ids.size();
   const int threads = std::max(1, options.threads);
   Collector collector(n, options);
-  // 1. Batches of texts with the same token count, in a fixed order (by length, then position).
-  std::map<size_t, std::vector<size_t>> by_length;
+  // 1. Batches of texts with the same token count, in a fixed order: longest first (then by position), so that
+  //    with several threads the short ones fill in at the end instead of one long text running alone.
+  std::map<size_t, std::vector<size_t>, std::greater<>> by_length;
   for (size_t i = 0; i < n; ++i) by_length[ids[i].size()].push_back(i);
   const size_t max_sequences = std::max<size_t>(1, options.batch_sequences);
   std::vector<std::vector<size_t>> batches;
@@ -135,14 +137,14 @@ absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& 
       batches.emplace_back(members.begin() + b, members.begin() + std::min(members.size(), b + per_batch));
     }
   }
-  // 2. Run them: several batches side by side, or one batch at a time with every thread inside it.
+  // 2. Run them: several batches side by side, or one batch at a time with every thread inside it. Each worker
+  //    keeps one workspace (buffers, and threads when inner > 1) for all the batches it takes.
   const int outer = static_cast<int64_t>(batches.size()) >= threads ? threads : 1;
   const int inner = outer == 1 ? threads : 1;
-  ParallelFor(static_cast<int64_t>(batches.size()), outer, [&](int64_t b) {
-    const std::vector<size_t>& members = batches[b];
+  const int64_t max_len = dir.model().config().max_len;
+  auto run_batch = [&](const std::vector<size_t>& members, ForwardBatchWorkspace* workspace) {
     std::vector<std::vector<uint32_t>> batch;  // [B] x [T]
     for (size_t i : members) batch.push_back(ids[i]);
-    const int64_t max_len = dir.model().config().max_len;
     if (static_cast<int64_t>(batch[0].size()) > max_len) {
       for (size_t i : members) {
         collector.Finish(i, absl::OutOfRangeError(fmt::format(
@@ -152,7 +154,7 @@ absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& 
       }
       return;
     }
-    absl::StatusOr<std::vector<Matrix>> hidden = dir.model().ForwardBatch(batch, inner);  // [B] x [T, D]
+    absl::StatusOr<std::vector<Matrix>> hidden = dir.model().ForwardBatch(batch, inner, workspace);  // [B] x [T, D]
     for (size_t k = 0; k < members.size(); ++k) {
       if (!hidden.ok()) {
         collector.Finish(members[k], hidden.status());
@@ -164,6 +166,11 @@ absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& 
       embedded.hidden = std::move((*hidden)[k]);
       collector.Finish(members[k], PoolEmbedded(std::move(embedded), options.pooling, options.normalize));
     }
+  };
+  std::vector<ForwardBatchWorkspace> workspaces(static_cast<size_t>(outer));
+  std::atomic<size_t> next{0};
+  ParallelFor(outer, outer, [&](int64_t worker) {
+    for (size_t b = next++; b < batches.size(); b = next++) run_batch(batches[b], &workspaces[worker]);
   });
   TOKVEC_RETURN_IF_ERROR(collector.FirstError());
   return collector.Take();

@@ -10,7 +10,7 @@
 //
 // Batching: every text is tokenized, then texts of equal token count run together through Model::ForwardBatch
 // (one GEMM per projection over all their rows), at most `batch_sequences` texts and ~2048 rows per batch, in a
-// fixed order (by token count, then position), batches spread over the threads. A text's vectors depend on the
+// fixed order (longest first, then position), batches spread over the threads. A text's vectors depend on the
 // input and `batch_sequences` only, never on `threads`. With windows each text runs on its own.
 #ifndef TOKVEC_ATTENTION_EMBED_TEXTS_H_
 #define TOKVEC_ATTENTION_EMBED_TEXTS_H_

@@ -408,7 +408,7 @@ absl::StatusOr<ModelOutput> Model::Forward(std::span<const uint32_t> ids, const 
 }
 
 absl::StatusOr<std::vector<Matrix>> Model::ForwardBatch(const std::vector<std::vector<uint32_t>>& batch,
-                                                        int threads) const {
+                                                        int threads, ForwardBatchWorkspace* workspace) const {
   std::vector<Matrix> out;
   if (batch.empty()) return out;
   const int64_t seq_len = static_cast<int64_t>(batch[0].size());
@@ -418,39 +418,46 @@ absl::StatusOr<std::vector<Matrix>> Model::ForwardBatch(const std::vector<std::v
     return absl::OutOfRangeError(fmt::format("{} tokens is longer than the model's maximum of {} tokens", seq_len,
                                              config_.max_len));
   }
-  // 1. Embeddings of every sequence, stacked: x [B·T, D], sequence b in rows [b·T, (b+1)·T).
-  Matrix x(n * seq_len, d);
   for (int64_t b = 0; b < n; ++b) {
     if (static_cast<int64_t>(batch[b].size()) != seq_len) {
       return absl::InvalidArgumentError(fmt::format("ForwardBatch: sequence {} has {} tokens, sequence 0 has {}", b,
                                                     batch[b].size(), seq_len));
     }
-    if (seq_len == 0) continue;
-    TOKVEC_ASSIGN_OR_RETURN(Matrix one, Embed(batch[b]));  // [T, D]
-    std::copy(one.data(), one.data() + one.size(), x.row(b * seq_len));
   }
-  // 2. The blocks over the whole batch, then ln_f.
-  if (seq_len > 0 && config_.decoder()) {
-    TOKVEC_ASSIGN_OR_RETURN(DecoderOutput decoded,
-                            RunDecoderStack(decoder_, x.view(), {.threads = threads, .seq_len = seq_len}));
-    x = std::move(decoded.hidden);
-  } else if (seq_len > 0) {
+  if (seq_len == 0) {
+    for (int64_t b = 0; b < n; ++b) out.emplace_back(0, d);
+    return out;
+  }
+  ForwardBatchWorkspace local;
+  ForwardBatchWorkspace& ws = workspace != nullptr ? *workspace : local;
+  const int64_t rows = n * seq_len;
+  // 1. Embeddings of every sequence, stacked: x [B·T, D], sequence b in rows [b·T, (b+1)·T).
+  float* x = ws.x.Reserve(rows * d);
+  for (int64_t b = 0; b < n; ++b) {
+    TOKVEC_ASSIGN_OR_RETURN(Matrix one, Embed(batch[b]));  // [T, D]
+    std::copy(one.data(), one.data() + one.size(), x + b * seq_len * d);
+  }
+  // 2. The blocks over the whole batch (alternating between the two buffers), then ln_f.
+  Matrix decoded;
+  if (config_.decoder()) {
+    TOKVEC_ASSIGN_OR_RETURN(DecoderOutput result,
+                            RunDecoderStack(decoder_, {x, rows, d}, {.threads = threads, .seq_len = seq_len}));
+    decoded = std::move(result.hidden);
+    x = decoded.data();
+  } else {
+    float* y = ws.y.Reserve(rows * d);
     for (size_t layer = 0; layer < stack_.blocks.size(); ++layer) {
-      absl::StatusOr<Matrix> next = RunTransformerBlockBatched(stack_.blocks[layer], stack_.config, x.view(), n, threads);
-      if (!next.ok()) {
-        return absl::Status(next.status().code(),
-                            fmt::format("layer {}: {}", layer, std::string(next.status().message())));
-      }
-      x = std::move(*next);
+      absl::Status s = RunTransformerBlockBatchedInto(stack_.blocks[layer], stack_.config, {x, rows, d}, n, threads,
+                                                      &ws.blocks, y);
+      if (!s.ok()) return absl::Status(s.code(), fmt::format("layer {}: {}", layer, std::string(s.message())));
+      std::swap(x, y);
     }
-    if (stack_.final_norm) {
-      TOKVEC_ASSIGN_OR_RETURN(x, LayerNorm(x.view(), *stack_.final_norm));
-    }
+    if (stack_.final_norm) LayerNormInto({x, rows, d}, *stack_.final_norm, x);  // in place: row by row
   }
   // 3. Split back into sequences.
   for (int64_t b = 0; b < n; ++b) {
     Matrix one(seq_len, d);
-    std::copy(x.row(b * seq_len), x.row(b * seq_len) + seq_len * d, one.data());
+    std::copy(x + b * seq_len * d, x + (b + 1) * seq_len * d, one.data());
     out.push_back(std::move(one));
   }
   return out;

@@ -59,7 +59,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "attention/batched_block.h"
 #include "attention/decoder_block.h"
+#include "attention/huge_page_buffer.h"
 #include "attention/low_precision_linear.h"
 #include "attention/model_config.h"
 #include "attention/pack_model.h"
@@ -73,6 +75,15 @@ namespace tokvec {
 struct ForwardOptions {
   int threads = 1;
   std::vector<int64_t> keep_weights_of;  // layers whose attention weights to return
+};
+
+// What Model::ForwardBatch reuses from layer to layer and, passed again, from call to call: the hidden states of
+// the batch in two buffers the layers alternate between, and a block's scratch buffers and threads. Without it
+// every layer of every call took fresh memory: 12 layers x ~5 MB per 128-token text, first-touch page faults
+// were 3-4% of a 2-thread `tokvec embed --lines`. One per calling thread (not thread-safe).
+struct ForwardBatchWorkspace {
+  HugePageBuffer x, y;           // [B·T, D] each
+  BatchedBlockWorkspace blocks;  // attention/batched_block.h
 };
 
 struct ModelOutput {
@@ -110,8 +121,9 @@ class Model {
   // Several sequences of one length at once (attention/batched_block.h: the projections and feed-forward run as
   // single GEMMs over all B·T rows): hidden states [B] x [T, D], the same as Forward on each sequence within
   // 1e-5. Sequences of different lengths are InvalidArgument. No attention weights.
-  absl::StatusOr<std::vector<Matrix>> ForwardBatch(const std::vector<std::vector<uint32_t>>& batch,
-                                                   int threads) const;
+  // `workspace` may be null (buffers are then allocated for this call).
+  absl::StatusOr<std::vector<Matrix>> ForwardBatch(const std::vector<std::vector<uint32_t>>& batch, int threads,
+                                                   ForwardBatchWorkspace* workspace = nullptr) const;
 
  private:
   Model() = default;

@@ -8,6 +8,9 @@
 //   TOKVEC_ASSIGN_OR_RETURN(Matrix y, RunTransformerBlockBatched(weights, config, x.view(), /*batch=*/8,
 //                                                                 /*threads=*/2));   // [B·T, D]
 //
+// Sequences of different lengths run together the same way (RunTransformerBlockRaggedInto): the GEMMs over all
+// their rows, attention per (sequence, head).
+//
 // Supported: both norm placements, every activation, causal or not, rotary positions (each sequence from position
 // 0, as RunTransformerBlock with first_position 0). Extra masks are not (use RunTransformerBlock per sequence).
 #ifndef TOKVEC_ATTENTION_BATCHED_BLOCK_H_
@@ -15,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -50,6 +54,13 @@ absl::StatusOr<Matrix> RunTransformerBlockBatched(const TransformerBlockWeights&
 absl::Status RunTransformerBlockBatchedInto(const TransformerBlockWeights& w, const BlockConfig& config,
                                             MatrixView x, int64_t batch, int threads,
                                             BatchedBlockWorkspace* workspace, float* y);
+
+// Sequences of any lengths stacked in x: sequence i in the `lengths[i]` rows after those of sequences 0..i-1
+// (the lengths add up to x.rows; InvalidArgument otherwise). A sequence's rows do not depend on the others: GEMM
+// tiles never span two sequences and attention runs per sequence. y as above.
+absl::Status RunTransformerBlockRaggedInto(const TransformerBlockWeights& w, const BlockConfig& config,
+                                           MatrixView x, std::span<const int64_t> lengths, int threads,
+                                           BatchedBlockWorkspace* workspace, float* y);
 
 }  // namespace tokvec
 

@@ -1,5 +1,5 @@
 // Texts to pooled (or per-token) vectors, as `tokvec embed` and the Python module's Model.embed compute them:
-// one place for the pooling choice, the batching of texts by token count and the normalisation, so both give
+// one place for the pooling choice, the batching of texts and the normalisation, so both give
 // the same bits.
 //
 //   TOKVEC_ASSIGN_OR_RETURN(ModelDirectory dir, ModelDirectory::Load("models/tiny"));
@@ -8,10 +8,12 @@
 //                           EmbedTexts(dir, {"a cat", "the dog"}, {.pooling = choice.pooling, .threads = 2}));
 //   // out[i].vectors: [1, D] pooled (or [T_i, D] with Pooling::kNone)
 //
-// Batching: every text is tokenized, then texts of equal token count run together through Model::ForwardBatch
-// (one GEMM per projection over all their rows), at most `batch_sequences` texts and ~2048 rows per batch, in a
-// fixed order (longest first, then position), batches spread over the threads. A text's vectors depend on the
-// input and `batch_sequences` only, never on `threads`. With windows each text runs on its own.
+// Batching: every text is tokenized, then texts run together through Model::ForwardBatch (one GEMM per projection
+// over all their rows, attention per text), at most `batch_sequences` texts and 2,048 rows per batch, longest
+// first (then by position). Models whose ForwardBatch takes sequences of different lengths (Model::RaggedBatches:
+// GPT-2, GPT-Neo, the encoders) batch consecutive texts and run each batch with all threads; the decoders batch
+// texts of equal token count, batches spread over the threads. A text's vectors depend on the input only, never
+// on its batch mates or `threads`. With windows each text runs on its own.
 #ifndef TOKVEC_ATTENTION_EMBED_TEXTS_H_
 #define TOKVEC_ATTENTION_EMBED_TEXTS_H_
 

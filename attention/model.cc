@@ -411,44 +411,46 @@ absl::StatusOr<std::vector<Matrix>> Model::ForwardBatch(const std::vector<std::v
                                                         int threads, ForwardBatchWorkspace* workspace) const {
   std::vector<Matrix> out;
   if (batch.empty()) return out;
-  const int64_t seq_len = static_cast<int64_t>(batch[0].size());
   const int64_t d = config_.d_model;
   const int64_t n = static_cast<int64_t>(batch.size());
-  if (seq_len > config_.max_len) {
-    return absl::OutOfRangeError(fmt::format("{} tokens is longer than the model's maximum of {} tokens", seq_len,
-                                             config_.max_len));
-  }
+  std::vector<int64_t> lengths, starts;  // [B] each
+  int64_t rows = 0;
   for (int64_t b = 0; b < n; ++b) {
-    if (static_cast<int64_t>(batch[b].size()) != seq_len) {
-      return absl::InvalidArgumentError(fmt::format("ForwardBatch: sequence {} has {} tokens, sequence 0 has {}", b,
-                                                    batch[b].size(), seq_len));
+    const int64_t length = static_cast<int64_t>(batch[b].size());
+    if (length > config_.max_len) {
+      return absl::OutOfRangeError(fmt::format("{} tokens is longer than the model's maximum of {} tokens", length,
+                                               config_.max_len));
     }
-  }
-  if (seq_len == 0) {
-    for (int64_t b = 0; b < n; ++b) out.emplace_back(0, d);
-    return out;
+    if (length != static_cast<int64_t>(batch[0].size()) && !RaggedBatches()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "ForwardBatch: sequence {} has {} tokens, sequence 0 has {} ({} models batch equal lengths only)", b,
+          length, batch[0].size(), config_.model_type));
+    }
+    lengths.push_back(length);
+    starts.push_back(rows);
+    rows += length;
   }
   ForwardBatchWorkspace local;
   ForwardBatchWorkspace& ws = workspace != nullptr ? *workspace : local;
-  const int64_t rows = n * seq_len;
-  // 1. Embeddings of every sequence, stacked: x [B·T, D], sequence b in rows [b·T, (b+1)·T).
-  float* x = ws.x.Reserve(rows * d);
+  // 1. Embeddings of every sequence, stacked: x [rows, D], sequence b in rows [starts[b], starts[b] + lengths[b]).
+  float* x = ws.x.Reserve(std::max<int64_t>(rows, 1) * d);
   for (int64_t b = 0; b < n; ++b) {
+    if (lengths[b] == 0) continue;
     TOKVEC_ASSIGN_OR_RETURN(Matrix one, Embed(batch[b]));  // [T, D]
-    std::copy(one.data(), one.data() + one.size(), x + b * seq_len * d);
+    std::copy(one.data(), one.data() + one.size(), x + starts[b] * d);
   }
   // 2. The blocks over the whole batch (alternating between the two buffers), then ln_f.
   Matrix decoded;
-  if (config_.decoder()) {
+  if (rows > 0 && config_.decoder()) {
     TOKVEC_ASSIGN_OR_RETURN(DecoderOutput result,
-                            RunDecoderStack(decoder_, {x, rows, d}, {.threads = threads, .seq_len = seq_len}));
+                            RunDecoderStack(decoder_, {x, rows, d}, {.threads = threads, .seq_len = lengths[0]}));
     decoded = std::move(result.hidden);
     x = decoded.data();
-  } else {
+  } else if (rows > 0) {
     float* y = ws.y.Reserve(rows * d);
     for (size_t layer = 0; layer < stack_.blocks.size(); ++layer) {
-      absl::Status s = RunTransformerBlockBatchedInto(stack_.blocks[layer], stack_.config, {x, rows, d}, n, threads,
-                                                      &ws.blocks, y);
+      absl::Status s = RunTransformerBlockRaggedInto(stack_.blocks[layer], stack_.config, {x, rows, d}, lengths,
+                                                     threads, &ws.blocks, y);
       if (!s.ok()) return absl::Status(s.code(), fmt::format("layer {}: {}", layer, std::string(s.message())));
       std::swap(x, y);
     }
@@ -456,8 +458,8 @@ absl::StatusOr<std::vector<Matrix>> Model::ForwardBatch(const std::vector<std::v
   }
   // 3. Split back into sequences.
   for (int64_t b = 0; b < n; ++b) {
-    Matrix one(seq_len, d);
-    std::copy(x + b * seq_len * d, x + (b + 1) * seq_len * d, one.data());
+    Matrix one(lengths[b], d);
+    std::copy(x + starts[b] * d, x + (starts[b] + lengths[b]) * d, one.data());
     out.push_back(std::move(one));
   }
   return out;

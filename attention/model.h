@@ -118,12 +118,16 @@ class Model {
   // Bytes of the big linear layers' weights as they run: f32, or their bf16 / int8 packing (scales included).
   size_t LinearWeightBytes() const;
 
-  // Several sequences of one length at once (attention/batched_block.h: the projections and feed-forward run as
-  // single GEMMs over all B·T rows): hidden states [B] x [T, D], the same as Forward on each sequence within
-  // 1e-5. Sequences of different lengths are InvalidArgument. No attention weights.
-  // `workspace` may be null (buffers are then allocated for this call).
+  // Several sequences at once (attention/batched_block.h: the projections and feed-forward run as single GEMMs
+  // over all their rows, attention per sequence): hidden states [B] x [T_b, D], the same as Forward on each
+  // sequence within 1e-5, and a sequence's vectors do not depend on the others in the batch. Sequences of
+  // different lengths need a model whose every layer runs per sequence (RaggedBatches(); else InvalidArgument).
+  // No attention weights. `workspace` may be null (buffers are then allocated for this call).
   absl::StatusOr<std::vector<Matrix>> ForwardBatch(const std::vector<std::vector<uint32_t>>& batch, int threads,
                                                    ForwardBatchWorkspace* workspace = nullptr) const;
+  // True when ForwardBatch takes sequences of different lengths together (the encoder and GPT-2 stacks; the
+  // decoder stacks, llama / qwen, batch equal lengths only).
+  bool RaggedBatches() const { return !config_.decoder(); }
 
  private:
   Model() = default;

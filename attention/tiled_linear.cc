@@ -55,7 +55,7 @@ void Sgemm(bool out_in, int64_t rows, int64_t cols, int64_t in, const float* x, 
 
 // The tiles of TiledLinearInto, run by parallel_for(count, fn).
 template <typename ParallelForFn>
-void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilogue& epilogue,
+void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilogue& epilogue, int workers,
               const ParallelForFn& parallel_for) {
   UseSingleThreadedBlas();
   const int64_t in = w.in_features(), out = w.out_features(), n = x.rows;
@@ -67,21 +67,49 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
   // `weight` view (alignment.cc narrows one) must not run them.
   const bool low = w.low != nullptr && w.low->in_features() == in && w.low->out_features() == out;
   // 1. Fixed tiles (a function of the shapes only). A LayerNorm needs whole rows, so its tiles span all columns.
-  //    Rows are tiled within each segment (a sequence of a batch; the whole input without segment_rows).
+  //    Rows are tiled within each segment (a sequence of a batch; the whole input without segments): each
+  //    segment in tiles of BlockSize(length, kTiledLinearRows, kGemmRowMultiple) rows, halved when that makes a
+  //    single tile in all, so that two threads both have work.
   const int64_t tile_cols =
       epilogue.norm != nullptr ? out : BlockSize(out, kTiledLinearColumns, packed ? kPackedColumns : 16);
-  const int64_t segment = epilogue.segment_rows > 0 && n % epilogue.segment_rows == 0 ? epilogue.segment_rows : n;
-  int64_t tile_rows = BlockSize(segment, kTiledLinearRows, kGemmRowMultiple);
-  if (CeilDiv(n, tile_rows) * CeilDiv(out, tile_cols) == 1 && n >= 2) {
-    tile_rows = BlockSize(segment, CeilDiv(segment, 2), kGemmRowMultiple);
+  const int64_t col_blocks = CeilDiv(out, tile_cols);
+  // The packed GEMM gives a row the same bits in any tile, so its tiles run across segments (a segment's last
+  // 12-row group is otherwise partly padding: ~5% of the work for ~120-token texts) and are cut by the thread
+  // count (each thread at least one row tile, so e.g. 8 threads share 2,048 rows).
+  int64_t row_limit = kTiledLinearRows;
+  std::vector<int64_t> equal;
+  std::span<const int64_t> segments = epilogue.segment_lengths;
+  if (packed && !low) {
+    equal.assign(1, n);
+    segments = equal;
+    row_limit = std::clamp<int64_t>(CeilDiv(n, std::max(workers, 1)), kGemmRowMultiple, kTiledLinearRows);
+  } else if (segments.empty()) {
+    const int64_t segment = epilogue.segment_rows > 0 && n % epilogue.segment_rows == 0 ? epilogue.segment_rows : n;
+    equal.assign(static_cast<size_t>(n / segment), segment);
+    segments = equal;
   }
-  const int64_t tiles_per_segment = CeilDiv(segment, tile_rows);
-  const int64_t col_blocks = CeilDiv(out, tile_cols), row_blocks = (n / segment) * tiles_per_segment;
+  int64_t whole_tiles = 0;
+  for (int64_t length : segments) {
+    if (length > 0) whole_tiles += CeilDiv(length, BlockSize(length, row_limit, kGemmRowMultiple));
+  }
+  const bool halve = whole_tiles * col_blocks == 1 && n >= 2;
+  struct RowTile {
+    int64_t row0, rows;
+  };
+  std::vector<RowTile> row_tiles;
+  int64_t start = 0;
+  for (int64_t length : segments) {
+    if (length > 0) {
+      const int64_t tile_rows = BlockSize(length, halve ? CeilDiv(length, 2) : row_limit, kGemmRowMultiple);
+      for (int64_t r = 0; r < length; r += tile_rows) {
+        row_tiles.push_back({start + r, std::min(tile_rows, length - r)});
+      }
+    }
+    start += length;
+  }
+  const int64_t row_blocks = static_cast<int64_t>(row_tiles.size());
   parallel_for(row_blocks * col_blocks, [&](int64_t block) {
-    const int64_t row_block = block / col_blocks;
-    const int64_t segment0 = (row_block / tiles_per_segment) * segment;
-    const int64_t row0 = segment0 + (row_block % tiles_per_segment) * tile_rows;
-    const int64_t rows = std::min(tile_rows, segment0 + segment - row0);
+    const int64_t row0 = row_tiles[block / col_blocks].row0, rows = row_tiles[block / col_blocks].rows;
     const int64_t col0 = (block % col_blocks) * tile_cols, cols = std::min(tile_cols, out - col0);
     const float* x_block = x.data + row0 * x.cols;  // [rows, in]
     float* y_block = y + row0 * out + col0;         // [rows, cols], row stride out
@@ -143,13 +171,14 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
 }  // namespace
 
 void TiledLinearInto(MatrixView x, const LinearWeights& w, float* y, int threads, const LinearEpilogue& epilogue) {
-  RunTiles(x, w, y, epilogue,
+  RunTiles(x, w, y, epilogue, threads,
            [threads](int64_t n, const std::function<void(int64_t)>& fn) { ParallelFor(n, threads, fn); });
 }
 
 void TiledLinearInto(MatrixView x, const LinearWeights& w, float* y, WorkerPool& pool,
                      const LinearEpilogue& epilogue) {
-  RunTiles(x, w, y, epilogue, [&pool](int64_t n, const std::function<void(int64_t)>& fn) { pool.Run(n, fn); });
+  RunTiles(x, w, y, epilogue, pool.threads(),
+           [&pool](int64_t n, const std::function<void(int64_t)>& fn) { pool.Run(n, fn); });
 }
 
 }  // namespace tokvec

@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 
 #include "attention/ops.h"
 #include "base/worker_pool.h"
@@ -52,6 +53,8 @@ struct LinearEpilogue {
   // whatever batch they are in (OpenBLAS's kernels round a row differently by its offset in the call: see
   // kGemmRowMultiple in tiled_linear.cc). Must divide x.rows.
   int64_t segment_rows = 0;
+  // The same for sequences of any lengths stacked in x (they sum to x.rows); when set, segment_rows is ignored.
+  std::span<const int64_t> segment_lengths;
 };
 
 // Unchecked: y ([x.rows, out], ld = out) = epilogue(x·W(ᵀ) + b). See ValidateLinear for the shape checks.

@@ -5,10 +5,12 @@
 //   // on any connection's thread:
 //   TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> out, batcher.Embed({ids_a, ids_b}));  // blocks until done
 //
-// Why it changes no result: EmbedIdSequences groups sequences of equal length and runs each group through
-// Model::ForwardBatch, whose per-sequence output does not depend on the other sequences of its batch (the
-// GEMM tiles split rows, and each output row is one dot product per column in a fixed order; checked bit for
-// bit by tests/server/batcher_test.cc and by scripts/serve_check.sh against `tokvec embed --lines`).
+// Why it changes no result: EmbedIdSequences groups sequences (of any lengths for GPT-2 and the encoders, of equal
+// length for the decoders) and runs each group through Model::ForwardBatch, whose per-sequence output does not
+// depend on the other sequences of its batch (GEMM tiles never mix sequences on the OpenBLAS path, the packed
+// GEMM gives a row the same bits in any tile, attention runs per sequence; checked bit for bit by
+// tests/attention/model_test.cc, tests/server/batcher_test.cc and scripts/serve_check.sh against
+// `tokvec embed --lines`).
 //
 // One worker thread per model takes the oldest request, then the next ones while their tokens fit in
 // max_batch_tokens (a single request larger than the budget runs alone), embeds them with `threads` threads,

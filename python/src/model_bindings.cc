@@ -134,8 +134,9 @@ void RegisterModel(py::module_& m) {
       .def("embed", &Embed, py::arg("texts"), py::arg("pooling") = "auto", py::arg("normalize") = false,
            py::arg("batch_size") = 32, py::arg("num_threads") = 0, py::arg("window") = 0, py::arg("stride") = 0,
            "float32 [N, D]: one pooled vector per text (pooling: auto = the directory's sentence-transformers "
-           "pooling, or mean, cls, last, max); the bits of `tokvec embed --lines --format npy`. Texts of equal "
-           "token count share a forward pass of at most batch_size texts; window/stride embed long texts.")
+           "pooling, or mean, cls, last, max); the bits of `tokvec embed --lines --format npy`. Texts share "
+           "forward passes of at most batch_size texts and 2048 tokens (GPT-2 and encoders: any lengths; decoders: "
+           "equal token counts); window/stride embed long texts.")
       .def("token_vectors", &TokenVectors, py::arg("text"), py::arg("num_threads") = 1,
            "(tokens, float32 [T, D]): every token's contextual vector.")
       .def("attention", &Attention, py::arg("text"), py::arg("layer"), py::arg("head"),

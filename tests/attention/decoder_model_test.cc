@@ -101,6 +101,13 @@ TEST(DecoderModelTest, ThreadCountAndBatchDoNotChangeBits) {
   ASSERT_TRUE(one.ok() && two.ok() && batch.ok());
   EXPECT_EQ(one->hidden.storage(), two->hidden.storage());
   EXPECT_EQ(one->hidden.storage(), (*batch)[1].storage());
+  // The decoder stacks batch equal lengths only: a ragged batch is an error naming both lengths.
+  EXPECT_FALSE((*model)->RaggedBatches());
+  absl::StatusOr<std::vector<Matrix>> ragged = (*model)->ForwardBatch({{5, 6, 7}, ids}, 1);
+  ASSERT_EQ(ragged.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(std::string(ragged.status().message()).find("sequence 1 has 9 tokens, sequence 0 has 3"),
+            std::string::npos)
+      << ragged.status();
 }
 
 // Qwen3-Embedding's directory shape: tokenizer.json, last-token pooling + Normalize from the sentence-transformers

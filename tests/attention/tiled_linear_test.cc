@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "attention/packed_gemm.h"
 #include "embeddings/random_init.h"
 
 namespace tokvec {
@@ -159,6 +161,41 @@ TEST(TiledLinearRowsTest, ASequenceDoesNotDependOnItsBatchMates) {
         }
       }
     }
+  }
+}
+
+// The same for sequences of different lengths (segment_lengths): each equals the sequence computed alone, bit
+// for bit, on the OpenBLAS path (no packed weight) and with the packed GEMM.
+TEST(TiledLinearRowsTest, ARaggedSequenceDoesNotDependOnItsBatchMates) {
+  const std::vector<int64_t> lengths = {13, 1, 130, 0, 40, 5, 77};
+  const int64_t rows = 266, in = 96, out = 300;
+  NormalSampler sampler(21);
+  const Matrix x = sampler.Matrix(rows, in, 1.0f);        // [Σ lengths, in]
+  const Matrix weight = sampler.Matrix(out, in, 0.05f);  // [out, in]
+  const Matrix bias = sampler.Matrix(1, out, 1.0f);
+  LinearWeights w{.weight = weight.view(),
+                  .bias = std::span<const float>(bias.data(), static_cast<size_t>(out)),
+                  .layout = WeightLayout::kOutIn};
+  std::unique_ptr<const PackedWeights> packed = PackedGemmAvailable() ? PackedWeights::Pack(w) : nullptr;
+  for (const PackedWeights* p : {static_cast<const PackedWeights*>(nullptr), packed.get()}) {
+    w.packed = p;  // first round OpenBLAS, then the packed GEMM
+    for (int threads : {1, 2, 3}) {
+      Matrix together(rows, out);
+      TiledLinearInto(x.view(), w, together.data(), threads,
+                      {.activation = Activation::kGeluTanh, .segment_lengths = lengths});
+      int64_t row0 = 0;
+      for (int64_t length : lengths) {
+        if (length > 0) {
+          Matrix alone(length, out);
+          TiledLinearInto({x.row(row0), length, in}, w, alone.data(), 1, {.activation = Activation::kGeluTanh});
+          EXPECT_TRUE(std::equal(alone.data(), alone.data() + alone.size(), together.row(row0)))
+              << (p != nullptr ? "packed" : "OpenBLAS") << ", " << threads << " threads: the sequence at row "
+              << row0 << " (" << length << " rows) differs from itself alone";
+        }
+        row0 += length;
+      }
+    }
+    if (packed == nullptr) break;  // no AVX-512: the OpenBLAS round only
   }
 }
 

@@ -13,14 +13,14 @@
 // Layout: the input dimension is cut into blocks of kPackedDepth; within a block, the output columns into panels
 // of kPackedColumns (32 = two zmm registers, the last panel zero-padded), each panel stored k-major: the block's
 // k-th row of the panel is 32 consecutive floats. A panel block (256 x 32 floats, 32 KB) stays in L1 while the
-// micro-kernel runs it against every 12-row group of a packed copy of x (kPackedRows rows x the block, k-major,
-// rows past the end zero), keeping 12 x 2 accumulators in registers: per k, two panel loads and 24 FMAs, each with
-// a broadcast element of x.
+// micro-kernel runs it against every 12-row group of x, read in place (kPackedRows rows x the block; a short last
+// group reads its last row again and stores only its own rows), keeping 12 x 2 accumulators in registers: per k,
+// two panel loads and 24 FMAs, each with a broadcast element of x.
 //
 // Determinism (the server batches requests and promises identical vectors, see server/batcher.h): every output
 // element is y0 + x[r,0]·W[0,c] + x[r,1]·W[1,c] + ... as one chain of FMAs in k order, starting from the value y
 // held (bias, residual), with the same instructions whatever the number of rows, the row's position, the column
-// range or the thread that runs it; a short last row group is computed padded with zero rows, never by other code.
+// range or the thread that runs it; a short last row group runs the same code (its missing rows repeat a real one).
 // So a row's bits depend only on that row and the weights (tests/attention/packed_gemm_test.cc proves it).
 //
 // Needs AVX-512F at run time: PackedGemmAvailable() says whether MultiplyAdd may be called. The environment

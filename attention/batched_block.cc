@@ -41,7 +41,7 @@ struct Segments {
 void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockConfig& config,
                  const Segments& segments, const std::map<int64_t, HeadAttention>& kinds, WorkerPool& pool,
                  float* qkv_buffer, float* concat) {
-  const int64_t rows = x.rows, d_model = x.cols;
+  const int64_t d_model = x.cols;
   const int64_t n_heads = config.n_heads, head_dim = d_model / n_heads;
   float* qkv = qkv_buffer;  // [N, 3D] = [q | k | v]
   const int64_t stride = 3 * d_model;
@@ -49,12 +49,11 @@ void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockCo
   if (w.fused()) {
     TiledLinearInto(x, w.qkv, qkv, pool, plain);
   } else {
-    // Separate projections written side by side: three column slices of the same [N, 3D] buffer.
-    Matrix part(rows, d_model);  // [N, D]
+    // Separate projections written side by side, straight into three column slices of the same [N, 3D] buffer.
     const LinearWeights* projections[3] = {&w.q, &w.k, &w.v};
     for (int64_t p = 0; p < 3; ++p) {
-      TiledLinearInto(x, *projections[p], part.data(), pool, plain);
-      for (int64_t r = 0; r < rows; ++r) std::copy_n(part.row(r), d_model, qkv + r * stride + p * d_model);
+      TiledLinearInto(x, *projections[p], qkv + p * d_model, pool,
+                      {.segment_lengths = segments.length, .y_stride = stride});
     }
   }
   const float scale = AttentionScale(config, head_dim);

@@ -60,6 +60,7 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
   UseSingleThreadedBlas();
   const int64_t in = w.in_features(), out = w.out_features(), n = x.rows;
   if (n == 0 || out == 0) return;
+  const int64_t ldy = epilogue.y_stride > 0 ? epilogue.y_stride : out;
   // tokvec's AVX-512 GEMM on the weight packed at load (packed_gemm.h), else OpenBLAS.
   const bool packed = w.packed != nullptr && PackedGemmAvailable() && w.packed->in_features() == in &&
                       w.packed->out_features() == out;
@@ -112,11 +113,11 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
     const int64_t row0 = row_tiles[block / col_blocks].row0, rows = row_tiles[block / col_blocks].rows;
     const int64_t col0 = (block % col_blocks) * tile_cols, cols = std::min(tile_cols, out - col0);
     const float* x_block = x.data + row0 * x.cols;  // [rows, in]
-    float* y_block = y + row0 * out + col0;         // [rows, cols], row stride out
+    float* y_block = y + row0 * ldy + col0;         // [rows, cols], row stride ldy
     // 2. y = residual + b (or b, or 0), then sgemm adds x·W with beta = 1.
     const float* bias = w.bias.empty() ? nullptr : w.bias.data() + col0;
     for (int64_t r = 0; r < rows; ++r) {
-      float* y_row = y_block + r * out;
+      float* y_row = y_block + r * ldy;
       if (epilogue.residual != nullptr) {
         const float* res = epilogue.residual + (row0 + r) * out + col0;
         if (bias != nullptr) {
@@ -131,9 +132,9 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
       }
     }
     if (in > 0 && low) {
-      LowPrecisionTileInto(x_block, x.cols, rows, *w.low, col0, cols, y_block, out);  // bf16 / int8
+      LowPrecisionTileInto(x_block, x.cols, rows, *w.low, col0, cols, y_block, ldy);  // bf16 / int8
     } else if (packed) {
-      w.packed->MultiplyAdd(x_block, x.cols, rows, col0, cols, y_block, out);  // any row count: same bits per row
+      w.packed->MultiplyAdd(x_block, x.cols, rows, col0, cols, y_block, ldy);  // any row count: same bits per row
     } else if (in > 0) {
       const bool out_in = w.layout == WeightLayout::kOutIn;
       // kOutIn: weight rows [col0, col0 + cols) are the tile's outputs, y += x · W_tileᵀ;
@@ -142,7 +143,7 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
       const int64_t min_rows =
           CeilDiv(std::max(rows, MinGemmRows(cols, in)), kGemmRowMultiple) * kGemmRowMultiple;
       if (rows == min_rows) {
-        Sgemm(out_in, rows, cols, in, x_block, x.cols, w_tile, w.ld(), y_block, out);
+        Sgemm(out_in, rows, cols, in, x_block, x.cols, w_tile, w.ld(), y_block, ldy);
       } else {
         // Too few rows, or not a whole number of row groups: run the sgemm on the tile padded with zero rows
         // (see MinGemmRows and kGemmRowMultiple).
@@ -151,15 +152,15 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
         y_pad.assign(static_cast<size_t>(min_rows * cols), 0.0f);  // [min_rows, cols]
         for (int64_t r = 0; r < rows; ++r) {
           std::copy_n(x_block + r * x.cols, in, x_pad.data() + r * in);
-          std::copy_n(y_block + r * out, cols, y_pad.data() + r * cols);
+          std::copy_n(y_block + r * ldy, cols, y_pad.data() + r * cols);
         }
         Sgemm(out_in, min_rows, cols, in, x_pad.data(), in, w_tile, w.ld(), y_pad.data(), cols);
-        for (int64_t r = 0; r < rows; ++r) std::copy_n(y_pad.data() + r * cols, cols, y_block + r * out);
+        for (int64_t r = 0; r < rows; ++r) std::copy_n(y_pad.data() + r * cols, cols, y_block + r * ldy);
       }
     }
     // 3. Activation or LayerNorm, row by row while the tile is in cache.
     for (int64_t r = 0; r < rows; ++r) {
-      float* y_row = y_block + r * out;
+      float* y_row = y_block + r * ldy;
       if (epilogue.activation) {
         ApplyActivation(*epilogue.activation, std::span<float>(y_row, static_cast<size_t>(cols)));
       }

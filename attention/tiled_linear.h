@@ -55,9 +55,12 @@ struct LinearEpilogue {
   int64_t segment_rows = 0;
   // The same for sequences of any lengths stacked in x (they sum to x.rows); when set, segment_rows is ignored.
   std::span<const int64_t> segment_lengths;
+  // Row stride of y when it is wider than the output (>= out; 0: out), e.g. one of q/k/v written straight into
+  // its columns of a [N, 3D] buffer. `residual` keeps row stride out; not combined with `residual` in place.
+  int64_t y_stride = 0;
 };
 
-// Unchecked: y ([x.rows, out], ld = out) = epilogue(x·W(ᵀ) + b). See ValidateLinear for the shape checks.
+// Unchecked: y ([x.rows, out], ld = out or epilogue.y_stride) = epilogue(x·W(ᵀ) + b). See ValidateLinear for the shape checks.
 void TiledLinearInto(MatrixView x, const LinearWeights& w, float* y, int threads, const LinearEpilogue& epilogue);
 
 // The same with the tiles spread over a kept pool of threads (worker_pool.h).

@@ -199,5 +199,32 @@ TEST(TiledLinearRowsTest, ARaggedSequenceDoesNotDependOnItsBatchMates) {
   }
 }
 
+// y_stride writes the output into its columns of a wider buffer (q, k and v side by side in [N, 3D]): the same
+// values as a dense output, the other columns untouched; OpenBLAS, packed, and a ReLU epilogue.
+TEST(TiledLinearRowsTest, OutputRowStrideWritesIntoAWiderBuffer) {
+  const int64_t rows = 150, in = 64, out = 96, wide = 3 * out;
+  NormalSampler sampler(31);
+  const Matrix x = sampler.Matrix(rows, in, 1.0f), weight = sampler.Matrix(in, out, 0.1f);
+  const Matrix bias = sampler.Matrix(1, out, 1.0f);
+  LinearWeights w{.weight = weight.view(),
+                  .bias = std::span<const float>(bias.data(), static_cast<size_t>(out)),
+                  .layout = WeightLayout::kInOut};
+  std::unique_ptr<const PackedWeights> packed = PackedGemmAvailable() ? PackedWeights::Pack(w) : nullptr;
+  for (const PackedWeights* p : {static_cast<const PackedWeights*>(nullptr), packed.get()}) {
+    w.packed = p;
+    Matrix dense(rows, out);
+    TiledLinearInto(x.view(), w, dense.data(), 2, Activation::kRelu);
+    Matrix buffer(rows, wide);
+    std::fill(buffer.data(), buffer.data() + buffer.size(), -7.0f);
+    TiledLinearInto(x.view(), w, buffer.data() + out, 2, {.activation = Activation::kRelu, .y_stride = wide});
+    for (int64_t r = 0; r < rows; ++r) {
+      ASSERT_TRUE(std::equal(dense.row(r), dense.row(r) + out, buffer.row(r) + out)) << "row " << r;
+      ASSERT_TRUE(std::all_of(buffer.row(r), buffer.row(r) + out, [](float v) { return v == -7.0f; }));
+      ASSERT_TRUE(std::all_of(buffer.row(r) + 2 * out, buffer.row(r) + wide, [](float v) { return v == -7.0f; }));
+    }
+    if (packed == nullptr) break;
+  }
+}
+
 }  // namespace
 }  // namespace tokvec

@@ -390,10 +390,24 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
   std::vector<IdTextBuffer> id_buffers(id_text ? 2 * batch_chunks : 0);
   size_t batch_number = 0;
   std::string buffer;  // input not yet encoded starts at buffer[consumed]
+  // A regular input file is read in place through a mapping of it (then `mapped_rest` is the buffer): reading it
+  // copied every byte from the page cache (the kernel's copy was 8-12% of a 1-thread 100 MB gpt2 profile) into
+  // fresh memory that then had to be faulted in.
+  std::unique_ptr<MappedFile> mapped;
+  std::string_view mapped_rest;
+  if (options.input != "-" && fstat(fileno(in), &input_stat) == 0 && S_ISREG(input_stat.st_mode) &&
+      input_stat.st_size > 0) {
+    absl::StatusOr<std::unique_ptr<MappedFile>> opened = MappedFile::Open(options.input);
+    if (opened.ok()) {  // else read it as any other stream
+      mapped = std::move(*opened);
+      mapped_rest = mapped->data();
+    }
+  }
+  auto buffered = [&]() -> std::string_view { return mapped != nullptr ? mapped_rest : std::string_view(buffer); };
   size_t consumed = 0;
   size_t buffer_offset = 0;  // of buffer[0] in the input
   uint64_t line_number = 1;
-  bool eof = false;
+  bool eof = mapped != nullptr;
   bool wrote_any = false;  // whole text: something written, so the next chunk starts with a space
   // Reads up to `bytes` more input onto the end of `into`.
   auto read_into = [&](std::string* into, size_t bytes) -> absl::Status {
@@ -456,15 +470,15 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
   std::vector<Chunk> chunks, previous;  // this batch; the last one, written while this one is encoded
   std::string incoming;  // the next buffer: this one's rest, then input read while this batch is encoded
   bool refilled = false;
-  TOKVEC_RETURN_IF_ERROR(read_into(&buffer, batch_bytes));
+  if (mapped == nullptr) TOKVEC_RETURN_IF_ERROR(read_into(&buffer, batch_bytes));
   if (!options.lines && encode.add_special_tokens) {  // the post-processor's tokens around the whole text
     previous.emplace_back().output = SpellAll(tokenizer, SpecialIdsBefore(tokenizer), format);
   }
   while (true) {
     // 1. Cut the buffer into chunks.
     chunks.clear();
-    while (consumed < buffer.size() && chunks.size() < batch_chunks) {
-      const std::string_view rest = std::string_view(buffer).substr(consumed);
+    while (consumed < buffered().size() && chunks.size() < batch_chunks) {
+      const std::string_view rest = buffered().substr(consumed);
       size_t size = ChunkEnd(tokenizer, encode, options.lines, rest, kChunkBytes);
       if (size == 0) {
         if (!eof) break;  // The chunk's end is not in the buffer yet.
@@ -517,7 +531,9 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
     for (Chunk& chunk : chunks) chunk.text = {};
     previous.swap(chunks);
     buffer_offset += consumed;
-    if (refilled) {
+    if (mapped != nullptr) {
+      mapped_rest.remove_prefix(consumed);
+    } else if (refilled) {
       buffer.swap(incoming);
       refilled = false;
     } else {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <span>
 
 #include "attention/flash_kernels.h"
 
@@ -117,7 +118,7 @@ std::unique_ptr<const PackedWeights> PackedWeights::Pack(const LinearWeights& w)
 }
 
 void PackedWeights::MultiplyAdd(const float* x, int64_t ldx, int64_t rows, int64_t col0, int64_t cols, float* y,
-                                int64_t ldy) const {
+                                int64_t ldy, std::optional<Activation> activation) const {
   if (rows <= 0 || cols <= 0 || in_ == 0) return;
   const int64_t first_panel = col0 / kPackedColumns;
   const int64_t last_panel = (col0 + cols + kPackedColumns - 1) / kPackedColumns;  // exclusive
@@ -138,10 +139,15 @@ void PackedWeights::MultiplyAdd(const float* x, int64_t ldx, int64_t rows, int64
         for (int64_t b = first; b < first + per_pass; ++b) {
           const int64_t k0 = b * kPackedDepth, depth = std::min(kPackedDepth, in_ - k0);
           const float* panel = data_.get() + k0 * panels_ * kPackedColumns + p * depth * kPackedColumns;
+          const bool last = b == blocks - 1;
           for (int64_t g = 0; g < groups; ++g) {
-            const int64_t row = r0 + g * kPackedRows;
-            MicroKernel(x + row * ldx + k0, ldx, panel, depth, y + row * ldy + c, ldy,
-                        std::min(kPackedRows, block_rows - g * kPackedRows), width);
+            const int64_t row = r0 + g * kPackedRows, group_rows = std::min(kPackedRows, block_rows - g * kPackedRows);
+            MicroKernel(x + row * ldx + k0, ldx, panel, depth, y + row * ldy + c, ldy, group_rows, width);
+            if (last && activation) {  // the tile's sums are complete
+              for (int64_t r = 0; r < group_rows; ++r) {
+                ApplyActivation(*activation, std::span<float>(y + (row + r) * ldy + c, static_cast<size_t>(width)));
+              }
+            }
           }
         }
       }

@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "attention/ops.h"
 
@@ -54,9 +55,10 @@ class PackedWeights {
 
   // y[r, c] += Σ_k x[r, k]·W[k, col0 + c] for r < rows, c < cols (x: row stride ldx, in_features() columns;
   // y: row stride ldy). col0 must be a multiple of kPackedColumns and col0 + cols <= out_features(). Unchecked;
-  // only when PackedGemmAvailable().
-  void MultiplyAdd(const float* x, int64_t ldx, int64_t rows, int64_t col0, int64_t cols, float* y,
-                   int64_t ldy) const;
+  // only when PackedGemmAvailable(). With `activation`, then y = act(y), each 12 x 32 tile as soon as its sum is
+  // complete, while it is in L1 (ApplyActivation is elementwise: the same bits as applying it afterwards).
+  void MultiplyAdd(const float* x, int64_t ldx, int64_t rows, int64_t col0, int64_t cols, float* y, int64_t ldy,
+                   std::optional<Activation> activation = std::nullopt) const;
 
  private:
   struct AlignedDelete {

@@ -67,6 +67,7 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
   // bf16 / int8 (low_precision_linear.h) only for the matrix they were packed from: a copy of w with another
   // `weight` view (alignment.cc narrows one) must not run them.
   const bool low = w.low != nullptr && w.low->in_features() == in && w.low->out_features() == out;
+  const bool activation_fused = packed && !low && in > 0;  // MultiplyAdd applies it
   // 1. Fixed tiles (a function of the shapes only). A LayerNorm needs whole rows, so its tiles span all columns.
   //    Rows are tiled within each segment (a sequence of a batch; the whole input without segments): each
   //    segment in tiles of BlockSize(length, kTiledLinearRows, kGemmRowMultiple) rows, halved when that makes a
@@ -133,8 +134,9 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
     }
     if (in > 0 && low) {
       LowPrecisionTileInto(x_block, x.cols, rows, *w.low, col0, cols, y_block, ldy);  // bf16 / int8
-    } else if (packed) {
-      w.packed->MultiplyAdd(x_block, x.cols, rows, col0, cols, y_block, ldy);  // any row count: same bits per row
+    } else if (packed && in > 0) {
+      // Any row count: same bits per row; the activation applied tile by tile inside.
+      w.packed->MultiplyAdd(x_block, x.cols, rows, col0, cols, y_block, ldy, epilogue.activation);
     } else if (in > 0) {
       const bool out_in = w.layout == WeightLayout::kOutIn;
       // kOutIn: weight rows [col0, col0 + cols) are the tile's outputs, y += x · W_tileᵀ;
@@ -161,7 +163,7 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
     // 3. Activation or LayerNorm, row by row while the tile is in cache.
     for (int64_t r = 0; r < rows; ++r) {
       float* y_row = y_block + r * ldy;
-      if (epilogue.activation) {
+      if (epilogue.activation && !activation_fused) {
         ApplyActivation(*epilogue.activation, std::span<float>(y_row, static_cast<size_t>(cols)));
       }
       if (epilogue.norm != nullptr) LayerNormRowsInto({y_row, 1, out}, *epilogue.norm, y_row);  // cols == out

@@ -150,6 +150,30 @@ TEST(PackedGemm, RowResultIndependentOfBatch) {
   }
 }
 
+// The activation MultiplyAdd applies tile by tile gives the bits of applying it to the finished output, for
+// every activation, an input deeper than kWholeDepthMax (depth blocks one pass at a time), a partial last panel
+// and a short last row group, and a column range that starts past 0.
+TEST(PackedGemm, FusedActivationEqualsApplyingItAfterwards) {
+  if (!PackedGemmAvailable()) GTEST_SKIP() << "the CPU has no AVX-512F (or TOKVEC_GEMM=openblas)";
+  for (const int64_t in : {int64_t{70}, int64_t{1300}}) {
+    const int64_t rows = 157, out = 203, col0 = 32, cols = out - col0;
+    NormalSampler sampler(5 + in);
+    const Matrix x = sampler.Matrix(rows, in, 1.0f), weight = sampler.Matrix(in, out, 0.1f);
+    const Matrix start = sampler.Matrix(rows, out, 1.0f);
+    const LinearWeights w{.weight = weight.view(), .layout = WeightLayout::kInOut};
+    const std::unique_ptr<const PackedWeights> packed = PackedWeights::Pack(w);
+    for (const Activation activation : {Activation::kRelu, Activation::kGeluExact, Activation::kGeluTanh}) {
+      Matrix fused = start, after = start;
+      packed->MultiplyAdd(x.data(), in, rows, col0, cols, fused.data() + col0, out, activation);  // y: column col0
+      packed->MultiplyAdd(x.data(), in, rows, col0, cols, after.data() + col0, out);
+      for (int64_t r = 0; r < rows; ++r) {
+        ApplyActivation(activation, std::span<float>(after.row(r) + col0, static_cast<size_t>(cols)));
+      }
+      EXPECT_EQ(fused.storage(), after.storage()) << "in " << in << ", activation " << static_cast<int>(activation);
+    }
+  }
+}
+
 // TiledLinearInto's epilogues run the same with a packed weight: within float rounding of the OpenBLAS path.
 TEST(PackedGemm, TiledLinearMatchesOpenBlasPath) {
   if (!PackedGemmAvailable()) GTEST_SKIP() << "the CPU has no AVX-512F (or TOKVEC_GEMM=openblas)";

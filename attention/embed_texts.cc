@@ -4,6 +4,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <utility>
 
@@ -183,11 +184,15 @@ absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& 
       collector.Finish(members[k], PoolEmbedded(std::move(embedded), options.pooling, options.normalize));
     }
   };
-  std::vector<ForwardBatchWorkspace> workspaces(static_cast<size_t>(outer));
+  std::vector<std::unique_ptr<ForwardBatchWorkspace>> workspaces;  // [outer], kept by the model between calls
+  for (int worker = 0; worker < outer; ++worker) workspaces.push_back(dir.model().TakeWorkspace());
   std::atomic<size_t> next{0};
   ParallelFor(outer, outer, [&](int64_t worker) {
-    for (size_t b = next++; b < batches.size(); b = next++) run_batch(batches[b], &workspaces[worker]);
+    for (size_t b = next++; b < batches.size(); b = next++) run_batch(batches[b], workspaces[worker].get());
   });
+  for (std::unique_ptr<ForwardBatchWorkspace>& workspace : workspaces) {
+    dir.model().GiveBackWorkspace(std::move(workspace));
+  }
   TOKVEC_RETURN_IF_ERROR(collector.FirstError());
   return collector.Take();
 }

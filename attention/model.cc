@@ -407,6 +407,19 @@ absl::StatusOr<ModelOutput> Model::Forward(std::span<const uint32_t> ids, const 
   return out;
 }
 
+std::unique_ptr<ForwardBatchWorkspace> Model::TakeWorkspace() const {
+  std::lock_guard<std::mutex> lock(workspaces_mutex_);
+  if (workspaces_.empty()) return std::make_unique<ForwardBatchWorkspace>();
+  std::unique_ptr<ForwardBatchWorkspace> workspace = std::move(workspaces_.back());
+  workspaces_.pop_back();
+  return workspace;
+}
+
+void Model::GiveBackWorkspace(std::unique_ptr<ForwardBatchWorkspace> workspace) const {
+  std::lock_guard<std::mutex> lock(workspaces_mutex_);
+  if (workspace != nullptr && workspaces_.size() < kKeptWorkspaces) workspaces_.push_back(std::move(workspace));
+}
+
 absl::StatusOr<std::vector<Matrix>> Model::ForwardBatch(const std::vector<std::vector<uint32_t>>& batch,
                                                         int threads, ForwardBatchWorkspace* workspace) const {
   std::vector<Matrix> out;

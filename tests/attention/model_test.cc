@@ -2,6 +2,7 @@
 // and the hidden states a torch implementation computes on them, all from scripts/gen_hf_checkpoints.py.
 #include "attention/model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -181,6 +182,32 @@ TEST(ModelTest, RaggedForwardBatchEqualsEachSequenceAlone) {
     bad = {{1, 2}, std::vector<uint32_t>(static_cast<size_t>((*model)->config().max_len) + 1, 1)};
     EXPECT_EQ((*model)->ForwardBatch(bad, 1).status().code(), absl::StatusCode::kOutOfRange);
   }
+}
+
+// The model keeps given-back workspaces (up to kKeptWorkspaces) and hands them out again; a batch run in a
+// reused workspace (left holding a longer batch) gives the same bits as in a fresh one.
+TEST(ModelTest, KeepsForwardBatchWorkspaces) {
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(kTestdata + "/hf_gpt2_f32");
+  ASSERT_TRUE(model.ok()) << model.status();
+  std::vector<std::unique_ptr<ForwardBatchWorkspace>> taken;
+  for (size_t i = 0; i < Model::kKeptWorkspaces + 2; ++i) taken.push_back((*model)->TakeWorkspace());
+  std::vector<const ForwardBatchWorkspace*> given;
+  for (auto& workspace : taken) {
+    given.push_back(workspace.get());
+    (*model)->GiveBackWorkspace(std::move(workspace));
+  }
+  std::vector<std::unique_ptr<ForwardBatchWorkspace>> again;
+  for (size_t i = 0; i < Model::kKeptWorkspaces + 1; ++i) again.push_back((*model)->TakeWorkspace());
+  for (size_t i = 0; i < Model::kKeptWorkspaces; ++i) {
+    EXPECT_NE(std::find(given.begin(), given.end(), again[i].get()), given.end()) << "workspace " << i;
+  }
+  const std::vector<std::vector<uint32_t>> longer = {{0, 280, 261, 266, 2, 9, 9, 7, 5, 6, 7}, {3, 4, 5}};
+  const std::vector<std::vector<uint32_t>> shorter = {{0, 5, 2}, {9}};
+  ASSERT_TRUE((*model)->ForwardBatch(longer, 2, again[0].get()).ok());
+  absl::StatusOr<std::vector<Matrix>> reused = (*model)->ForwardBatch(shorter, 2, again[0].get());
+  absl::StatusOr<std::vector<Matrix>> fresh = (*model)->ForwardBatch(shorter, 2);
+  ASSERT_TRUE(reused.ok() && fresh.ok());
+  for (size_t b = 0; b < shorter.size(); ++b) EXPECT_EQ((*reused)[b].storage(), (*fresh)[b].storage());
 }
 
 TEST(ModelTest, CausalPrefixIsUnchangedByLaterTokens) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -143,7 +142,8 @@ absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& 
   for (size_t i : order) {
     const size_t length = ids[i].size();
     // A text over the model's limit is alone in its batch (it fails with its own error).
-    const bool fits = !batches.empty() && batches.back().size() < max_sequences && rows + length <= static_cast<size_t>(kBatchRows) &&
+    const bool fits = !batches.empty() && batches.back().size() < max_sequences &&
+                      rows + length <= static_cast<size_t>(kBatchRows) &&
                       static_cast<int64_t>(ids[batches.back().front()].size()) <= max_len &&
                       static_cast<int64_t>(length) <= max_len &&
                       (ragged || ids[batches.back().front()].size() == length);
@@ -159,7 +159,8 @@ absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& 
   //    workspace (buffers, and threads when inner > 1) for all the batches it takes.
   const int outer = !ragged && static_cast<int64_t>(batches.size()) >= threads ? threads : 1;
   const int inner = outer == 1 ? threads : 1;
-  auto run_batch = [&](const std::vector<size_t>& members, ForwardBatchWorkspace* workspace) {
+  std::function<void(const std::vector<size_t>&, ForwardBatchWorkspace*)> run_batch =
+      [&](const std::vector<size_t>& members, ForwardBatchWorkspace* workspace) {
     std::vector<std::vector<uint32_t>> batch;  // [B] x [T]
     for (size_t i : members) batch.push_back(ids[i]);
     if (static_cast<int64_t>(batch[0].size()) > max_len) {  // alone in its batch
@@ -172,6 +173,10 @@ absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& 
       return;
     }
     absl::StatusOr<std::vector<Matrix>> hidden = dir.model().ForwardBatch(batch, inner, workspace);  // [B] x [T, D]
+    if (!hidden.ok() && members.size() > 1) {  // each text alone, so that the error names the text that has it
+      for (size_t i : members) run_batch({i}, workspace);
+      return;
+    }
     for (size_t k = 0; k < members.size(); ++k) {
       if (!hidden.ok()) {
         collector.Finish(members[k], hidden.status());

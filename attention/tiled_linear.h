@@ -20,8 +20,10 @@
 // OpenBLAS's C-zeroing pass (sgemm_beta, 2% of the 1-thread layer profile) and a separate bias pass; residual
 // + LayerNorm in the tile replaces two passes over [B·T, D] and a thread barrier per LayerNorm. Together with the
 // tile shapes: `tokvec bench layer --threads 1` 110–116 -> 104–107 ms, interleaved with the previous build.
-// Results are the same for any thread count (the tiles depend only on the shapes); they equal LinearInto within
-// float rounding (a different sgemm blocking and summation order), see tests/attention/tiled_linear_test.cc.
+// Results are the same for any thread count (OpenBLAS: the tiles depend only on the shapes; the packed GEMM: a
+// row's bits never depend on its tile, so its tiles span sequences and are cut by the thread count); they equal
+// LinearInto within float rounding (a different sgemm blocking and summation order), see
+// tests/attention/tiled_linear_test.cc.
 // Packed weights: when w.packed is set (a model packs its projections at load, pack_model.h) and the CPU has
 // AVX-512F, each tile runs PackedWeights::MultiplyAdd (packed_gemm.h) instead of cblas_sgemm, with the same
 // epilogue; column tiles are then multiples of 32 and no row padding is needed (a row's bits never depend on the
@@ -60,7 +62,8 @@ struct LinearEpilogue {
   int64_t y_stride = 0;
 };
 
-// Unchecked: y ([x.rows, out], ld = out or epilogue.y_stride) = epilogue(x·W(ᵀ) + b). See ValidateLinear for the shape checks.
+// Unchecked: y ([x.rows, out], ld = out or epilogue.y_stride) = epilogue(x·W(ᵀ) + b). See ValidateLinear for the
+// shape checks.
 void TiledLinearInto(MatrixView x, const LinearWeights& w, float* y, int threads, const LinearEpilogue& epilogue);
 
 // The same with the tiles spread over a kept pool of threads (worker_pool.h).

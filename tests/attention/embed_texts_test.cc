@@ -61,7 +61,7 @@ TEST(EmbedTextsTest, ExplicitPoolingOverridesAuto) {
   EXPECT_FALSE(ChoosePooling(gpt2, "median", false).ok());
 }
 
-// Batched (texts of equal token count share a forward pass) equals one text at a time through Model::Forward,
+// Batched (texts of any lengths share a forward pass) equals one text at a time through Model::Forward,
 // within ForwardBatch's documented 1e-5; any thread count gives the same bits.
 TEST(EmbedTextsTest, BatchedEqualsOneByOneAndThreadsDoNotMatter) {
   ModelDirectory dir = LoadDir("hf_gpt2_f32");
@@ -100,6 +100,11 @@ TEST(EmbedTextsTest, ErrorsNameTheText) {
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kOutOfRange);
   EXPECT_THAT(std::string(out.status().message()), HasSubstr("text 2: "));
+  // A bad id in a batch of texts of different lengths fails that text alone, named, and no other.
+  const std::vector<std::vector<uint32_t>> ids = {{5, 6, 7, 8}, {5, 6}, {5, 1000000, 7}, {9}};
+  absl::StatusOr<std::vector<TextVectors>> batch = EmbedIdSequences(dir, ids, {.item_name = "input"});
+  ASSERT_EQ(batch.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(batch.status().message()), HasSubstr("input 3: "));
   // An empty text has no tokens to pool.
   texts = {""};
   out = EmbedTexts(dir, texts, {.pooling = Pooling::kMean});

@@ -98,6 +98,10 @@ absl::StatusOr<std::optional<SentenceTransformersPooling>> LoadSentenceTransform
     if (type.ends_with("models.Normalize")) {
       result.normalize = true;
     } else if (type.ends_with("models.Pooling")) {
+      if (module.contains("path") && !module["path"].is_string()) {
+        return absl::InvalidArgumentError(
+            fmt::format("'{}': a Pooling module's \"path\" is not a string", modules_path));
+      }
       const std::string folder = module.value("path", std::string());
       const std::string config_path = (fs::path(dir) / folder / "config.json").string();
       TOKVEC_ASSIGN_OR_RETURN(std::string config_text, ReadFile(config_path));

@@ -1,5 +1,6 @@
 #include "tokenizer/hf_post_processor.h"
 
+#include "base/json_fields.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
 
@@ -56,7 +57,7 @@ absl::Status ReadTemplate(const Json& node, const Json& specials, bool single, s
     const std::string where = fmt::format("{}[{}]", key, i);
     const Json& piece = node[i];
     if (piece.is_object() && piece.contains("Sequence") && piece["Sequence"].is_object()) {
-      const std::string id = piece["Sequence"].value("id", "");
+      const std::string id = OptionalString(piece["Sequence"], "id");
       if (id != "A" && id != "B") return Error(path, where + ".Sequence.id", "expected \"A\" or \"B\"");
       if (single && id == "B") return Error(path, where, "a single template cannot hold sequence B");
       TOKVEC_ASSIGN_OR_RETURN(const uint32_t type_id, TypeId(piece["Sequence"], path, where + ".Sequence"));

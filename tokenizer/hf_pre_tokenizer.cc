@@ -4,6 +4,7 @@
 #include <cctype>
 #include <utility>
 
+#include "base/json_fields.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "tokenizer/byte_unicode.h"
@@ -165,11 +166,11 @@ absl::Status ReadStep(const StepNode& step, const std::string& path, bool first,
 // Sets add_prefix_space of the first step (a ByteLevel) of `node`; false when the first step is no ByteLevel.
 bool SetFirstPrefix(Json& node, bool value) {
   if (!node.is_object()) return false;
-  if (node.value("type", "") == "Sequence") {
+  if (OptionalString(node, "type") == "Sequence") {
     return node.contains("pretokenizers") && node["pretokenizers"].is_array() && !node["pretokenizers"].empty() &&
            SetFirstPrefix(node["pretokenizers"][0], value);
   }
-  if (node.value("type", "") != "ByteLevel") return false;
+  if (OptionalString(node, "type") != "ByteLevel") return false;
   node["add_prefix_space"] = value;
   return true;
 }

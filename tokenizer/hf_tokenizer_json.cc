@@ -76,6 +76,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/json_fields.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
@@ -440,7 +441,7 @@ absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string&
   TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
   if (json.contains("decoder") && !json["decoder"].is_null()) {
     const Json& decoder = json["decoder"];
-    if (!decoder.is_object() || decoder.value("type", "") != "WordPiece") {
+    if (!decoder.is_object() || OptionalString(decoder, "type") != "WordPiece") {
       return KeyError(path, "decoder",
                       fmt::format("decoder {} is not supported with WordPiece (supported: WordPiece, null)",
                                   decoder.dump()));
@@ -543,7 +544,7 @@ absl::StatusOr<TokenizerSpec> ReadUnigram(const Json& json, const std::string& p
   // 2. Pre-tokenizer (fast: Metaspace, WhitespaceSplit, [WhitespaceSplit, Metaspace]; else any splitters), normalizer,
   // decoder.
   const Json* pre = json.contains("pre_tokenizer") ? &json["pre_tokenizer"] : nullptr;
-  const std::string pre_type = pre != nullptr && pre->is_object() ? pre->value("type", "") : "";
+  const std::string pre_type = pre != nullptr && pre->is_object() ? OptionalString(*pre, "type") : "";
   if (pre_type == "Metaspace") {
     TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options, ReadMetaspace(*pre, path, "pre_tokenizer"));
     spec.pre_tokenizer = std::make_unique<MetaspacePreTokenizer>(std::move(options));
@@ -551,9 +552,9 @@ absl::StatusOr<TokenizerSpec> ReadUnigram(const Json& json, const std::string& p
     spec.pre_tokenizer = std::make_unique<WhitespacePreTokenizer>();
   } else if (pre_type == "Sequence" && pre->contains("pretokenizers") && (*pre)["pretokenizers"].is_array() &&
              (*pre)["pretokenizers"].size() == 2 && (*pre)["pretokenizers"][0].is_object() &&
-             (*pre)["pretokenizers"][0].value("type", "") == "WhitespaceSplit" &&
+             OptionalString((*pre)["pretokenizers"][0], "type") == "WhitespaceSplit" &&
              (*pre)["pretokenizers"][1].is_object() &&
-             (*pre)["pretokenizers"][1].value("type", "") == "Metaspace") {
+             OptionalString((*pre)["pretokenizers"][1], "type") == "Metaspace") {
     TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options,
                             ReadMetaspace((*pre)["pretokenizers"][1], path, "pre_tokenizer.pretokenizers[1]"));
     options.whitespace_split = true;
@@ -579,12 +580,12 @@ bool UsesByteLevel(const Json& json) {
   if (!json.contains("pre_tokenizer")) return false;
   const Json& pre = json["pre_tokenizer"];
   if (!pre.is_object()) return !pre.is_null();  // Not an object: ReadPreTokenizer names the problem.
-  if (pre.value("type", "") == "ByteLevel") return true;
-  if (pre.value("type", "") != "Sequence" || !pre.contains("pretokenizers") || !pre["pretokenizers"].is_array()) {
-    return pre.value("type", "") == "Sequence";
+  if (OptionalString(pre, "type") == "ByteLevel") return true;
+  if (OptionalString(pre, "type") != "Sequence" || !pre.contains("pretokenizers") || !pre["pretokenizers"].is_array()) {
+    return OptionalString(pre, "type") == "Sequence";
   }
   for (const Json& item : pre["pretokenizers"]) {
-    if (item.is_object() && item.value("type", "") == "ByteLevel") return true;
+    if (item.is_object() && OptionalString(item, "type") == "ByteLevel") return true;
   }
   return false;
 }
@@ -598,7 +599,7 @@ absl::StatusOr<std::unique_ptr<PreTokenizer>> ReadSplittersPreTokenizer(const Js
     return std::make_unique<WholeTextPreTokenizer>();
   }
   const Json& pre = json["pre_tokenizer"];
-  if (pre.is_object() && pre.value("type", "") == "Metaspace") {
+  if (pre.is_object() && OptionalString(pre, "type") == "Metaspace") {
     TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options, ReadMetaspace(pre, path, "pre_tokenizer"));
     return std::make_unique<MetaspacePreTokenizer>(std::move(options));
   }

@@ -70,6 +70,23 @@ TEST(HfTokenizerJsonTest, BothMergeSpellingsGiveTheSameModel) {
   }
 }
 
+// A "type" (or template "id") that is not a string is an error, not an exception: nlohmann's value(key, "") throws
+// for it, and fuzz_hf_tokenizer_json found a file with a numeric pre_tokenizer type that ended the process.
+TEST(HfTokenizerJsonTest, NonStringTypesAreErrorsNotExceptions) {
+  const std::string json = TinyJson(R"(["a b"])");
+  for (const char* pre : {R"({"type": 5})", R"({"type": {"x": 1}})",
+                          R"({"type": "Sequence", "pretokenizers": [{"type": 7}]})",
+                          R"({"type": "Sequence", "pretokenizers": [7, {"type": null}]})"}) {
+    nlohmann::json parsed = nlohmann::json::parse(json);
+    parsed["pre_tokenizer"] = nlohmann::json::parse(pre);
+    absl::StatusOr<TokenizerSpec> spec = ReadHfTokenizerJson(parsed.dump(), "tokenizer.json");
+    EXPECT_FALSE(spec.ok()) << pre;
+  }
+  nlohmann::json parsed = nlohmann::json::parse(json);
+  parsed["decoder"] = nlohmann::json::parse(R"({"type": 3})");  // a byte-level BPE file's decoder is not read
+  EXPECT_NO_THROW((void)ReadHfTokenizerJson(parsed.dump(), "tokenizer.json"));
+}
+
 TEST(HfTokenizerJsonTest, AddedTokensAreSpecialTokens) {
   std::unique_ptr<Tokenizer> tokenizer = FromJson(TinyJson(R"(["a b"])"));
   ASSERT_NE(tokenizer, nullptr);

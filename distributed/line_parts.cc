@@ -7,6 +7,7 @@
 #include <map>
 
 #include "base/file_io.h"
+#include "base/json_fields.h"
 #include "base/status_macros.h"
 #include "embeddings/npy.h"
 #include "fmt/format.h"
@@ -107,19 +108,20 @@ bool PartIsComplete(const std::string& dir, int64_t part, int64_t parts, const s
   absl::StatusOr<std::string> text = ReadFile(RecordPath(dir, part));
   if (!text.ok()) return false;
   json record = json::parse(*text, nullptr, false);
-  if (!record.is_object() || record.value("parts", int64_t{-1}) != parts || record.value("key", "") != key) {
+  if (!record.is_object() || OptionalInt(record, "parts", int64_t{-1}) != parts ||
+      OptionalString(record, "key") != key) {
     return false;
   }
-  const std::string name = record.value("file", "");
+  const std::string name = OptionalString(record, "file");
   if (name.empty() || name.find('/') != std::string::npos || !name.starts_with(fmt::format("part-{:05d}.", part))) {
     return false;
   }
   const std::string file = (fs::path(dir) / name).string();
   std::error_code error;
   const uintmax_t size = fs::file_size(file, error);
-  if (error || static_cast<int64_t>(size) != record.value("bytes", int64_t{-1})) return false;
+  if (error || static_cast<int64_t>(size) != OptionalInt(record, "bytes", int64_t{-1})) return false;
   absl::StatusOr<uint64_t> hash = Fnv1a64File(file);
-  return hash.ok() && fmt::format("{:016x}", *hash) == record.value("fnv1a64", "");
+  return hash.ok() && fmt::format("{:016x}", *hash) == OptionalString(record, "fnv1a64");
 }
 
 absl::Status WritePart(const std::string& dir, int64_t part, int64_t parts, const std::string& key,
@@ -142,9 +144,9 @@ absl::Status WriteManifest(const std::string& dir, const std::string& key) {
   manifest["parts"] = json::array();
   int64_t parts = 0, lines = 0;
   for (auto& [part, record] : ReadRecords(dir)) {
-    if (record.value("key", "") != key) continue;
-    parts = record.value("parts", int64_t{0});
-    lines += record.value("lines", int64_t{0});
+    if (OptionalString(record, "key") != key) continue;
+    parts = OptionalInt(record, "parts", int64_t{0});
+    lines += OptionalInt(record, "lines", int64_t{0});
     record.erase("key");
     manifest["parts"].push_back(std::move(record));
   }
@@ -161,8 +163,8 @@ absl::StatusOr<std::vector<std::string>> ReadAllParts(const std::string& dir) {
   std::map<int64_t, json> records = ReadRecords(dir);
   if (records.empty()) return absl::NotFoundError(fmt::format("'{}' holds no part records (part-*.json)", dir));
   const json& first = records.begin()->second;
-  const int64_t parts = first.value("parts", int64_t{0});
-  const std::string key = first.value("key", "");
+  const int64_t parts = OptionalInt(first, "parts", int64_t{0});
+  const std::string key = OptionalString(first, "key");
   if (parts <= 0 || parts > 1000000) return absl::InvalidArgumentError(fmt::format("'{}': bad part count", dir));
   std::vector<std::string> bytes(static_cast<size_t>(parts));
   for (int64_t part = 0; part < parts; ++part) {
@@ -172,7 +174,7 @@ absl::StatusOr<std::vector<std::string>> ReadAllParts(const std::string& dir) {
           "others, with --shard {}/{})",
           part, parts, dir, part, parts));
     }
-    TOKVEC_ASSIGN_OR_RETURN(bytes[part], ReadFile((fs::path(dir) / records[part].value("file", "")).string()));
+    TOKVEC_ASSIGN_OR_RETURN(bytes[part], ReadFile((fs::path(dir) / OptionalString(records[part], "file")).string()));
   }
   return bytes;
 }

@@ -57,6 +57,16 @@ TEST(EncodeShardsTest, PartsGatherToTheLinesOfOneProcess) {
   EXPECT_THAT(MustRun(fmt::format(fmt::runtime(again), 0)), ::testing::HasSubstr("complete: skipped"));
   EXPECT_THAT(MustRun(fmt::format(fmt::runtime(again), 1)), ::testing::Not(::testing::HasSubstr("skipped")));
   MustRun(fmt::format("{} encode --gather {} -o {}", Tokvec(), dir, scratch / "all.ids"));
+  // A record whose fields have other types (edited by hand, or another tool's file) is a damaged part, not a crash:
+  // nlohmann's value() threw type_error for it.
+  const std::string record = ReadWhole(dir + "/part-00002.json");
+  for (const char* bad : {R"({"part": 2, "parts": "3", "key": 5, "file": [], "bytes": "x"})", R"({"part": 2})"}) {
+    WriteWhole(dir + "/part-00002.json", bad);
+    ShellResult gathered = RunShell(fmt::format("{} encode --gather {} -o {}", Tokvec(), dir, scratch / "x.ids"));
+    EXPECT_EQ(gathered.exit_code, 1) << bad << "\n" << gathered.err;
+    EXPECT_THAT(gathered.err, ::testing::HasSubstr("error: ")) << bad;
+  }
+  WriteWhole(dir + "/part-00002.json", record);
   EXPECT_EQ(ReadWhole(scratch / "all.ids"),
             MustRun(fmt::format("{} encode -m {} --lines {} 2>/dev/null", Tokvec(), scratch / "tok.tokvec",
                                 scratch / "both.txt")));

@@ -378,7 +378,8 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
   // Whole text as ids (the only use of the id-text tables; see below).
   const bool id_text = !options.lines && format == Format::kIds;
   struct stat input_stat;
-  if (id_text && fstat(fileno(in), &input_stat) == 0 && S_ISREG(input_stat.st_mode)) {
+  const bool regular_file = fstat(fileno(in), &input_stat) == 0 && S_ISREG(input_stat.st_mode);
+  if (id_text && regular_file) {
     const auto input_bytes = static_cast<size_t>(input_stat.st_size);
     (threads == 1 ? local_texts[0] : shared_text)->Reserve(std::min(input_bytes / kBytesPerPiece, kMaxReserve));
     if (threads > 1) {
@@ -395,8 +396,7 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
   // fresh memory that then had to be faulted in.
   std::unique_ptr<MappedFile> mapped;
   std::string_view mapped_rest;
-  if (options.input != "-" && fstat(fileno(in), &input_stat) == 0 && S_ISREG(input_stat.st_mode) &&
-      input_stat.st_size > 0) {
+  if (options.input != "-" && regular_file && input_stat.st_size > 0) {
     absl::StatusOr<std::unique_ptr<MappedFile>> opened = MappedFile::Open(options.input);
     if (opened.ok()) {  // else read it as any other stream
       mapped = std::move(*opened);

@@ -60,6 +60,11 @@ TEST(PoolingTest, SentenceTransformersModules) {
   ASSERT_TRUE(st.ok()) << st.status();
   EXPECT_EQ((*st)->pooling, Pooling::kCls);
   EXPECT_FALSE((*st)->normalize);
+  // A "path" that is no string is an error naming it (nlohmann's value() threw for it).
+  std::ofstream(dir / "modules.json") << R"([{"type": "sentence_transformers.models.Pooling", "path": 7}])";
+  st = LoadSentenceTransformersPooling(dir.string());
+  ASSERT_FALSE(st.ok());
+  EXPECT_THAT(std::string(st.status().message()), HasSubstr("\"path\" is not a string"));
   fs::remove_all(dir);
 }
 

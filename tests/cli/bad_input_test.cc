@@ -181,6 +181,7 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
       WriteFixture(d / "pretok" / name, text);
     };
     pretok("unknown_type.json", R"({"type":"Mystery"})");
+    pretok("numeric_type.json", R"({"type":5})");  // value("type", "") threw for it (fuzz_hf_tokenizer_json)
     {
       std::string text = falcon;
       const std::string no_dropout = R"("dropout":null)";
@@ -570,6 +571,8 @@ const BadInput kDataRows[] = {
              "invalid UTF-8 at byte offset 6 (byte 0xC3); WordPiece models need UTF-8 text"),
     BadInput("EncodePreTokenizerUnknownType", {"encode", "-m", "{dir}/pretok/unknown_type.json", "{dir}/corpus.txt"},
              1, "key 'pre_tokenizer.pretokenizers[0].type': pre-tokenizer 'Mystery' is not supported for byte-level BPE"),
+    BadInput("EncodePreTokenizerNumericType", {"encode", "-m", "{dir}/pretok/numeric_type.json", "{dir}/corpus.txt"},
+             1, "key 'pre_tokenizer.pretokenizers[0]"),
     BadInput("EncodePreTokenizerBadBehavior", {"encode", "-m", "{dir}/pretok/bad_behavior.json", "{dir}/corpus.txt"},
              1, "key 'pre_tokenizer.pretokenizers[0].behavior': expected one of Removed, Isolated, MergedWithPrevious"),
     BadInput("EncodePreTokenizerBadRegex", {"encode", "-m", "{dir}/pretok/bad_regex.json", "{dir}/corpus.txt"}, 1,

@@ -16,8 +16,8 @@
 
 #include "absl/status/statusor.h"
 #include "attention/mask.h"
-#include "attention/ops.h"
-#include "embeddings/tensor.h"
+#include "kernels/ops.h"
+#include "kernels/tensor.h"
 
 namespace tokvec {
 

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <limits>
 
-#include "attention/exp16_avx512.h"
+#include "kernels/exp16_avx512.h"
 #include "attention/flash_kernels.h"
-#include "attention/ops.h"
+#include "kernels/ops.h"
 #include "fmt/format.h"
 
 namespace tokvec {

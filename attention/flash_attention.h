@@ -29,7 +29,7 @@
 
 #include "absl/status/statusor.h"
 #include "attention/scaled_dot_product.h"
-#include "embeddings/tensor.h"
+#include "kernels/tensor.h"
 
 namespace tokvec {
 

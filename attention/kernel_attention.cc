@@ -7,7 +7,7 @@
 #include <limits>
 #include <random>
 
-#include "attention/ops.h"
+#include "kernels/ops.h"
 #include "fmt/format.h"
 
 namespace tokvec {

@@ -24,7 +24,7 @@
 #include "absl/status/statusor.h"
 #include "attention/attention_kind.h"
 #include "attention/scaled_dot_product.h"
-#include "embeddings/tensor.h"
+#include "kernels/tensor.h"
 
 namespace tokvec {
 

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "attention/mask.h"
-#include "attention/ops.h"
+#include "kernels/ops.h"
 #include "attention/sparse_attention.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"

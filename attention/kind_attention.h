@@ -29,7 +29,7 @@
 #include "attention/linformer.h"
 #include "attention/scaled_dot_product.h"
 #include "attention/sparse_pattern.h"
-#include "embeddings/tensor.h"
+#include "kernels/tensor.h"
 
 namespace tokvec {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attention/ops.h"
+#include "kernels/ops.h"
 
 namespace tokvec {
 namespace {

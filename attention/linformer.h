@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "attention/scaled_dot_product.h"
-#include "embeddings/tensor.h"
+#include "kernels/tensor.h"
 
 namespace tokvec {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "embeddings/tensor.h"
+#include "kernels/tensor.h"
 
 namespace tokvec {
 

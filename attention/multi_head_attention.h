@@ -26,9 +26,9 @@
 #include "absl/status/statusor.h"
 #include "attention/kind_attention.h"
 #include "attention/mask.h"
-#include "attention/ops.h"
+#include "kernels/ops.h"
 #include "embeddings/positional.h"
-#include "embeddings/tensor.h"
+#include "kernels/tensor.h"
 
 namespace tokvec {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <span>
 
-#include "attention/ops.h"
+#include "kernels/ops.h"
 #include "fmt/format.h"
 
 namespace tokvec {

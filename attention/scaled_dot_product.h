@@ -16,7 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "attention/mask.h"
-#include "embeddings/tensor.h"
+#include "kernels/tensor.h"
 
 namespace tokvec {
 

@@ -6,7 +6,7 @@
 //   pool.Run(96, [&](int64_t task) { ... });        // returns when all 96 tasks are done
 //   pool.Run(8, [&](int64_t task, int worker) { ... per_worker_state[worker] ... });   // worker: 0 = the caller
 //
-// Users: the batched transformer block (attention/batched_block.h) and `tokvec encode`'s chunk workers, whose
+// Users: the batched transformer block (models/batched_block.h) and `tokvec encode`'s chunk workers, whose
 // per-worker piece caches stay warm across batches (cli/encode_command.cc).
 // Why: ParallelFor starts and joins std::threads on every call (~35 µs each, measured in a loop of 1000 calls),
 // and a new thread starts with cold per-thread scratch (the attention step's 256 KB score block). Workers here

@@ -13,7 +13,7 @@ Each system is a new process per round, timed from spawn to exit (wall), with it
   tokvec   `tokvec embed -m DIR --pooling mean --threads N` with the line on standard input: loads the tokenizer
            (GPT-2's vocab.json + merges.txt; BERT's vocab.txt), maps the safetensors file (embeddings and norms
            are read in place) and, on an AVX-512 CPU, packs each projection once for its GEMM (a copy,
-           attention/pack_model.h), tokenizes, runs the model, prints JSON.
+           kernels/pack_linears.h), tokenizes, runs the model, prints JSON.
   torch    /usr/bin/python3: import torch, read the safetensors file into tensors, build bench/embed_model.py's
            eager Encoder (nn.Linear modules), one forward under torch.inference_mode on the line's ids.
   onnxrt   node bench/startup_ort.mjs: require onnxruntime-node 1.30.0, create the session (graph optimizations

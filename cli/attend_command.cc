@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "attention/heatmap.h"
-#include "attention/model_directory.h"
+#include "pipeline/heatmap.h"
+#include "pipeline/model_directory.h"
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "cli/command.h"

@@ -39,16 +39,16 @@
 #include <vector>
 
 #include "attention/attention_kind.h"
-#include "attention/batched_block.h"
+#include "models/batched_block.h"
 #include "attention/flash_attention.h"
 #include "attention/kernel_attention.h"
 #include "attention/kind_attention.h"
-#include "attention/low_precision_linear.h"
-#include "attention/ops.h"
-#include "attention/pack_model.h"
+#include "kernels/low_precision_linear.h"
+#include "kernels/ops.h"
+#include "kernels/pack_linears.h"
 #include "attention/scaled_dot_product.h"
 #include "attention/sparse_pattern.h"
-#include "attention/transformer_block.h"
+#include "models/transformer_block.h"
 #include "base/status_macros.h"
 #include "cli/bench_gemm.h"
 #include "cli/command.h"
@@ -342,7 +342,7 @@ absl::Status RunLayerBench(const LayerBenchOptions& o) {
     if (!w->empty()) linears.push_back(w);
   }
   TOKVEC_ASSIGN_OR_RETURN(const std::vector<std::unique_ptr<LowPrecisionWeights>> packed, PackLayers(linears, dtype));
-  PackedWeightStore packed_f32;  // f32 runs tokvec's AVX-512 GEMM, as embed's models do (pack_model.h)
+  PackedWeightStore packed_f32;  // f32 runs tokvec's AVX-512 GEMM, as embed's models do (pack_linears.h)
   if (dtype == LinearDtype::kF32) PackLinears(linears, &packed_f32);
   NormalSampler sampler(o.seed + 1);
   const Matrix x_random = sampler.Matrix(o.batch * o.seq_len, o.d_model, 1.0f);  // [B·T, D]

@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "attention/ops.h"
-#include "attention/packed_gemm.h"
+#include "kernels/ops.h"
+#include "kernels/packed_gemm.h"
 #include "embeddings/random_init.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"

@@ -1,4 +1,4 @@
-// `tokvec bench gemm`: tokvec's packed AVX-512 GEMM (attention/packed_gemm.h) against single-thread cblas_sgemm
+// `tokvec bench gemm`: tokvec's packed AVX-512 GEMM (kernels/packed_gemm.h) against single-thread cblas_sgemm
 // on the projection shapes of GPT-2/BERT, in the same run; prints one JSON line per shape.
 //
 //   tokvec bench gemm --rows 512,1024 --shapes 768x2304,768x768,768x3072,3072x768 --repeats 5

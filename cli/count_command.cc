@@ -6,7 +6,7 @@
 //   tokvec train --from-counts --type byte --vocab-size 30000 -o m.tokvec all.tsv
 //
 // The pieces are cut exactly as `tokvec train` cuts them (the same --type, --pattern, --normalize and
-// --split-lines), so training from the counts gives the bytes training from the text gives. The format (tokenizer/count_file.h)
+// --split-lines), so training from the counts gives the bytes training from the text gives. The format (tokenizer/trainers/count_file.h)
 // is simple enough for Spark or Dask to write: README.md has both.
 #include <thread>
 
@@ -14,8 +14,8 @@
 #include "cli/command.h"
 #include "cli/shard_option.h"
 #include "fmt/format.h"
-#include "tokenizer/count_file.h"
-#include "tokenizer/tokenizer_trainer.h"
+#include "tokenizer/trainers/count_file.h"
+#include "tokenizer/trainers/tokenizer_trainer.h"
 
 namespace tokvec::cli {
 namespace {

@@ -28,11 +28,11 @@
 #include <string_view>
 #include <vector>
 
-#include "attention/embed_texts.h"
-#include "attention/low_precision_linear.h"
-#include "attention/model_directory.h"
-#include "attention/ops.h"
-#include "attention/pooling.h"
+#include "pipeline/embed_texts.h"
+#include "kernels/low_precision_linear.h"
+#include "pipeline/model_directory.h"
+#include "kernels/ops.h"
+#include "pipeline/pooling.h"
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "cli/command.h"
@@ -59,7 +59,7 @@ struct EmbedCommandOptions {
   std::vector<std::string> inputs;  // none: standard input
   std::string shard;                // "i/P": only lines n with n mod P = i, as OUT/part-iiiii.npy
   std::string gather;               // a folder of parts to join into -o
-  std::string dtype = "f32";        // the big linear layers' precision (attention/low_precision_linear.h)
+  std::string dtype = "f32";        // the big linear layers' precision (kernels/low_precision_linear.h)
 };
 
 // The lines of a file's text: split at '\n', a '\r' before it dropped, no line after a final newline.
@@ -128,7 +128,7 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
   TOKVEC_RETURN_IF_ERROR(CheckCpuSupports(dtype));  // before the (slow) load
   // Packed once, for `dtype` (an f32 load would pack f32 copies for the AVX-512 GEMM first).
   TOKVEC_ASSIGN_OR_RETURN(ModelDirectory dir, ModelDirectory::Load(options.model, dtype));
-  // 1. Pooling: explicit, or (auto) the sentence-transformers modules, else none (attention/embed_texts.h).
+  // 1. Pooling: explicit, or (auto) the sentence-transformers modules, else none (pipeline/embed_texts.h).
   TOKVEC_ASSIGN_OR_RETURN(PoolingChoice choice, ChoosePooling(dir, options.pooling, options.normalize));
   const Pooling pooling = choice.pooling;
   const bool normalize = choice.normalize;

@@ -52,9 +52,9 @@
 #include "nlohmann/json.hpp"
 #include "tokenizer/readable_token.h"
 #include "tokenizer/pair_encoding.h"
-#include "tokenizer/piece_cache.h"
+#include "tokenizer/models/bpe/piece_cache.h"
 #include "tokenizer/tokenizer.h"
-#include "tokenizer/utf8.h"
+#include "tokenizer/text/utf8.h"
 
 namespace tokvec::cli {
 namespace {

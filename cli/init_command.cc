@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "attention/model_config.h"
+#include "models/model_config.h"
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "cli/command.h"

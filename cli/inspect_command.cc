@@ -12,7 +12,7 @@
 #include "base/status_macros.h"
 #include "cli/command.h"
 #include "fmt/format.h"
-#include "tokenizer/formats.h"
+#include "tokenizer/formats/formats.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec::cli {

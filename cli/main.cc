@@ -3,7 +3,7 @@
 #include <string>
 
 #include "absl/strings/match.h"
-#include "attention/ops.h"
+#include "kernels/ops.h"
 #include "base/file_io.h"
 #include "cli/command.h"
 

@@ -7,10 +7,10 @@
 //
 // The pieces counted are the ones `tokvec encode` cuts from each file as a whole (so a merge can join a line end
 // to the indentation after it, `Ċ ĠĠĠ`); --split-lines counts each line on its own as Hugging Face's trainer
-// does, and so does a split pattern given as a regex, which cannot be cut safely (tokenizer/word_counter.h).
+// does, and so does a split pattern given as a regex, which cannot be cut safely (tokenizer/trainers/word_counter.h).
 // A corpus without text (every file empty) is an error naming the files.
 // Word models cut words at Unicode White_Space; byte models cut pieces with a split pattern (default gpt2). The
-// training rules and the id layout are in tokenizer/bpe_trainer.h; the file format in tokenizer/model_file.cc.
+// training rules and the id layout are in tokenizer/trainers/bpe_trainer.h; the file format in tokenizer/formats/tokvec_model_format.cc.
 // Invalid UTF-8 in a word corpus is an error naming the file and byte offset (train a byte model for such
 // data). Progress (bytes read, merges done, rate) goes to stderr when stderr is a terminal; a note there says
 // when training stopped before its target.
@@ -33,9 +33,9 @@
 #include "cli/command.h"
 #include "distributed/world.h"
 #include "fmt/format.h"
-#include "tokenizer/count_file.h"
-#include "tokenizer/formats.h"
-#include "tokenizer/tokenizer_trainer.h"
+#include "tokenizer/trainers/count_file.h"
+#include "tokenizer/formats/formats.h"
+#include "tokenizer/trainers/tokenizer_trainer.h"
 
 namespace tokvec::cli {
 namespace {
@@ -52,7 +52,7 @@ struct TrainCommandOptions {
   uint64_t min_frequency = 0;
   std::vector<std::string> special_tokens;
   size_t threads = 0;  // 0: one per core.
-  bool from_counts = false;  // files are count files (tokenizer/count_file.h)
+  bool from_counts = false;  // files are count files (tokenizer/trainers/count_file.h)
   bool split_lines = false;  // count each line on its own (word_counter.h)
   std::vector<std::string> files;
 };
@@ -188,7 +188,7 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
   }
   if (trainer.CountedNothing()) return EmptyCorpusError(files, options.from_counts, word);
 
-  // 3. Learn the merges (tokenizer/tokenizer_trainer.h).
+  // 3. Learn the merges (tokenizer/trainers/tokenizer_trainer.h).
   progress.StartMerges();
   std::string note;
   absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = std::move(trainer).Train(&note);

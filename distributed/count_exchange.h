@@ -16,7 +16,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
-#include "tokenizer/word_counter.h"
+#include "tokenizer/trainers/word_counter.h"
 
 namespace tokvec::distributed {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "tokenizer/word_counter.h"
+#include "tokenizer/trainers/word_counter.h"
 
 namespace tokvec::distributed {
 

@@ -16,7 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "embeddings/tensor.h"
+#include "kernels/tensor.h"
 
 namespace tokvec {
 

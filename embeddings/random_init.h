@@ -15,7 +15,7 @@
 #include <random>
 #include <span>
 
-#include "embeddings/tensor.h"
+#include "kernels/tensor.h"
 
 namespace tokvec {
 

@@ -11,7 +11,7 @@
 #include <span>
 
 #include "absl/status/statusor.h"
-#include "embeddings/tensor.h"
+#include "kernels/tensor.h"
 
 namespace tokvec {
 

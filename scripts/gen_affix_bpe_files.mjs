@@ -1,5 +1,5 @@
 // Builds small BPE tokenizer.json files whose model has Hugging Face's word affixes (end_of_word_suffix,
-// continuing_subword_prefix; tokenizer/bpe_affixes.h) and the goldens of the C++ tests:
+// continuing_subword_prefix; tokenizer/models/bpe/bpe_affixes.h) and the goldens of the C++ tests:
 // tests/data/affix_bpe/{clip,prefix,char-suffix}.json and golden.json.
 //
 //   node scripts/gen_affix_bpe_files.mjs [--shared ../shared] [--npm ~/.cache/tokvec/npm/node_modules]

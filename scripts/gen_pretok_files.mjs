@@ -6,7 +6,7 @@
 // The vocabulary is tokvec's own: `tokvec train --type byte --pattern gpt2 --vocab-size 1500` on three corpora,
 // written by `tokvec convert` as tokenizer.json (base). Each variant is that file with another pre_tokenizer;
 // Hugging Face loads every file (fromFile) before it is written. golden.json holds, per variant, hard sentences
-// with Hugging Face's ids and decode (addSpecialTokens false), for tests/tokenizer/hf_pre_tokenizer_test.cc.
+// with Hugging Face's ids and decode (addSpecialTokens false), for tests/tokenizer/pre_tokenizers/pre_tokenizer_json_test.cc.
 //
 // Variants (the shapes come from the models' published tokenizer.json files):
 //   falcon             Sequence [Punctuation Contiguous, ByteLevel (regex), Digits, Split [0-9][0-9][0-9] Isolated]

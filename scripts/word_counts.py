@@ -17,7 +17,7 @@ import sys
 
 
 def escape(piece):
-    """tokvec's escapes (tokenizer/text_escape.h) for a word: backslash, control characters and DEL."""
+    """tokvec's escapes (tokenizer/formats/text_escape.h) for a word: backslash, control characters and DEL."""
     out = []
     for ch in piece:
         if ch == "\\":

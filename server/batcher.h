@@ -1,5 +1,5 @@
 // Dynamic batching: embeddings requests from many connections, queued in arrival order, run together through
-// the library's batched forward (EmbedIdSequences, attention/embed_texts.h) up to a token budget.
+// the library's batched forward (EmbedIdSequences, pipeline/embed_texts.h) up to a token budget.
 //
 //   Batcher batcher(dir, {.choice = {.pooling = Pooling::kMean}, .threads = 2, .max_batch_tokens = 8192});
 //   // on any connection's thread:
@@ -9,7 +9,7 @@
 // length for the decoders) and runs each group through Model::ForwardBatch, whose per-sequence output does not
 // depend on the other sequences of its batch (GEMM tiles never mix sequences on the OpenBLAS path, the packed
 // GEMM gives a row the same bits in any tile, attention runs per sequence; checked bit for bit by
-// tests/attention/model_test.cc, tests/server/batcher_test.cc and scripts/serve_check.sh against
+// tests/models/model_test.cc, tests/server/batcher_test.cc and scripts/serve_check.sh against
 // `tokvec embed --lines`).
 //
 // One worker thread per model takes the oldest request, then the next ones while their tokens fit in
@@ -30,8 +30,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "attention/embed_texts.h"
-#include "attention/model_directory.h"
+#include "pipeline/embed_texts.h"
+#include "pipeline/model_directory.h"
 
 namespace tokvec::server {
 

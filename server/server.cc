@@ -12,8 +12,8 @@
 #include <set>
 #include <utility>
 
-#include "attention/embed_texts.h"
-#include "attention/model_directory.h"
+#include "pipeline/embed_texts.h"
+#include "pipeline/model_directory.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "httplib.h"

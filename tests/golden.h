@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "embeddings/tensor.h"
+#include "kernels/tensor.h"
 #include "nlohmann/json.hpp"
 
 namespace tokvec {

@@ -4,7 +4,7 @@
 #include <deque>
 #include <limits>
 
-#include "tokenizer/utf8.h"
+#include "tokenizer/text/utf8.h"
 #include "unicode/uchar.h"
 
 namespace tokvec {

@@ -28,7 +28,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tokenizer/bpe_model.h"
+#include "tokenizer/models/bpe/bpe_model.h"
 
 namespace tokvec {
 

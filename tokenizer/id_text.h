@@ -30,8 +30,8 @@
 #include <utility>
 #include <vector>
 
-#include "tokenizer/bpe_model.h"
-#include "tokenizer/piece_cache.h"
+#include "tokenizer/models/bpe/bpe_model.h"
+#include "tokenizer/models/bpe/piece_cache.h"
 
 namespace tokvec {
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "fmt/format.h"
-#include "tokenizer/utf8.h"
+#include "tokenizer/text/utf8.h"
 
 namespace tokvec {
 

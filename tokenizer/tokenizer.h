@@ -18,7 +18,7 @@
 //   - kChar (SentencePiece-style BPE over code points, Hugging Face tokenizer.json: Llama-2, Mistral, Yi): the
 //     symbols are code points spelled in plain UTF-8 (spaces usually "▁" by the normalizer), with "<0xNN>"
 //     byte fallback and an optional unk (char_symbols.h); Decode runs the tokenizer.json decoder chain
-//     (token_decoders.h).
+//     (decoders.h).
 //   - kUnigram (SentencePiece's Unigram, Hugging Face tokenizer.json: T5, XLM-R): pieces are cut by UnigramModel
 //     (best-scoring segmentation); Decode runs the tokenizer.json decoder chain, as for kChar.
 #ifndef TOKVEC_TOKENIZER_TOKENIZER_H_
@@ -37,18 +37,18 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "tokenizer/id_text.h"
-#include "tokenizer/piece_cache.h"
-#include "tokenizer/bpe_affixes.h"
-#include "tokenizer/bpe_model.h"
+#include "tokenizer/models/bpe/piece_cache.h"
+#include "tokenizer/models/bpe/bpe_affixes.h"
+#include "tokenizer/models/bpe/bpe_model.h"
 #include "tokenizer/added_token_matcher.h"
-#include "tokenizer/char_symbols.h"
-#include "tokenizer/normalizer.h"
-#include "tokenizer/post_processor.h"
-#include "tokenizer/pre_tokenizer.h"
-#include "tokenizer/token_decoders.h"
-#include "tokenizer/unigram_model.h"
-#include "tokenizer/wordpiece_decoder.h"
-#include "tokenizer/wordpiece_model.h"
+#include "tokenizer/models/bpe/char_symbols.h"
+#include "tokenizer/normalizers/normalizer.h"
+#include "tokenizer/processors/post_processor.h"
+#include "tokenizer/pre_tokenizers/pre_tokenizer.h"
+#include "tokenizer/decoders/decoders.h"
+#include "tokenizer/models/unigram/unigram_model.h"
+#include "tokenizer/decoders/wordpiece_decoder.h"
+#include "tokenizer/models/wordpiece/wordpiece_model.h"
 
 namespace tokvec {
 
@@ -173,7 +173,7 @@ class Tokenizer {
   size_t FindCut(std::string_view text, size_t limit, const EncodeOptions& options) const;
   // Errors: an id outside the vocabulary (OutOfRange, naming the id).
   absl::StatusOr<std::string> Decode(absl::Span<const TokenId> ids) const;
-  // Decode with options (tokenizer/decode_skip_special.cc).
+  // Decode with options (tokenizer/tokenizer_decode.cc).
   absl::StatusOr<std::string> Decode(absl::Span<const TokenId> ids, const DecodeOptions& options) const;
 
   // How a token is shown: `er</w>` for word models, GPT-2's byte-to-unicode spelling for byte models

@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "attention/ops.h"
+#include "kernels/ops.h"
 #include "training/kernels.h"
 #include "training/vector_math.h"
 

@@ -21,12 +21,12 @@
 #include <span>
 
 #include "absl/status/statusor.h"
-#include "attention/pooling.h"
+#include "pipeline/pooling.h"
 #include "training/gpt2_model.h"
 
 namespace tokvec::training {
 
-// How a row's hidden states [T, C] become one vector (attention/pooling.h's kinds; SimCSE takes these three): the
+// How a row's hidden states [T, C] become one vector (pipeline/pooling.h's kinds; SimCSE takes these three): the
 // mean over its real tokens (the first key_length), the first token's (kCls) or the last real token's (kLast: the
 // one position a causal model lets see the whole line). kNone and kMax are refused by SimcseLoss.
 bool SimcsePoolingSupported(Pooling pooling);

@@ -68,7 +68,7 @@ absl::Status SaveCheckpoint(const fs::path& out, const Gpt2Model& model, const O
 }
 
 // sentence-transformers' modules.json + 1_Pooling/config.json naming the pooling a simcse model was trained with,
-// so `tokvec embed --pooling auto` (attention/pooling.h) and sentence-transformers pool its vectors the same way.
+// so `tokvec embed --pooling auto` (pipeline/pooling.h) and sentence-transformers pool its vectors the same way.
 absl::Status WritePoolingModules(const fs::path& out, Pooling pooling, int64_t dim) {
   nlohmann::ordered_json modules = nlohmann::ordered_json::array();
   modules.push_back({{"idx", 0}, {"name", "0"}, {"path", ""}, {"type", "sentence_transformers.models.Transformer"}});

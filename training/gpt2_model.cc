@@ -141,7 +141,7 @@ absl::Status Gpt2Model::BindAttentionKinds() {
   for (size_t l = 0; l < c.attention.size() && l < layer_attention_.size(); ++l) {
     LayerAttention& la = layer_attention_[l];
     la.kind = c.attention[l];
-    la.seed = c.attention_seed + l;  // as inference (attention/model.cc)
+    la.seed = c.attention_seed + l;  // as inference (models/model.cc)
     if (la.kind.type == AttentionKindType::kPerformer) {
       TOKVEC_ASSIGN_OR_RETURN(Matrix features, PerformerFeatures(la.kind.features, c.head_dim(), la.seed));
       la.performer_features = std::make_shared<const Matrix>(std::move(features));

@@ -34,7 +34,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "attention/kernel_attention.h"
-#include "attention/model_config.h"
+#include "models/model_config.h"
 #include "attention/sparse_pattern.h"
 #include "embeddings/safetensors.h"
 #include "training/roberta_layout.h"

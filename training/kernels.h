@@ -13,13 +13,13 @@
 //
 // Determinism: work is split into fixed-size blocks of rows, columns or (batch, head) pairs that do not depend on
 // the thread count, and every reduction across blocks runs in block order on one thread, so any `threads` gives
-// the same bits. OpenBLAS runs single-threaded (attention/ops.h UseSingleThreadedBlas).
+// the same bits. OpenBLAS runs single-threaded (kernels/ops.h UseSingleThreadedBlas).
 #ifndef TOKVEC_TRAINING_KERNELS_H_
 #define TOKVEC_TRAINING_KERNELS_H_
 
 #include <cstdint>
 
-#include "attention/ops.h"
+#include "kernels/ops.h"
 #include "attention/sparse_pattern.h"
 #include "embeddings/positional.h"
 
@@ -53,7 +53,7 @@ void LinearForward(float* out, const float* inp, const float* weight, const floa
 void LinearBackward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                     const float* weight, int64_t N, int64_t IC, int64_t OC, int threads);
 
-// out[i] = act(inp[i]) over n values (GELU exact, GELU tanh, ReLU; attention/ops.h).
+// out[i] = act(inp[i]) over n values (GELU exact, GELU tanh, ReLU; kernels/ops.h).
 void ActivationForward(Activation activation, float* out, const float* inp, int64_t n, int threads);
 // dinp[i] = act'(inp[i])·dout[i] (written).
 void ActivationBackward(Activation activation, float* dinp, const float* inp, const float* dout, int64_t n,

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "attention/model_config.h"
+#include "models/model_config.h"
 #include "embeddings/safetensors.h"
 
 namespace tokvec::training {

@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <string>
 
-#include "attention/embed_texts.h"
+#include "pipeline/embed_texts.h"
 #include "fmt/format.h"
 #include "tokenizer/tokenizer.h"
 

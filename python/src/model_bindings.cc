@@ -1,5 +1,5 @@
-// tokvec.Model: a model directory (attention/model_directory.h) with embed (pooled vectors [N, D] of many texts,
-// attention/embed_texts.h, the same bits as `tokvec embed --lines`), token_vectors ([T, D]) and attention
+// tokvec.Model: a model directory (pipeline/model_directory.h) with embed (pooled vectors [N, D] of many texts,
+// pipeline/embed_texts.h, the same bits as `tokvec embed --lines`), token_vectors ([T, D]) and attention
 // ([T, T] of one layer and head). Arrays are float32 NumPy arrays over memory the module allocated and hands to
 // NumPy (a capsule frees it with the array): no copy into NumPy.
 #include <pybind11/numpy.h>
@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "attention/embed_texts.h"
-#include "attention/model_directory.h"
+#include "pipeline/embed_texts.h"
+#include "pipeline/model_directory.h"
 #include "fmt/format.h"
 #include "python/src/bindings.h"
 

@@ -16,7 +16,7 @@
 #include "fmt/format.h"
 #include "python/src/bindings.h"
 #include "python/src/tokenizer_object.h"
-#include "tokenizer/formats.h"
+#include "tokenizer/formats/formats.h"
 #include "tokenizer/pair_encoding.h"
 
 namespace tokvec::python {

@@ -1,5 +1,5 @@
 // tokvec.train / tokvec.train_from_iterator (the Python wrappers in tokvec/__init__.py check and document the
-// arguments): a training run of tokenizer/tokenizer_trainer.h, as `tokvec train` does it.
+// arguments): a training run of tokenizer/trainers/tokenizer_trainer.h, as `tokvec train` does it.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -12,7 +12,7 @@
 #include "fmt/format.h"
 #include "python/src/bindings.h"
 #include "python/src/tokenizer_object.h"
-#include "tokenizer/tokenizer_trainer.h"
+#include "tokenizer/trainers/tokenizer_trainer.h"
 
 namespace tokvec::python {
 namespace {

@@ -245,7 +245,7 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     unigram("prefix_mismatch.json",
             R"("pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": false}, )",
             R"("unk_id": 0, )" + vocab);
-    // Added tokens and post-processors (tokenizer/hf_post_processor.h), on a small WordPiece file.
+    // Added tokens and post-processors (tokenizer/processors/post_processor_json.h), on a small WordPiece file.
     const std::string small_vocab = R"("unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1})";
     wordpiece("added_empty.json", bert + R"("added_tokens": [{"id": 2, "content": ""}], )", small_vocab);
     wordpiece("added_collision.json",

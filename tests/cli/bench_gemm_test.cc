@@ -2,7 +2,7 @@
 // errors (exit 2); TOKVEC_GEMM=openblas (or a CPU without AVX-512F) is an error naming the reason.
 #include <string>
 
-#include "attention/packed_gemm.h"
+#include "kernels/packed_gemm.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"

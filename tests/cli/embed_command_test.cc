@@ -393,7 +393,7 @@ TEST(EmbedCommandTest, Qwen3EmbeddingPoolsTheLastTokenByDefault) {
   }
 }
 
-// TOKVEC_GEMM=openblas turns off the packed AVX-512 GEMM (attention/packed_gemm.h): that OpenBLAS path, which
+// TOKVEC_GEMM=openblas turns off the packed AVX-512 GEMM (kernels/packed_gemm.h): that OpenBLAS path, which
 // CPUs without AVX-512 take, still gives PyTorch's vectors, and so does the default on this CPU.
 TEST(EmbedCommandTest, OpenBlasAndPackedGemmBothMatchTorch) {
   for (const std::string arch : {"gpt2", "bert", "qwen3"}) {

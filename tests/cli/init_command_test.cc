@@ -2,7 +2,7 @@
 #include <filesystem>
 #include <string>
 
-#include "attention/model_config.h"
+#include "models/model_config.h"
 #include "embeddings/safetensors.h"
 #include "fmt/format.h"
 #include "gmock/gmock.h"

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "tests/fuzz/fuzz_util.h"
-#include "tokenizer/bpe_model.h"
+#include "tokenizer/models/bpe/bpe_model.h"
 
 namespace tokvec {
 namespace {

@@ -1,4 +1,4 @@
-// Fuzz target: the count-file reader (tokenizer/count_file.h), then training a few merges from what it read.
+// Fuzz target: the count-file reader (tokenizer/trainers/count_file.h), then training a few merges from what it read.
 // Any bytes give a status or counts that format and parse back to the same counts, and train.
 //
 //   build-fuzz/fuzz_count_file tests/fuzz/corpus/count_file -max_total_time=30
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "tests/fuzz/fuzz_util.h"
-#include "tokenizer/bpe_trainer.h"
-#include "tokenizer/count_file.h"
+#include "tokenizer/trainers/bpe_trainer.h"
+#include "tokenizer/trainers/count_file.h"
 
 namespace {
 

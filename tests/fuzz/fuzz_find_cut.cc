@@ -2,7 +2,7 @@
 // own gives the pieces of the whole — for the gpt2, cl100k and o200k splitters and for whitespace words. This is
 // what lets `tokvec encode` cut a large text into chunks for its workers and still give the whole text's ids.
 // The presets' SplitSome, a few pieces at a time, gives the pieces of Split too, and those are the pieces of the
-// regex the preset stands for (split_pattern.h through ICU: the oracle of the presets' byte loops and masks).
+// regex the preset stands for (split_pre_tokenizer.h through ICU: the oracle of the presets' byte loops and masks).
 // Utf8ValidEnd, which finds the well-formed stretches the splitters match (AVX2 blocks where the CPU has them),
 // gives what the byte loop and ICU's U8_NEXT give, from every start.
 //
@@ -19,10 +19,10 @@
 
 #include "tests/fuzz/fuzz_util.h"
 #include "tests/tokenizer/icu_utf8_oracle.h"
-#include "tokenizer/preset_splitter.h"
-#include "tokenizer/split_pattern.h"
-#include "tokenizer/utf8.h"
-#include "tokenizer/whitespace_pre_tokenizer.h"
+#include "tokenizer/pre_tokenizers/preset_pre_tokenizer.h"
+#include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
+#include "tokenizer/text/utf8.h"
+#include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
 
 namespace tokvec {
 namespace {

@@ -16,7 +16,7 @@
 
 #include "tests/fuzz/fuzz_models.h"
 #include "tests/fuzz/fuzz_util.h"
-#include "tokenizer/formats.h"
+#include "tokenizer/formats/formats.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tokvec;

@@ -1,6 +1,6 @@
 // Fuzz target: the Hugging Face tokenizer.json reader (BPE models, byte-level or classic, and WordPiece). Any bytes
 // give a status or a tokenizer that encodes and decodes a sample text (see ExerciseTokenizer), and the fast path
-// (model.vocab and model.merges scanned, tokenizer/hf_vocab_reader.h) reads what the JSON DOM alone reads.
+// (model.vocab and model.merges scanned, tokenizer/formats/tokenizer_json_vocab.h) reads what the JSON DOM alone reads.
 //
 //   build-fuzz/fuzz_hf_tokenizer_json tests/fuzz/corpus/hf_tokenizer_json -max_total_time=30
 //
@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "tests/fuzz/fuzz_models.h"
-#include "tokenizer/formats.h"
+#include "tokenizer/formats/formats.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tokvec;
@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto [file, sample] = fuzz::SplitSample(input);
   absl::StatusOr<TokenizerSpec> spec = ReadHfTokenizerJson(file, "fuzz/tokenizer.json");
   if (!spec.ok()) return 0;
-  // The fast path (hf_vocab_reader.h) must read what the DOM alone reads.
+  // The fast path (tokenizer_json_vocab.h) must read what the DOM alone reads.
   absl::StatusOr<TokenizerSpec> dom = ReadHfTokenizerJsonViaDom(file, "fuzz/tokenizer.json");
   if (!dom.ok() || dom->bpe.tokens() != spec->bpe.tokens() || dom->bpe.merges().size() != spec->bpe.merges().size() ||
       dom->wordpiece.size() != spec->wordpiece.size() || dom->special_tokens.size() != spec->special_tokens.size()) {

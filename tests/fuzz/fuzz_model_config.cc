@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "attention/attention_kind.h"
-#include "attention/model_config.h"
+#include "models/model_config.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "attention/model.h"
+#include "models/model.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

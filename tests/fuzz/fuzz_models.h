@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "tests/fuzz/fuzz_util.h"
-#include "tokenizer/bpe_model.h"
+#include "tokenizer/models/bpe/bpe_model.h"
 #include "tokenizer/pair_encoding.h"
-#include "tokenizer/split_pattern.h"
+#include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec::fuzz {

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "tests/fuzz/fuzz_models.h"
-#include "tokenizer/formats.h"
+#include "tokenizer/formats/formats.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tokvec;

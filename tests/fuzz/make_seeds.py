@@ -162,7 +162,7 @@ def main():
         raw = text.encode("utf-8") if "\xff" not in text else text.encode("latin-1")
         write("train_roundtrip", "seed%d" % i, raw + bytes([i % 2, 10 + i, i % 3, (i // 2) % 2]))
 
-    # tokvec_model: tokvec's model file (tokenizer/model_file.cc), a word and a byte model, then a sample.
+    # tokvec_model: tokvec's model file (tokenizer/formats/tokvec_model_format.cc), a word and a byte model, then a sample.
     _, merges = byte_vocab()
     sample = "\n#\nhello world lower \u00e9".encode("utf-8") + b"\xff"
     word_model = ["tokvec-bpe 1", "type word", "pre_tokenizer whitespace", "normalizer none", "unk 0",
@@ -234,7 +234,7 @@ def main():
     }
     write("hf_tokenizer_json", "byte_level", json.dumps(byte_level, ensure_ascii=False))
     write("hf_tokenizer_json", "byte_level_sample", json.dumps(byte_level, ensure_ascii=False).encode() + sample)
-    # The fast path's scanner (tokenizer/hf_vocab_reader.h): every spelling written with \u escapes, merges as
+    # The fast path's scanner (tokenizer/formats/tokenizer_json_vocab.h): every spelling written with \u escapes, merges as
     # pairs, and a repeated vocab key (the DOM keeps its last id), a lone surrogate and a cut inside the merges.
     pairs = dict(byte_level, model=dict(byte_level["model"], merges=[[spell(a), spell(b)] for a, b in merges]))
     write("hf_tokenizer_json", "escaped_pairs", json.dumps(pairs, ensure_ascii=True))

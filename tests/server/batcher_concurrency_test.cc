@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "attention/embed_texts.h"
-#include "attention/model_directory.h"
+#include "pipeline/embed_texts.h"
+#include "pipeline/model_directory.h"
 #include "gtest/gtest.h"
 #include "tests/attention/mixed_texts_testutil.h"
 

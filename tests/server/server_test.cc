@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
-#include "attention/embed_texts.h"
-#include "attention/model_directory.h"
+#include "pipeline/embed_texts.h"
+#include "pipeline/model_directory.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "httplib.h"

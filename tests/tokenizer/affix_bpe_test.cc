@@ -1,4 +1,4 @@
-// BPE with Hugging Face's word affixes (tokenizer/bpe_affixes.h): end_of_word_suffix (CLIP's "</w>"),
+// BPE with Hugging Face's word affixes (tokenizer/models/bpe/bpe_affixes.h): end_of_word_suffix (CLIP's "</w>"),
 // continuing_subword_prefix ("##"), and the BPEDecoder decoder. Expected ids and texts come from Hugging Face
 // tokenizers 0.23.2 (npm): tests/data/affix_bpe/golden.json (scripts/gen_affix_bpe_files.mjs), or, for the tiny
 // models, as observed with it on the same JSON.
@@ -9,7 +9,7 @@
 #include "base/file_io.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tokenizer/formats.h"
+#include "tokenizer/formats/formats.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec {

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tokenizer/bpe_model.h"
-#include "tokenizer/piece_cache.h"
-#include "tokenizer/split_pattern.h"
+#include "tokenizer/models/bpe/bpe_model.h"
+#include "tokenizer/models/bpe/piece_cache.h"
+#include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec {

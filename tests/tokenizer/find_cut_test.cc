@@ -1,7 +1,7 @@
 // PreTokenizer::FindCut and Tokenizer::FindCut: every cut they return must leave the result unchanged — the
 // pieces (and ids) of the two parts, each split on its own, are the pieces (and ids) of the whole. Checked at
 // random limits on every shared corpus file and at every cut of random strings of hard characters, for the
-// three presets (whose oracle, the ICU regex, is checked against them in preset_splitter_test.cc) and for
+// three presets (whose oracle, the ICU regex, is checked against them in preset_pre_tokenizer_test.cc) and for
 // whitespace words.
 #include <filesystem>
 #include <random>
@@ -11,10 +11,10 @@
 #include "base/file_io.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
-#include "tokenizer/preset_splitter.h"
+#include "tokenizer/pre_tokenizers/preset_pre_tokenizer.h"
 #include "tokenizer/tokenizer.h"
-#include "tokenizer/utf8.h"
-#include "tokenizer/whitespace_pre_tokenizer.h"
+#include "tokenizer/text/utf8.h"
+#include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
 
 namespace tokvec {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tokenizer/formats.h"
+#include "tokenizer/formats/formats.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec {

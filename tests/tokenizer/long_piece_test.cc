@@ -9,7 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/tokenizer/shared_vocab_testutil.h"
-#include "tokenizer/bpe_model.h"
+#include "tokenizer/models/bpe/bpe_model.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec {

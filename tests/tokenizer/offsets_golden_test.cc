@@ -1,7 +1,7 @@
 // Offsets of tokenizer.json files against Hugging Face tokenizers 0.23.2 on non-ASCII text: the goldens of
 // tests/data/offsets/golden.json (made by scripts/gen_offsets_goldens.mjs with the npm peer: ids and byte
 // offsets, for byte-level, WordPiece, SentencePiece-style BPE and Unigram files with length-changing
-// normalizers), and tokenizer/character_offsets.h's rounding on its own.
+// normalizers), and tokenizer/text/character_offsets.h's rounding on its own.
 #include <memory>
 #include <string>
 #include <utility>
@@ -10,7 +10,7 @@
 #include "base/file_io.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tokenizer/character_offsets.h"
+#include "tokenizer/text/character_offsets.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec {

@@ -10,7 +10,7 @@
 #include "base/file_io.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tokenizer/hf_post_processor.h"
+#include "tokenizer/processors/post_processor_json.h"
 #include "tokenizer/pair_encoding.h"
 #include "tokenizer/tokenizer.h"
 #include "tests/tokenizer/shared_vocab_testutil.h"

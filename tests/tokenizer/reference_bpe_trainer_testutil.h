@@ -1,4 +1,4 @@
-// A brute-force BPE trainer, the oracle for tokenizer/bpe_trainer.cc: every step recounts every pair of every
+// A brute-force BPE trainer, the oracle for tokenizer/trainers/bpe_trainer.cc: every step recounts every pair of every
 // word from scratch, picks the winner by the documented rule and rewrites every word. Slow and obviously right.
 //
 //   std::vector<ReferenceMerge> merges = ReferenceTrainBpe(words, ModelType::kWord, 10, 0);
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "tokenizer/tokenizer.h"
-#include "tokenizer/word_counter.h"
+#include "tokenizer/trainers/word_counter.h"
 
 namespace tokvec {
 

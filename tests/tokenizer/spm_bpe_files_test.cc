@@ -12,7 +12,7 @@
 #include "base/file_io.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tokenizer/formats.h"
+#include "tokenizer/formats/formats.h"
 #include "tokenizer/tokenizer.h"
 #include "tests/fuzz/fuzz_models.h"
 

@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tokenizer/bpe_trainer.h"
-#include "tokenizer/split_pattern.h"
-#include "tokenizer/whitespace_pre_tokenizer.h"
-#include "tokenizer/word_counter.h"
+#include "tokenizer/trainers/bpe_trainer.h"
+#include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
+#include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
+#include "tokenizer/trainers/word_counter.h"
 
 namespace tokvec {
 namespace {

@@ -11,11 +11,11 @@
 #include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tokenizer/formats.h"
-#include "tokenizer/metaspace_pre_tokenizer.h"
-#include "tokenizer/precompiled_normalizer.h"
+#include "tokenizer/formats/formats.h"
+#include "tokenizer/pre_tokenizers/metaspace_pre_tokenizer.h"
+#include "tokenizer/normalizers/precompiled_normalizer.h"
 #include "tokenizer/tokenizer.h"
-#include "tokenizer/unigram_model.h"
+#include "tokenizer/models/unigram/unigram_model.h"
 
 namespace tokvec {
 namespace {

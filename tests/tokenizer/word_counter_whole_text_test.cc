@@ -17,10 +17,10 @@
 #include "base/file_io.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
-#include "tokenizer/icu_normalizer.h"
-#include "tokenizer/split_pattern.h"
-#include "tokenizer/whitespace_pre_tokenizer.h"
-#include "tokenizer/word_counter.h"
+#include "tokenizer/normalizers/icu_normalizer.h"
+#include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
+#include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
+#include "tokenizer/trainers/word_counter.h"
 
 namespace tokvec {
 namespace {

@@ -1,6 +1,6 @@
 // Training models whose layers use other kinds of attention (config "attention", docs/attention_kinds.md): every
 // parameter's gradient (Linformer's E and F included) against a finite difference of the loss, with and without
-// dropout and key padding; the training forward pass against inference (attention/model.h Model::Forward, what
+// dropout and key padding; the training forward pass against inference (models/model.h Model::Forward, what
 // embed and attend run: a separate implementation of each kind); the same bits for any thread count.
 #include <cmath>
 #include <cstring>
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "attention/attention_kind.h"
-#include "attention/model.h"
-#include "attention/model_config.h"
+#include "models/model.h"
+#include "models/model_config.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "tests/training/model_testutil.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "attention/model_config.h"
+#include "models/model_config.h"
 #include "embeddings/safetensors.h"
 #include "gtest/gtest.h"
 #include "training/gpt2_model.h"

@@ -1,1 +1,0 @@
-#include "embeddings/tensor.h"

@@ -1,0 +1,117 @@
+#include "kernels/bf16_linear.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/packed_panels.h"
+
+namespace tokvec {
+namespace {
+
+constexpr int kRowsPerKernel = 6;     // rows x kPanelsPerKernel panels = 24 f32 accumulators of the 32 registers
+constexpr int kPanelsPerKernel = 4;   // 64 outputs
+
+// Every row r < rows of x ([rows, in], row stride ldx) as bf16 into xb (row stride 2·pairs bf16, pre-zeroed).
+__attribute__((target("avx512f,avx512bf16,avx512bw,avx512vl"))) void RoundRows(const float* x, int64_t ldx,
+                                                                                int64_t rows, int64_t in,
+                                                                                uint16_t* xb, int64_t pairs) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = x + r * ldx;
+    uint16_t* out = xb + r * 2 * pairs;
+    for (int64_t i = 0; i < in; i += 16) {
+      const int64_t left = std::min<int64_t>(16, in - i);
+      const __mmask16 mask = static_cast<__mmask16>((1u << left) - 1);
+      const __m256bh h = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(mask, row + i));
+      _mm256_mask_storeu_epi16(out + i, mask, reinterpret_cast<const __m256i&>(h));
+    }
+  }
+}
+
+// y[r, 16n + j] += Σ_k xb[r, pair k] · w[panel n, pair k, j] for r < rows, 16n + j < cols.
+template <int kPanels>
+__attribute__((target("avx512f,avx512bf16,avx512bw"))) void Kernel(const uint32_t* xb, int64_t pairs,
+                                                                    const uint16_t* w, int64_t panel_stride,
+                                                                    float* y, int64_t ldy, int rows, int64_t cols) {
+  __m512 acc[kRowsPerKernel][kPanels];
+  for (int r = 0; r < kRowsPerKernel; ++r) {
+    for (int n = 0; n < kPanels; ++n) acc[r][n] = _mm512_setzero_ps();
+  }
+  for (int64_t k = 0; k < pairs; ++k) {
+    __m512bh b[kPanels];
+    for (int n = 0; n < kPanels; ++n) b[n] = (__m512bh)_mm512_loadu_si512(w + n * panel_stride + k * 32);
+    for (int r = 0; r < kRowsPerKernel; ++r) {
+      const __m512bh a = (__m512bh)_mm512_set1_epi32(static_cast<int>(xb[r * pairs + k]));
+      for (int n = 0; n < kPanels; ++n) acc[r][n] = _mm512_dpbf16_ps(acc[r][n], a, b[n]);
+    }
+  }
+  for (int r = 0; r < rows; ++r) {
+    for (int n = 0; n < kPanels && n * 16 < cols; ++n) {
+      const int64_t left = std::min<int64_t>(16, cols - n * 16);
+      const __mmask16 mask = static_cast<__mmask16>((1u << left) - 1);
+      float* p = y + r * ldy + n * 16;
+      _mm512_mask_storeu_ps(p, mask, _mm512_add_ps(_mm512_maskz_loadu_ps(mask, p), acc[r][n]));
+    }
+  }
+}
+
+}  // namespace
+
+uint16_t RoundToBf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40);  // quiet NaN
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+float Bf16ToFloat(uint16_t bits) {
+  const uint32_t wide = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &wide, sizeof(value));
+  return value;
+}
+
+Bf16PackedWeights PackBf16(const LinearWeights& w) {
+  Bf16PackedWeights packed;
+  packed.in = w.in_features();
+  packed.out = w.out_features();
+  packed.pairs = (packed.in + 1) / 2;
+  const int64_t panels = PanelCount(packed.out);
+  packed.data.assign(static_cast<size_t>(panels * packed.pairs * 32), 0);
+  for (int64_t i = 0; i < packed.in; ++i) {
+    for (int64_t o = 0; o < packed.out; ++o) {
+      const int64_t p = o / kPanelWidth, j = o % kPanelWidth, k = i / 2, h = i % 2;
+      packed.data[static_cast<size_t>(((p * packed.pairs + k) * kPanelWidth + j) * 2 + h)] =
+          RoundToBf16(WeightAt(w, i, o));
+    }
+  }
+  return packed;
+}
+
+void Bf16TileInto(const float* x, int64_t ldx, int64_t rows, const Bf16PackedWeights& w, int64_t col0, int64_t cols,
+                  float* y, int64_t ldy) {
+  if (rows <= 0 || cols <= 0 || w.pairs == 0) return;
+  const int64_t pairs = w.pairs, panel_stride = pairs * 32;
+  const int64_t padded_rows = (rows + kRowsPerKernel - 1) / kRowsPerKernel * kRowsPerKernel;
+  thread_local std::vector<uint32_t> xb;  // [padded_rows, pairs] bf16 pairs; rows past `rows` stay zero
+  xb.assign(static_cast<size_t>(padded_rows * pairs), 0);
+  RoundRows(x, ldx, rows, w.in, reinterpret_cast<uint16_t*>(xb.data()), pairs);
+  const int64_t panel0 = col0 / kPanelWidth;
+  ForEachKernelCall(rows, cols, pairs * 4, kRowsPerKernel, kPanelsPerKernel,
+                    [&](int64_t r0, int64_t p, int rows_here, int panels_here) {
+    const uint16_t* wp = w.data.data() + (panel0 + p) * panel_stride;
+    const uint32_t* xr = xb.data() + r0 * pairs;
+    float* yr = y + r0 * ldy + p * kPanelWidth;
+    const int64_t left_cols = cols - p * kPanelWidth;
+    switch (panels_here) {
+      case 4: Kernel<4>(xr, pairs, wp, panel_stride, yr, ldy, rows_here, left_cols); break;
+      case 3: Kernel<3>(xr, pairs, wp, panel_stride, yr, ldy, rows_here, left_cols); break;
+      case 2: Kernel<2>(xr, pairs, wp, panel_stride, yr, ldy, rows_here, left_cols); break;
+      default: Kernel<1>(xr, pairs, wp, panel_stride, yr, ldy, rows_here, left_cols); break;
+    }
+  });
+}
+
+}  // namespace tokvec

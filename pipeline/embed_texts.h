@@ -1,0 +1,81 @@
+// Texts to pooled (or per-token) vectors, as `tokvec embed` and the Python module's Model.embed compute them:
+// one place for the pooling choice, the batching of texts and the normalisation, so both give
+// the same bits.
+//
+//   TOKVEC_ASSIGN_OR_RETURN(ModelDirectory dir, ModelDirectory::Load("models/tiny"));
+//   TOKVEC_ASSIGN_OR_RETURN(PoolingChoice choice, ChoosePooling(dir, "auto", /*normalize=*/false));
+//   TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> out,
+//                           EmbedTexts(dir, {"a cat", "the dog"}, {.pooling = choice.pooling, .threads = 2}));
+//   // out[i].vectors: [1, D] pooled (or [T_i, D] with Pooling::kNone)
+//
+// Batching: every text is tokenized, then texts run together through Model::ForwardBatch (one GEMM per projection
+// over all their rows, attention per text), at most `batch_sequences` texts and 2,048 rows per batch, longest
+// first (then by position). Models whose ForwardBatch takes sequences of different lengths (Model::RaggedBatches:
+// GPT-2, GPT-Neo, the encoders) batch consecutive texts and run each batch with all threads; the decoders batch
+// texts of equal token count, batches spread over the threads. A text's vectors depend on the input only, never
+// on its batch mates or `threads`. With windows each text runs on its own.
+#ifndef TOKVEC_PIPELINE_EMBED_TEXTS_H_
+#define TOKVEC_PIPELINE_EMBED_TEXTS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "pipeline/model_directory.h"
+#include "pipeline/pooling.h"
+#include "kernels/tensor.h"
+
+namespace tokvec {
+
+// The pooling and normalisation to apply.
+struct PoolingChoice {
+  Pooling pooling = Pooling::kNone;
+  bool normalize = false;
+};
+
+// `name`: "auto" (the directory's sentence-transformers modules when it has them, whose Normalize module turns
+// normalisation on; else none), or a ParsePooling name. `normalize` asks for unit vectors in any case.
+absl::StatusOr<PoolingChoice> ChoosePooling(const ModelDirectory& dir, std::string_view name, bool normalize);
+
+// One text's result.
+struct TextVectors {
+  std::vector<uint32_t> ids;        // [T], special tokens included
+  std::vector<std::string> tokens;  // [T] spellings
+  Matrix vectors;                   // [T, D], or [1, D] pooled
+};
+
+struct EmbedTextsOptions {
+  Pooling pooling = Pooling::kNone;
+  bool normalize = false;  // scale each output vector to unit length
+  int threads = 1;
+  size_t batch_sequences = 32;  // most texts in one batched forward pass
+  int64_t window = 0;           // tokens per window (0: none; a too-long text is an error)
+  int64_t stride = 0;           // with window: tokens between window starts
+  // Errors say "<item_name> <1-based index>: ...".
+  std::string item_name = "line";
+  // Called after each text with (texts done, texts in all), from any thread, one call at a time.
+  std::function<void(size_t done, size_t total)> progress;
+};
+
+// Pools (unless kNone) and normalises (if asked) one text's hidden states.
+absl::StatusOr<TextVectors> PoolEmbedded(EmbeddedText embedded, Pooling pooling, bool normalize);
+
+// Embeds `texts`; the first failing text's error (in text order) is returned, naming it.
+absl::StatusOr<std::vector<TextVectors>> EmbedTexts(const ModelDirectory& dir,
+                                                    const std::vector<std::string_view>& texts,
+                                                    const EmbedTextsOptions& options);
+
+// The same from ids (ModelDirectory::Tokenize's output, special tokens included), batched the same way, so a
+// sequence gives the bits EmbedTexts gives for its text (a server batching requests uses this). Windows are not
+// supported here (options.window must be 0).
+absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& dir,
+                                                          std::vector<std::vector<uint32_t>> ids,
+                                                          const EmbedTextsOptions& options);
+
+}  // namespace tokvec
+
+#endif  // TOKVEC_PIPELINE_EMBED_TEXTS_H_

@@ -1,0 +1,52 @@
+// Pooling per-token contextual vectors into one vector per text, and sentence-transformers' pooling config.
+//
+//   none  every token's vector, [T, D]           mean  the average over tokens (sentence-transformers' default)
+//   cls   the first token's vector (<s> / [CLS]) last  the last token's (the natural summary of a causal model)
+//   max   the element-wise maximum over tokens
+//
+//   TOKVEC_ASSIGN_OR_RETURN(Pooling pooling, ParsePooling("mean"));
+//   TOKVEC_ASSIGN_OR_RETURN(std::vector<float> v, PoolVectors(hidden.view(), pooling));  // [D]
+//   NormalizeL2(v);                                                                       // |v| = 1
+//
+// A sentence-transformers model directory (modules.json listing a Pooling module, whose folder holds
+// config.json with pooling_mode_* flags, and optionally a Normalize module) is read by
+// LoadSentenceTransformersPooling; `tokvec embed --pooling auto` applies it.
+#ifndef TOKVEC_PIPELINE_POOLING_H_
+#define TOKVEC_PIPELINE_POOLING_H_
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "kernels/tensor.h"
+
+namespace tokvec {
+
+enum class Pooling { kNone, kMean, kCls, kLast, kMax };
+
+// "none", "mean", "cls", "last", "max"; anything else is InvalidArgument listing them.
+absl::StatusOr<Pooling> ParsePooling(std::string_view name);
+std::string_view PoolingName(Pooling pooling);
+
+// hidden: [T, D] -> [D]. kNone is InvalidArgument; T == 0 is InvalidArgument (nothing to pool).
+absl::StatusOr<std::vector<float>> PoolVectors(MatrixView hidden, Pooling pooling);
+
+// Scales `v` to unit Euclidean length (sentence-transformers' Normalize); a zero vector stays zero.
+void NormalizeL2(std::span<float> v);
+
+struct SentenceTransformersPooling {
+  Pooling pooling = Pooling::kMean;
+  bool normalize = false;  // a sentence_transformers.models.Normalize module follows the pooling
+};
+
+// Reads DIR/modules.json and the Pooling module's config.json. std::nullopt when DIR has no modules.json;
+// an error (naming the file and key) when they are malformed or ask for an unsupported mode
+// (pooling_mode_mean_sqrt_len_tokens, weighted, or several modes at once).
+absl::StatusOr<std::optional<SentenceTransformersPooling>> LoadSentenceTransformersPooling(const std::string& dir);
+
+}  // namespace tokvec
+
+#endif  // TOKVEC_PIPELINE_POOLING_H_

@@ -1,0 +1,209 @@
+#include "models/model_config.h"
+
+#include <string>
+#include <tuple>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace tokvec {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+// GPT-2 small's published config.json (huggingface.co/gpt2), abridged to the keys tokvec reads plus two it ignores.
+constexpr char kGpt2Small[] = R"({"activation_function": "gelu_new", "model_type": "gpt2", "n_ctx": 1024,
+  "n_embd": 768, "n_head": 12, "n_layer": 12, "n_positions": 1024, "vocab_size": 50257,
+  "layer_norm_epsilon": 1e-05, "resid_pdrop": 0.1})";
+
+// roberta-base's published config.json, abridged likewise.
+constexpr char kRobertaBase[] = R"({"model_type": "roberta", "hidden_act": "gelu", "hidden_size": 768,
+  "num_attention_heads": 12, "num_hidden_layers": 12, "intermediate_size": 3072, "max_position_embeddings": 514,
+  "vocab_size": 50265, "type_vocab_size": 1, "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2,
+  "layer_norm_eps": 1e-05, "position_embedding_type": "absolute"})";
+
+TEST(ModelConfigTest, Gpt2Small) {
+  absl::StatusOr<ModelConfig> c = ParseModelConfig(kGpt2Small, "gpt2/config.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->arch, Architecture::kGpt2);
+  EXPECT_EQ(c->d_model, 768);
+  EXPECT_EQ(c->n_heads, 12);
+  EXPECT_EQ(c->head_dim(), 64);
+  EXPECT_EQ(c->n_layers, 12);
+  EXPECT_EQ(c->d_ff, 3072);  // n_inner absent: 4 * n_embd
+  EXPECT_EQ(c->max_len, 1024);
+  EXPECT_EQ(c->vocab_size, 50257);
+  EXPECT_DOUBLE_EQ(c->layer_norm_eps, 1e-5);
+  EXPECT_EQ(c->activation, Activation::kGeluTanh);
+}
+
+TEST(ModelConfigTest, RobertaBaseLeaves512Positions) {
+  absl::StatusOr<ModelConfig> c = ParseModelConfig(kRobertaBase, "roberta/config.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->arch, Architecture::kRoberta);
+  EXPECT_EQ(c->max_position_rows, 514);
+  EXPECT_EQ(c->max_len, 512);  // positions 2..513
+  EXPECT_EQ(c->activation, Activation::kGeluExact);
+  EXPECT_EQ(c->bos_token_id, 0);
+  EXPECT_EQ(c->eos_token_id, 2);
+}
+
+// sentence-transformers/all-MiniLM-L6-v2's published config.json (a BertModel), abridged likewise.
+constexpr char kMiniLm[] = R"({"architectures": ["BertModel"], "model_type": "bert", "hidden_act": "gelu",
+  "hidden_size": 384, "num_attention_heads": 12, "num_hidden_layers": 6, "intermediate_size": 1536,
+  "max_position_embeddings": 512, "vocab_size": 30522, "type_vocab_size": 2, "pad_token_id": 0,
+  "layer_norm_eps": 1e-12, "position_embedding_type": "absolute", "gradient_checkpointing": false})";
+
+TEST(ModelConfigTest, MiniLmIsBertWithPositionsFromZero) {
+  absl::StatusOr<ModelConfig> c = ParseModelConfig(kMiniLm, "minilm/config.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->arch, Architecture::kBert);
+  EXPECT_EQ(ArchitectureName(c->arch), "bert");
+  EXPECT_EQ(c->d_model, 384);
+  EXPECT_EQ(c->head_dim(), 32);
+  EXPECT_EQ(c->n_layers, 6);
+  EXPECT_EQ(c->d_ff, 1536);
+  EXPECT_EQ(c->max_position_rows, 512);
+  EXPECT_EQ(c->max_len, 512);  // positions 0..511: no RoBERTa offset
+  EXPECT_EQ(c->type_vocab_size, 2);
+  EXPECT_DOUBLE_EQ(c->layer_norm_eps, 1e-12);
+  EXPECT_EQ(c->activation, Activation::kGeluExact);
+  EXPECT_FALSE(c->causal());
+}
+
+TEST(ModelConfigTest, BertKeysAreChecked) {
+  for (const char* key : {"hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size",
+                          "max_position_embeddings", "vocab_size", "type_vocab_size", "layer_norm_eps", "hidden_act"}) {
+    nlohmann::json j = nlohmann::json::parse(kMiniLm);
+    j.erase(key);
+    absl::StatusOr<ModelConfig> c = ParseModelConfig(j.dump(), "b/config.json");
+    ASSERT_FALSE(c.ok()) << key;
+    EXPECT_THAT(std::string(c.status().message()),
+                AllOf(HasSubstr("b/config.json"), HasSubstr(std::string("'") + key + "'"), HasSubstr("missing")));
+  }
+  nlohmann::json j = nlohmann::json::parse(kMiniLm);
+  j.erase("pad_token_id");  // optional for BERT
+  EXPECT_TRUE(ParseModelConfig(j.dump(), "b/config.json").ok());
+  for (const char* relative : {"relative_key", "relative_key_query"}) {
+    j["position_embedding_type"] = relative;
+    absl::StatusOr<ModelConfig> c = ParseModelConfig(j.dump(), "b/config.json");
+    ASSERT_FALSE(c.ok());
+    EXPECT_THAT(std::string(c.status().message()),
+                AllOf(HasSubstr("'position_embedding_type'"), HasSubstr(relative), HasSubstr("only \"absolute\"")));
+  }
+  j = nlohmann::json::parse(kMiniLm);
+  j["pad_token_id"] = 30522;
+  EXPECT_THAT(std::string(ParseModelConfig(j.dump(), "b/config.json").status().message()),
+              HasSubstr("outside the vocabulary"));
+  j = nlohmann::json::parse(kMiniLm);
+  j["hidden_size"] = 380;
+  EXPECT_THAT(std::string(ParseModelConfig(j.dump(), "b/config.json").status().message()),
+              HasSubstr("not divisible by 12 heads"));
+  j = nlohmann::json::parse(kMiniLm);
+  j["hidden_act"] = "swish";
+  EXPECT_THAT(std::string(ParseModelConfig(j.dump(), "b/config.json").status().message()),
+              AllOf(HasSubstr("'hidden_act'"), HasSubstr("swish")));
+}
+
+// A small tokvec config of `arch`.
+ModelConfig SmallConfig(Architecture arch) {
+  ModelConfig c;
+  c.arch = arch;
+  c.vocab_size = 300;
+  c.d_model = 64;
+  c.n_heads = 4;
+  c.n_layers = 2;
+  c.d_ff = 128;
+  c.max_len = 77;
+  return c;
+}
+
+TEST(ModelConfigTest, TokvecConfigRoundTrips) {
+  ModelConfig c = SmallConfig(Architecture::kEncoder);
+  c.activation = Activation::kRelu;
+  absl::StatusOr<ModelConfig> back = ParseModelConfig(ModelConfigToJson(c), "x");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->arch, Architecture::kEncoder);
+  EXPECT_EQ(back->d_ff, 128);
+  EXPECT_EQ(back->max_len, 77);
+  EXPECT_EQ(back->activation, Activation::kRelu);
+}
+
+TEST(ModelConfigTest, RotaryPositionsRoundTripAndAreChecked) {
+  ModelConfig c = SmallConfig(Architecture::kGpt2);
+  c.rotary = RotaryOptions{.base = 500000.0f, .pairing = RotaryPairing::kHalves};
+  absl::StatusOr<ModelConfig> back = ParseModelConfig(ModelConfigToJson(c), "x");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_TRUE(back->rotary.has_value());
+  EXPECT_EQ(back->rotary->base, 500000.0f);
+  EXPECT_EQ(back->rotary->pairing, RotaryPairing::kHalves);
+  // Without the key, "absolute", and the default base.
+  auto j = nlohmann::json::parse(kGpt2Small);
+  EXPECT_FALSE(ParseModelConfig(j.dump(), "x")->rotary.has_value());
+  j["position_embedding_type"] = "absolute";
+  EXPECT_FALSE(ParseModelConfig(j.dump(), "x")->rotary.has_value());
+  j["position_embedding_type"] = "rotary";
+  EXPECT_EQ(ParseModelConfig(j.dump(), "x")->rotary->base, 10000.0f);
+  for (auto [key, value, message] : {std::tuple<const char*, nlohmann::json, const char*>{
+                                         "position_embedding_type", "alibi", "supported: \"absolute\""},
+                                     {"position_embedding_type", 3, "supported"},
+                                     {"rope_theta", 0.5, "must be in (1, 1e30)"},
+                                     {"rope_theta", "big", "positive number"},
+                                     {"n_head", 7, "not divisible"}}) {
+    auto bad = j;
+    bad[key] = value;
+    absl::StatusOr<ModelConfig> parsed = ParseModelConfig(bad.dump(), "x");
+    EXPECT_FALSE(parsed.ok()) << key << " = " << value.dump();
+    EXPECT_THAT(std::string(parsed.status().message()), HasSubstr(message)) << key;
+  }
+  // An odd head_dim cannot be rotated in pairs.
+  auto odd = j;
+  odd["n_embd"] = 30;
+  odd["n_head"] = 6;  // head_dim 5
+  EXPECT_THAT(std::string(ParseModelConfig(odd.dump(), "x").status().message()), HasSubstr("even head_dim"));
+}
+
+TEST(ModelConfigTest, EveryMissingKeyIsNamed) {
+  for (const char* key : {"n_embd", "n_head", "n_layer", "n_positions", "vocab_size", "layer_norm_epsilon"}) {
+    nlohmann::json j = nlohmann::json::parse(kGpt2Small);
+    j.erase(key);
+    absl::StatusOr<ModelConfig> c = ParseModelConfig(j.dump(), "dir/config.json");
+    ASSERT_FALSE(c.ok()) << key;
+    EXPECT_THAT(std::string(c.status().message()),
+                AllOf(HasSubstr("dir/config.json"), HasSubstr(std::string("'") + key + "'"), HasSubstr("missing")));
+  }
+  for (const char* key : {"hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size",
+                          "max_position_embeddings", "vocab_size", "type_vocab_size", "pad_token_id", "bos_token_id",
+                          "eos_token_id", "layer_norm_eps", "hidden_act"}) {
+    nlohmann::json j = nlohmann::json::parse(kRobertaBase);
+    j.erase(key);
+    absl::StatusOr<ModelConfig> c = ParseModelConfig(j.dump(), "r/config.json");
+    ASSERT_FALSE(c.ok()) << key;
+    EXPECT_THAT(std::string(c.status().message()),
+                AllOf(HasSubstr("r/config.json"), HasSubstr(std::string("'") + key + "'")));
+  }
+}
+
+TEST(ModelConfigTest, BadValues) {
+  absl::StatusOr<ModelConfig> c = ParseModelConfig(R"({"model_type": "t5"})", "c.json");
+  EXPECT_THAT(std::string(c.status().message()), AllOf(HasSubstr("unsupported model_type \"t5\""), HasSubstr("c.json")));
+  nlohmann::json j = nlohmann::json::parse(kGpt2Small);
+  j["n_head"] = 7;
+  c = ParseModelConfig(j.dump(), "c.json");
+  EXPECT_THAT(std::string(c.status().message()), HasSubstr("not divisible by 7 heads"));
+  j = nlohmann::json::parse(kGpt2Small);
+  j["n_embd"] = "768";
+  c = ParseModelConfig(j.dump(), "c.json");
+  EXPECT_THAT(std::string(c.status().message()), HasSubstr("'n_embd' must be an integer"));
+  j = nlohmann::json::parse(kGpt2Small);
+  j["activation_function"] = "swish";
+  c = ParseModelConfig(j.dump(), "c.json");
+  EXPECT_THAT(std::string(c.status().message()), HasSubstr("'activation_function' is \"swish\""));
+  c = ParseModelConfig("[1, 2]", "c.json");
+  EXPECT_THAT(std::string(c.status().message()), HasSubstr("not a JSON object"));
+}
+
+}  // namespace
+}  // namespace tokvec

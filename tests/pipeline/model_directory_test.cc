@@ -1,0 +1,159 @@
+// Model directories: tokenizer ids equal the reference encoder's, RoBERTa wraps <s> ... </s> (BERT [CLS] ... [SEP]
+// looked up by name), BERT directories give the reference's hidden states and pooled vectors, and sliding windows
+// follow the documented rule (each token's vector is the one its owning window computes on its own).
+#include "pipeline/model_directory.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "pipeline/sliding_window.h"
+#include "base/file_io.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace tokvec {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kTestdata = std::string(TOKVEC_SOURCE_DIR) + "/tests/attention/testdata";
+
+TEST(ModelDirectoryTest, IdsMatchTheReferenceEncoder) {
+  for (const std::string arch : {"gpt2", "roberta", "bert"}) {
+    absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(kTestdata + "/hf_" + arch + "_f32");
+    ASSERT_TRUE(dir.ok()) << dir.status();
+    nlohmann::json reference = nlohmann::json::parse(*ReadFile(kTestdata + "/hf_" + arch + "_reference.json"));
+    for (size_t i = 0; i < reference["texts"].size(); ++i) {
+      absl::StatusOr<std::vector<uint32_t>> ids = dir->Tokenize(reference["texts"][i].get<std::string>());
+      ASSERT_TRUE(ids.ok()) << ids.status();
+      EXPECT_EQ(*ids, reference["ids"][i].get<std::vector<uint32_t>>()) << arch << " " << reference["texts"][i];
+    }
+  }
+}
+
+class WindowTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(WindowTest, EachTokenComesFromItsOwningWindow) {
+  absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(kTestdata + "/hf_" + GetParam() + "_f32");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  const bool roberta = GetParam() != "gpt2";  // roberta <s> ... </s>, bert [CLS] ... [SEP]
+  const int64_t max_len = dir->model().config().max_len;
+  std::string text;
+  while (true) {
+    absl::StatusOr<std::vector<uint32_t>> ids = dir->Tokenize(text);
+    if (static_cast<int64_t>(ids->size()) > max_len + 20) break;
+    text += "The quick brown fox jumps over the lazy dog. ";
+  }
+  // Without windows: an error that says how to ask for them.
+  absl::StatusOr<EmbeddedText> plain = dir->Embed(text, {});
+  ASSERT_FALSE(plain.ok());
+  EXPECT_THAT(std::string(plain.status().message()), HasSubstr("--window"));
+
+  const int64_t window = 16, stride = 6;
+  absl::StatusOr<EmbeddedText> windowed = dir->Embed(text, {.window = window, .stride = stride});
+  ASSERT_TRUE(windowed.ok()) << windowed.status();
+  const std::vector<uint32_t>& ids = windowed->ids;
+  const int64_t extra = roberta ? 2 : 0, first = roberta ? 1 : 0;
+  const int64_t content = static_cast<int64_t>(ids.size()) - extra;
+  absl::StatusOr<std::vector<Window>> plan = PlanWindows(content, window - extra, stride);
+  ASSERT_TRUE(plan.ok());
+  const std::vector<int> owner = AssignTokensToWindows(*plan, content, dir->model().causal());
+  for (size_t w = 0; w < plan->size(); ++w) {
+    std::vector<uint32_t> sub;
+    if (roberta) sub.push_back(ids.front());
+    sub.insert(sub.end(), ids.begin() + first + (*plan)[w].begin, ids.begin() + first + (*plan)[w].end);
+    if (roberta) sub.push_back(ids.back());
+    absl::StatusOr<ModelOutput> alone = dir->model().Forward(sub);
+    ASSERT_TRUE(alone.ok());
+    for (int64_t t = (*plan)[w].begin; t < (*plan)[w].end; ++t) {
+      if (owner[t] != static_cast<int>(w)) continue;
+      for (int64_t j = 0; j < alone->hidden.cols(); ++j) {
+        ASSERT_EQ(windowed->hidden.at(first + t, j), alone->hidden.at(first + t - (*plan)[w].begin, j))
+            << "token " << t << " window " << w;
+      }
+    }
+  }
+}
+
+TEST_P(WindowTest, OneWindowCoveringEverythingEqualsNoWindow) {
+  absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(kTestdata + "/hf_" + GetParam() + "_f32");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  absl::StatusOr<EmbeddedText> plain = dir->Embed("Your cat is a lovely cat", {});
+  absl::StatusOr<EmbeddedText> windowed =
+      dir->Embed("Your cat is a lovely cat", {.window = dir->model().config().max_len, .stride = 3});
+  ASSERT_TRUE(plain.ok() && windowed.ok());
+  EXPECT_EQ(plain->hidden.storage(), windowed->hidden.storage());
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, WindowTest, ::testing::Values("gpt2", "roberta", "bert"));
+
+// BERT directories as sentence-transformers ships them (scripts/gen_hf_checkpoints.py, BERT_COPIES): tokenizer.json
+// or only vocab.txt, one file or shards; [CLS] ... [SEP] found by name; hidden states and the pooled vectors the
+// directory's modules ask for (bf16: none; mean checked) equal the torch reference.
+class BertDirectoryTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BertDirectoryTest, IdsHiddenStatesAndPooledVectorsMatchTorch) {
+  const std::string copy = GetParam();
+  absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(kTestdata + "/hf_bert_" + copy);
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  nlohmann::json reference = nlohmann::json::parse(*ReadFile(kTestdata + "/hf_bert_reference.json"));
+  const nlohmann::json& expected = reference[copy];
+  EXPECT_EQ(dir->sentence_pooling().has_value(), copy != "bf16");
+  Pooling pooling = Pooling::kMean;
+  bool normalize = false;
+  if (dir->sentence_pooling()) {
+    pooling = dir->sentence_pooling()->pooling;
+    normalize = dir->sentence_pooling()->normalize;
+  }
+  EXPECT_EQ(PoolingName(pooling), expected["pooling"].get<std::string>());
+  EXPECT_EQ(normalize, expected["normalize"].get<bool>());
+  double max_hidden = 0.0, max_pooled = 0.0;
+  for (size_t i = 0; i < reference["texts"].size(); ++i) {
+    absl::StatusOr<EmbeddedText> text = dir->Embed(reference["texts"][i].get<std::string>(), {.threads = 2});
+    ASSERT_TRUE(text.ok()) << text.status();
+    EXPECT_EQ(text->ids, reference["ids"][i].get<std::vector<uint32_t>>()) << reference["texts"][i];
+    EXPECT_EQ(text->tokens.front(), "[CLS]");
+    EXPECT_EQ(text->tokens.back(), "[SEP]");
+    ASSERT_EQ(text->hidden.rows(), static_cast<int64_t>(expected["hidden"][i].size()));
+    for (int64_t t = 0; t < text->hidden.rows(); ++t) {
+      for (int64_t j = 0; j < text->hidden.cols(); ++j) {
+        max_hidden = std::max(max_hidden, std::abs(text->hidden.at(t, j) - expected["hidden"][i][t][j].get<double>()));
+      }
+    }
+    absl::StatusOr<std::vector<float>> pooled = PoolVectors(text->hidden.view(), pooling);
+    ASSERT_TRUE(pooled.ok()) << pooled.status();
+    if (normalize) NormalizeL2(*pooled);
+    ASSERT_EQ(pooled->size(), expected["pooled"][i].size());
+    for (size_t j = 0; j < pooled->size(); ++j) {
+      max_pooled = std::max(max_pooled, std::abs((*pooled)[j] - expected["pooled"][i][j].get<double>()));
+    }
+  }
+  EXPECT_LE(max_hidden, 1e-4);
+  EXPECT_LE(max_pooled, 1e-4);
+  std::printf("[ measured ] bert %s: max |tokvec - torch| hidden %.3g, pooled (%s%s) %.3g\n", copy.c_str(), max_hidden,
+              std::string(PoolingName(pooling)).c_str(), normalize ? " + Normalize" : "", max_pooled);
+}
+
+INSTANTIATE_TEST_SUITE_P(Copies, BertDirectoryTest, ::testing::Values("f32", "f16", "bf16", "sharded"));
+
+TEST(ModelDirectoryTest, BertWithoutClsIsAnError) {
+  const std::string dir = ::testing::TempDir() + "/tokvec_bert_no_cls_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(kTestdata + "/hf_bert_bf16", dir, std::filesystem::copy_options::recursive);
+  std::string vocab = *ReadFile(dir + "/vocab.txt");
+  vocab.replace(vocab.find("[CLS]"), 5, "[XLS]");
+  ASSERT_TRUE(WriteFileAtomically(dir + "/vocab.txt", vocab).ok());
+  absl::StatusOr<ModelDirectory> loaded = ModelDirectory::Load(dir);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("has no token '[CLS]'"));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tokvec

@@ -1,0 +1,50 @@
+// Readers and writers of every tokenizer file format tokvec understands. Tokenizer::Load picks the reader.
+//
+//   format                        reader                   writer                    file
+//   tokvec model file (text)      ReadTokvecModel          WriteTokvecModel          tokvec_model_format.cc
+//   tiktoken ranks                ReadTiktoken             WriteTiktoken             tiktoken_format.cc
+//   GPT-2 vocab.json+merges.txt   ReadGpt2VocabAndMerges   -                         gpt2_format.cc
+//   Hugging Face tokenizer.json   ReadHfTokenizerJson      WriteHfTokenizerJson      tokenizer_json_format.cc
+//   BERT vocab.txt (+ config)     ReadBertVocabTxt         -                         bert_vocab_format.cc
+//
+// Readers return a TokenizerSpec for Tokenizer::Create; errors name the file and the line or JSON key.
+#ifndef TOKVEC_TOKENIZER_FORMATS_FORMATS_H_
+#define TOKVEC_TOKENIZER_FORMATS_FORMATS_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "tokenizer/tokenizer.h"
+
+namespace tokvec {
+
+// The first line of a tokvec model file starts with this word (then the version).
+inline constexpr std::string_view kTokvecModelMagic = "tokvec-bpe";
+// The file name of a tokvec model inside a model directory.
+inline constexpr std::string_view kTokvecModelFileName = "tokenizer.tokvec";
+
+// `text` is the file's contents and `path` its name for messages.
+absl::StatusOr<TokenizerSpec> ReadTokvecModel(std::string_view text, const std::string& path);
+std::string WriteTokvecModel(const Tokenizer& tokenizer);
+
+// `pattern` overrides the split pattern named by the file name (gpt2, r50k_base, p50k_base, cl100k_base,
+// o200k_base); it is required for other names.
+absl::StatusOr<TokenizerSpec> ReadTiktoken(std::string_view text, const std::string& path,
+                                           const std::string& pattern);
+absl::StatusOr<std::string> WriteTiktoken(const Tokenizer& tokenizer);
+
+absl::StatusOr<TokenizerSpec> ReadGpt2VocabAndMerges(const std::string& vocab_json_path,
+                                                     const std::string& merges_txt_path);
+
+absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const std::string& path);
+// The same without the fast path (tokenizer_json_vocab.h): the whole file through the JSON DOM. For tests.
+absl::StatusOr<TokenizerSpec> ReadHfTokenizerJsonViaDom(std::string_view text, const std::string& path);
+absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer);
+
+// vocab.txt, with the tokenizer_config.json beside it when there is one (do_lower_case, ...).
+absl::StatusOr<TokenizerSpec> ReadBertVocabTxt(const std::string& vocab_txt_path);
+
+}  // namespace tokvec
+
+#endif  // TOKVEC_TOKENIZER_FORMATS_FORMATS_H_

@@ -1,0 +1,1009 @@
+// Hugging Face tokenizers' `tokenizer.json` for byte-level BPE models (https://github.com/huggingface/tokenizers,
+// tokenizers/src/tokenizer/serialization.rs). What is read:
+//   model             {"type": "BPE", "vocab": {spelling: id}, "merges": ["a b", ...] or [["a", "b"], ...],
+//                      "ignore_merges": bool, "continuing_subword_prefix", "end_of_word_suffix" (CLIP's "</w>";
+//                      bpe_affixes.h: then also unk_token, fuse_unk, byte_fallback, and the decoder)
+//   pre_tokenizer     ByteLevel {add_prefix_space, use_regex}  (use_regex: GPT-2's pattern, our preset gpt2), or
+//                     a Sequence of one ByteLevel and Split {pattern: {Regex | String}, behavior, invert}, Digits,
+//                     Punctuation, Whitespace, WhitespaceSplit, CharDelimiterSplit, UnicodeScripts,
+//                     BertPreTokenizer in any order (pre_tokenizer_json.h: Hugging Face's semantics, fast shapes)
+//   normalizer        null, NFC, NFKC, Lowercase, or a Sequence of them (add_prefix_space joins as prefix_space)
+//   added_tokens      [{id, content, special, single_word, lstrip, rstrip, normalized}]: special ones are matched
+//                     only when allowed (EncodeOptions, --allow-special), the others always, as Hugging Face does
+//                     (tokenizer/added_token_matcher.h; normalized ones in the normalized text)
+//   post_processor    TemplateProcessing, RobertaProcessing, BertProcessing, ByteLevel, Sequence
+//                     (tokenizer/processors/post_processor_json.h): tokens added with EncodeOptions::add_special_tokens,
+//                     offsets trimmed always; the pair template and type ids lay out sentence pairs
+//                     (tokenizer/pair_encoding.h)
+// Vocabulary entries spelled outside the byte alphabet (or empty) load as unreachable tokens (no input reaches
+// them; TokenizerSpec::unreachable_tokens), as Hugging Face loads them.
+// Other parts (truncation, padding; the decoder unless the model has affixes) do not change ids and are ignored.
+// Offsets are Hugging Face's: every spec read here sets whole_character_offsets (tokenizer/text/character_offsets.h),
+// so a token holding part of a multi-byte character covers the whole character.
+//
+// WordPiece models (BERT, all-MiniLM):
+//   model             {"type": "WordPiece", "vocab": {spelling: id}, "unk_token": "[UNK]",
+//                      "continuing_subword_prefix": "##", "max_input_chars_per_word": 100}
+//   normalizer        as above, plus BertNormalizer {clean_text, handle_chinese_chars, strip_accents (null:
+//                     as lowercase), lowercase}, NFD, NFKD, StripAccents
+//   pre_tokenizer     BertPreTokenizer, WhitespaceSplit (fast, cut before ASCII white space for chunked encodes),
+//                     or any pre_tokenizer a BPE model over code points takes (below: null, Metaspace, a Sequence of
+//                     splitters with at most one Metaspace; the text is then encoded in one piece)
+//   decoder           null (spellings joined by spaces) or WordPiece {prefix, cleanup}
+//   added_tokens      as above; post_processor as above ([CLS] ... [SEP])
+//
+// SentencePiece-style BPE over code points (Llama-2, Mistral v0.1 / v0.3, Mixtral, Yi; ModelType::kChar), chosen
+// when the pre-tokenizer is not ByteLevel (or a Sequence holding one):
+//   model             {"type": "BPE", "vocab", "merges" (either form), "unk_token": string or null,
+//                      "fuse_unk", "byte_fallback", "ignore_merges", "dropout": null, "continuing_subword_prefix",
+//                      "end_of_word_suffix" (bpe_affixes.h)}
+//   normalizer        as above, plus Prepend {prepend}, Replace {pattern: {String | Regex}, content},
+//                     Strip {strip_left, strip_right} (tokenizer_json_steps.h), also inside a Sequence
+//   pre_tokenizer     null (the normalized text is one piece), Metaspace {replacement, prepend_scheme, split}
+//                     (metaspace_pre_tokenizer.h; Mistral v0.3: "first", split false), or a Sequence of the
+//                     splitters of pre_tokenizer_json.h (Split, Digits, Punctuation, Whitespace, WhitespaceSplit,
+//                     CharDelimiterSplit, UnicodeScripts, BertPreTokenizer) with at most one Metaspace among them
+//                     (metaspace_sequence_pre_tokenizer.h); each piece is merged on its own
+//   decoder           null (spellings joined by spaces), Replace, ByteFallback, Fuse, Strip {content, start,
+//                     stop}, Metaspace {replacement, prepend_scheme}, ByteLevel, WordPiece, BPEDecoder {suffix},
+//                     or a Sequence of them
+//   added_tokens      as above
+//
+// Unigram models (T5, XLM-R, ALBERT, Marian; unigram_model.h):
+//   model             {"type": "Unigram", "vocab": [["piece", score], ...], "unk_id": N or null, "byte_fallback": bool}
+//   normalizer        as above, plus Precompiled {precompiled_charsmap: base64} (precompiled_normalizer.h), also
+//                     in the top Sequence
+//   pre_tokenizer     Metaspace {replacement, prepend_scheme, split, add_prefix_space}, Sequence [WhitespaceSplit,
+//                     Metaspace] (metaspace_pre_tokenizer.h), WhitespaceSplit, or any other pre_tokenizer a BPE model
+//                     over code points takes (a Sequence of splitters with at most one Metaspace, null)
+//   decoder           as for BPE over code points: Decode runs it on the token spellings (special tokens' text
+//                     included), as Hugging Face's decode(ids, skip_special_tokens=false) does; T5 / XLM-R files
+//                     have Metaspace, newer conversions Sequence [Replace, ByteFallback, Fuse, Strip]
+//   added_tokens      as above
+//
+// Loading: model.vocab (an object) and model.merges are scanned into flat arrays by tokenizer_json_vocab.h and only
+// the rest goes to the JSON DOM; readers take them with TakeVocab / TakeMerges, which read the DOM's instead when
+// the scanner did not divert them. A file the fast path does not read to a tokenizer is read again through the DOM
+// alone (ReadHfTokenizerJsonViaDom), which decides errors and odd shapes (a repeated key keeps its last id).
+//
+// The writer emits the byte-level shapes (an HfPreTokenizer's JSON as it was read; a char model is refused). A
+// rank model (tiktoken) has no merge list: each token's merge is the split into two tokens that BPE with lower
+// ranks gives, and ignore_merges is set, as tiktoken looks whole pieces up.
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "base/json_fields.h"
+#include "base/status_macros.h"
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+#include "tokenizer/pre_tokenizers/bert_pre_tokenizer.h"
+#include "tokenizer/text/byte_unicode.h"
+#include "tokenizer/formats/formats.h"
+#include "tokenizer/formats/tokenizer_json_vocab.h"
+#include "tokenizer/pre_tokenizers/pre_tokenizer_json.h"
+#include "tokenizer/formats/tokenizer_json_steps.h"
+#include "tokenizer/processors/post_processor_json.h"
+#include "tokenizer/normalizers/icu_normalizer.h"
+#include "tokenizer/pre_tokenizers/metaspace_pre_tokenizer.h"
+#include "tokenizer/pre_tokenizers/metaspace_sequence_pre_tokenizer.h"
+#include "tokenizer/normalizers/sequence_normalizer.h"
+#include "tokenizer/normalizers/precompiled_normalizer.h"
+#include "tokenizer/formats/spelled_vocab.h"
+#include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
+#include "tokenizer/normalizers/edit_normalizers.h"
+#include "tokenizer/text/utf8.h"
+#include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
+#include "tokenizer/pre_tokenizers/whole_text_pre_tokenizer.h"
+
+namespace tokvec {
+namespace {
+
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
+
+absl::Status KeyError(const std::string& path, const std::string& key, const std::string& what) {
+  return absl::InvalidArgumentError(fmt::format("{}: key '{}': {}", path, key, what));
+}
+
+// model.vocab as flat (spelling, id) pairs: what the fast path scanned (tokenizer_json_vocab.h), else read from the
+// DOM. Scanned pairs keep a repeated spelling (the DOM keeps its last id, as Hugging Face does): a reader must
+// fail on one, and ReadHfTokenizerJson then reads the file again through the DOM.
+absl::StatusOr<FlatVocab> TakeVocab(const Json& model, HfModelTables& tables, const std::string& path) {
+  if (tables.vocab) return std::move(*tables.vocab);
+  if (!model.contains("vocab") || !model["vocab"].is_object()) {
+    return KeyError(path, "model.vocab", "missing or not an object {\"spelling\": id}");
+  }
+  FlatVocab vocab;
+  for (const auto& [spelling, id] : model["vocab"].items()) {
+    if (!id.is_number_unsigned()) {
+      return KeyError(path, fmt::format("model.vocab.{}", spelling), "the id must be a non-negative integer");
+    }
+    vocab.Add(spelling, id.get<uint64_t>());
+  }
+  return vocab;
+}
+
+// model.merges by spelling, in rank order: what the fast path scanned, else read from the DOM.
+absl::StatusOr<FlatMerges> TakeMerges(const Json& model, HfModelTables& tables, const std::string& path) {
+  if (tables.merges) return std::move(*tables.merges);
+  if (!model.contains("merges") || !model["merges"].is_array()) {
+    return KeyError(path, "model.merges", "missing or not an array");
+  }
+  const Json& merges = model["merges"];
+  FlatMerges flat;
+  for (size_t i = 0; i < merges.size(); ++i) {
+    const Json& merge = merges[i];
+    if (merge.is_string()) {
+      const std::string spelled = merge.get<std::string>();
+      const size_t space = spelled.find(' ');
+      if (space == std::string::npos || spelled.find(' ', space + 1) != std::string::npos) {
+        return KeyError(path, fmt::format("model.merges[{}]", i),
+                        fmt::format("expected \"LEFT RIGHT\" (one space), got '{}'", spelled));
+      }
+      flat.Add(std::string_view(spelled).substr(0, space), std::string_view(spelled).substr(space + 1));
+    } else if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {
+      flat.Add(merge[0].get<std::string>(), merge[1].get<std::string>());
+    } else {
+      return KeyError(path, fmt::format("model.merges[{}]", i), "expected \"LEFT RIGHT\" or [\"LEFT\", \"RIGHT\"]");
+    }
+  }
+  return flat;
+}
+
+// Where a JSON text stops parsing: the dotted path of the key being read (re-parses with a callback; only
+// called on the error path).
+std::string FailingKey(std::string_view text) {
+  std::vector<std::string> path;
+  std::vector<bool> in_array;
+  std::string pending_key;
+  auto callback = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::key:
+        pending_key = parsed.get<std::string>();
+        break;
+      case Json::parse_event_t::object_start:
+      case Json::parse_event_t::array_start:
+        path.push_back(pending_key);
+        in_array.push_back(event == Json::parse_event_t::array_start);
+        pending_key.clear();
+        break;
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        if (!path.empty()) path.pop_back();
+        if (!in_array.empty()) in_array.pop_back();
+        break;
+      case Json::parse_event_t::value:
+        break;
+    }
+    // Keep no values (only the path matters); containers must start to be walked.
+    return event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start ||
+           event == Json::parse_event_t::key;
+  };
+  Json discarded = Json::parse(text, callback, /*allow_exceptions=*/false);
+  (void)discarded;
+  std::string key;
+  for (const std::string& part : path) {
+    if (part.empty()) continue;
+    if (!key.empty()) key += '.';
+    key += part;
+  }
+  if (!pending_key.empty()) key += (key.empty() ? "" : ".") + pending_key;
+  return key.empty() ? "(top level)" : key;
+}
+
+// Turns the pending ICU step names into one normalizer at the end of `parts` (tokenizer_json_steps.h's steps come
+// between them).
+absl::Status FlushNormalizerSteps(std::vector<std::string>* steps, std::vector<std::unique_ptr<Normalizer>>* parts) {
+  std::string name;
+  for (const std::string& step : *steps) name += (name.empty() ? "" : "+") + step;
+  steps->clear();
+  TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> part, MakeNormalizer(name));
+  if (part != nullptr) parts->push_back(std::move(part));
+  return absl::OkStatus();
+}
+
+// A Precompiled normalizer {"type": "Precompiled", "precompiled_charsmap": base64} at `key`.
+absl::StatusOr<std::unique_ptr<Normalizer>> ReadPrecompiled(const Json& node, const std::string& path,
+                                                            const std::string& key) {
+  if (!node.contains("precompiled_charsmap") || !node["precompiled_charsmap"].is_string()) {
+    return KeyError(path, key + ".precompiled_charsmap", "expected a base64 string");
+  }
+  absl::StatusOr<std::unique_ptr<PrecompiledNormalizer>> precompiled =
+      PrecompiledNormalizer::FromBase64(node["precompiled_charsmap"].get<std::string>());
+  if (!precompiled.ok()) {
+    return KeyError(path, key + ".precompiled_charsmap", std::string(precompiled.status().message()));
+  }
+  return std::unique_ptr<Normalizer>(std::move(precompiled).value());
+}
+
+// Appends normalizer step names for an HF normalizer object; a Prepend, Replace or Strip ends the named steps
+// so far (flushed into `parts`) and is added to `parts` itself.
+absl::Status ReadNormalizer(const Json& node, const std::string& path, const std::string& key,
+                            std::vector<std::string>* steps, std::vector<std::unique_ptr<Normalizer>>* parts) {
+  if (node.is_null()) return absl::OkStatus();
+  if (!node.is_object() || !node.contains("type") || !node["type"].is_string()) {
+    return KeyError(path, key, "expected null or an object with a \"type\"");
+  }
+  const std::string type = node["type"].get<std::string>();
+  if (IsHfTextNormalizer(type)) {
+    TOKVEC_RETURN_IF_ERROR(FlushNormalizerSteps(steps, parts));
+    TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> part, ReadHfTextNormalizer(node, path, key));
+    parts->push_back(std::move(part));
+  } else if (type == "Precompiled") {
+    TOKVEC_RETURN_IF_ERROR(FlushNormalizerSteps(steps, parts));
+    TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> part, ReadPrecompiled(node, path, key));
+    parts->push_back(std::move(part));
+  } else if (type == "NFC") {
+    steps->push_back("nfc");
+  } else if (type == "NFKC") {
+    steps->push_back("nfkc");
+  } else if (type == "NFD") {
+    steps->push_back("nfd");
+  } else if (type == "NFKD") {
+    steps->push_back("nfkd");
+  } else if (type == "Lowercase") {
+    steps->push_back("lowercase");
+  } else if (type == "StripAccents") {
+    steps->push_back("strip_accents");
+  } else if (type == "BertNormalizer") {
+    // Hugging Face's order: clean, Chinese characters, strip accents (NFD, then drop marks), lowercase.
+    auto flag = [&](const char* name, bool fallback) -> absl::StatusOr<bool> {
+      if (!node.contains(name) || node[name].is_null()) return fallback;
+      if (!node[name].is_boolean()) return KeyError(path, fmt::format("{}.{}", key, name), "expected true or false");
+      return node[name].get<bool>();
+    };
+    TOKVEC_ASSIGN_OR_RETURN(const bool clean_text, flag("clean_text", true));
+    TOKVEC_ASSIGN_OR_RETURN(const bool chinese, flag("handle_chinese_chars", true));
+    TOKVEC_ASSIGN_OR_RETURN(const bool lowercase, flag("lowercase", true));
+    TOKVEC_ASSIGN_OR_RETURN(const bool strip_accents, flag("strip_accents", lowercase));
+    if (clean_text) steps->push_back("bert_clean");
+    if (chinese) steps->push_back("bert_chinese");
+    if (strip_accents) {
+      steps->push_back("nfd");
+      steps->push_back("bert_strip_accents");
+    }
+    if (lowercase) steps->push_back("lowercase");
+  } else if (type == "Sequence" && node.contains("normalizers") && node["normalizers"].is_array()) {
+    for (size_t i = 0; i < node["normalizers"].size(); ++i) {
+      TOKVEC_RETURN_IF_ERROR(
+          ReadNormalizer(node["normalizers"][i], path, fmt::format("{}.normalizers[{}]", key, i), steps, parts));
+    }
+  } else {
+    return KeyError(path, key + ".type",
+                    fmt::format("normalizer '{}' is not supported (supported: NFC, NFKC, NFD, NFKD, Lowercase, StripAccents, "
+                                "BertNormalizer, Prepend, Replace, Strip, Precompiled, Sequence)", type));
+  }
+  return absl::OkStatus();
+}
+
+// For a rank model: the two tokens that BPE with ranks below `id` reduces token `id` to, if it does.
+std::optional<BpeModel::MergePair> RankMergeOf(const BpeModel& bpe, TokenId id,
+                                               const std::array<std::optional<TokenId>, 256>& byte_ids) {
+  const std::string& token = bpe.token(id);
+  std::vector<TokenId> parts;
+  for (unsigned char c : token) {
+    if (!byte_ids[c]) return std::nullopt;
+    parts.push_back(*byte_ids[c]);
+  }
+  while (parts.size() > 2) {
+    size_t best = 0;
+    std::optional<BpeModel::MergeResult> best_result;
+    for (size_t i = 0; i + 1 < parts.size(); ++i) {
+      std::optional<BpeModel::MergeResult> result = bpe.Lookup(parts[i], parts[i + 1]);
+      if (result && result->priority < id && (!best_result || result->priority < best_result->priority)) {
+        best = i;
+        best_result = result;
+      }
+    }
+    if (!best_result) return std::nullopt;
+    parts[best] = best_result->id;
+    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+  }
+  if (parts.size() != 2) return std::nullopt;
+  return BpeModel::MergePair{parts[0], parts[1]};
+}
+
+// An added token's Hugging Face flags (special, single_word, lstrip, rstrip, normalized); absent ones keep
+// tokvec's defaults (special, matched in the input).
+absl::Status ReadAddedTokenFlags(const Json& token, const std::string& path, const std::string& key,
+                                 SpecialToken* out) {
+  for (auto [name, flag] : {std::pair{"special", &out->special}, std::pair{"single_word", &out->single_word},
+                            std::pair{"lstrip", &out->lstrip}, std::pair{"rstrip", &out->rstrip},
+                            std::pair{"normalized", &out->normalized}}) {
+    if (!token.contains(name) || token[name].is_null()) continue;
+    if (!token[name].is_boolean()) return KeyError(path, fmt::format("{}.{}", key, name), "expected true or false");
+    *flag = token[name].get<bool>();
+  }
+  return absl::OkStatus();
+}
+
+// Appends the added tokens to `special_tokens`. `model_size` is one past the model's largest id and `spelling`
+// gives a model token's tokenizer.json spelling (empty for an id no token has).
+template <typename Spelling>
+absl::Status ReadAddedTokens(const Json& json, const std::string& path, size_t model_size, Spelling spelling,
+                             std::vector<SpecialToken>* special_tokens) {
+  if (!json.contains("added_tokens") || json["added_tokens"].is_null()) return absl::OkStatus();
+  const Json& added = json["added_tokens"];
+  if (!added.is_array()) return KeyError(path, "added_tokens", "expected an array");
+  for (size_t i = 0; i < added.size(); ++i) {
+    const Json& token = added[i];
+    if (!token.is_object() || !token.contains("id") || !token["id"].is_number_unsigned() ||
+        !token.contains("content") || !token["content"].is_string() || token["content"].get<std::string>().empty()) {
+      return KeyError(path, fmt::format("added_tokens[{}]", i), "expected {\"id\": N, \"content\": \"...\"}");
+    }
+    const uint64_t id = token["id"].get<uint64_t>();
+    const std::string content = token["content"].get<std::string>();
+    // Ids far beyond the vocabulary would make every per-id table huge: refuse them.
+    const uint64_t max_id = model_size + added.size() + 65536;
+    if (id > max_id) {
+      return KeyError(path, fmt::format("added_tokens[{}].id", i),
+                      fmt::format("id {} is far beyond the {} vocabulary tokens", id, model_size));
+    }
+    if (id < model_size) {
+      const std::string in_vocab = spelling(static_cast<TokenId>(id));
+      if (!in_vocab.empty() && in_vocab != content) {
+        return KeyError(path, fmt::format("added_tokens[{}]", i),
+                        fmt::format("'{}' has id {}, which is the vocabulary token '{}'", content, id, in_vocab));
+      }
+    }
+    SpecialToken read{content, static_cast<TokenId>(id)};
+    TOKVEC_RETURN_IF_ERROR(ReadAddedTokenFlags(token, path, fmt::format("added_tokens[{}]", i), &read));
+    for (const SpecialToken& earlier : *special_tokens) {
+      if (earlier.id == read.id && earlier.text != read.text) {
+        return KeyError(path, fmt::format("added_tokens[{}].id", i),
+                        fmt::format("id {} is given to both '{}' and '{}'", id, earlier.text, read.text));
+      }
+    }
+    special_tokens->push_back(std::move(read));
+  }
+  return absl::OkStatus();
+}
+
+// The post_processor (tokenizer/processors/post_processor_json.h) of `json` into `spec`; ids must be below its vocabulary.
+absl::Status ReadPostProcessorOf(const Json& json, const std::string& path, size_t model_size, TokenizerSpec* spec) {
+  if (!json.contains("post_processor")) return absl::OkStatus();
+  size_t vocab_size = model_size;
+  for (const SpecialToken& token : spec->special_tokens) vocab_size = std::max<size_t>(vocab_size, token.id + size_t{1});
+  TOKVEC_ASSIGN_OR_RETURN(spec->post_processor, ReadHfPostProcessor(json["post_processor"], path, vocab_size));
+  return absl::OkStatus();
+}
+
+// The normalizer of `json` as MakeNormalizer's '+'-joined steps, with `extra_steps` after them; steps that are not
+// ICU's (Prepend, Replace, Strip, Precompiled) split them into a NormalizerChain.
+absl::StatusOr<std::unique_ptr<Normalizer>> ReadNormalizerOf(const Json& json, const std::string& path,
+                                                             const std::vector<std::string>& extra_steps) {
+  std::vector<std::string> steps;
+  std::vector<std::unique_ptr<Normalizer>> parts;
+  if (json.contains("normalizer")) {
+    TOKVEC_RETURN_IF_ERROR(ReadNormalizer(json["normalizer"], path, "normalizer", &steps, &parts));
+  }
+  steps.insert(steps.end(), extra_steps.begin(), extra_steps.end());
+  TOKVEC_RETURN_IF_ERROR(FlushNormalizerSteps(&steps, &parts));
+  return MakeNormalizerChain(std::move(parts));
+}
+
+absl::StatusOr<std::unique_ptr<PreTokenizer>> ReadSplittersPreTokenizer(const Json& json, const std::string& path,
+                                                                      const std::string& model);
+
+// A WordPiece model (see the header); `json` is the whole file.
+absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string& path, HfModelTables& tables) {
+  const Json& model = json["model"];
+  // 1. The model.
+  WordPieceModel::Options options;
+  if (model.contains("unk_token")) {
+    if (!model["unk_token"].is_string()) return KeyError(path, "model.unk_token", "expected a string");
+    options.unk_token = model["unk_token"].get<std::string>();
+  }
+  if (model.contains("continuing_subword_prefix")) {
+    if (!model["continuing_subword_prefix"].is_string()) {
+      return KeyError(path, "model.continuing_subword_prefix", "expected a string");
+    }
+    options.continuing_subword_prefix = model["continuing_subword_prefix"].get<std::string>();
+  }
+  if (model.contains("max_input_chars_per_word")) {
+    if (!model["max_input_chars_per_word"].is_number_unsigned()) {
+      return KeyError(path, "model.max_input_chars_per_word", "expected a non-negative integer");
+    }
+    options.max_input_chars_per_word = model["max_input_chars_per_word"].get<uint64_t>();
+  }
+  TOKVEC_ASSIGN_OR_RETURN(const FlatVocab flat, TakeVocab(model, tables, path));
+  std::vector<std::pair<std::string, TokenId>> vocab;
+  vocab.reserve(flat.size());
+  for (size_t i = 0; i < flat.size(); ++i) {
+    if (flat.id(i) > std::numeric_limits<TokenId>::max()) {
+      return KeyError(path, fmt::format("model.vocab.{}", flat.spelling(i)), "the id must be a non-negative integer");
+    }
+    vocab.emplace_back(flat.spelling(i), static_cast<TokenId>(flat.id(i)));
+  }
+  absl::StatusOr<WordPieceModel> wordpiece = WordPieceModel::Create(std::move(vocab), std::move(options));
+  if (!wordpiece.ok()) return KeyError(path, "model.vocab", std::string(wordpiece.status().message()));
+  TOKVEC_ASSIGN_OR_RETURN(BpeModel no_bpe, BpeModel::FromMerges({}, {}));
+  TokenizerSpec spec{.type = ModelType::kWordPiece, .bpe = std::move(no_bpe)};
+  spec.wordpiece = std::move(wordpiece).value();
+  spec.source = path;
+  // 2. Pre-tokenizer, normalizer, decoder.
+  const Json* pre = json.contains("pre_tokenizer") ? &json["pre_tokenizer"] : nullptr;
+  const std::string pre_type = pre != nullptr && pre->is_object() && pre->contains("type") && (*pre)["type"].is_string()
+                                   ? (*pre)["type"].get<std::string>()
+                                   : "";
+  if (pre_type == "BertPreTokenizer") {
+    spec.pre_tokenizer = std::make_unique<BertPreTokenizer>();
+  } else if (pre_type == "WhitespaceSplit") {
+    spec.pre_tokenizer = std::make_unique<WhitespacePreTokenizer>();
+  } else {
+    // Any other shape (a Sequence, Whitespace, Digits, ...): Hugging Face's semantics, no cut for chunked encodes.
+    TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer, ReadSplittersPreTokenizer(json, path, "WordPiece"));
+  }
+  TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
+  if (json.contains("decoder") && !json["decoder"].is_null()) {
+    const Json& decoder = json["decoder"];
+    if (!decoder.is_object() || OptionalString(decoder, "type") != "WordPiece") {
+      return KeyError(path, "decoder",
+                      fmt::format("decoder {} is not supported with WordPiece (supported: WordPiece, null)",
+                                  decoder.dump()));
+    }
+    WordPieceDecoder wordpiece_decoder;
+    if (decoder.contains("prefix")) {
+      if (!decoder["prefix"].is_string()) return KeyError(path, "decoder.prefix", "expected a string");
+      wordpiece_decoder.prefix = decoder["prefix"].get<std::string>();
+    }
+    if (decoder.contains("cleanup")) {
+      if (!decoder["cleanup"].is_boolean()) return KeyError(path, "decoder.cleanup", "expected true or false");
+      wordpiece_decoder.cleanup = decoder["cleanup"].get<bool>();
+    }
+    spec.decoder = std::move(wordpiece_decoder);
+  }
+  // 3. Added tokens.
+  TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.wordpiece.size(),
+                                         [&](TokenId id) { return spec.wordpiece.token(id); },
+                                         &spec.special_tokens));
+  TOKVEC_RETURN_IF_ERROR(ReadPostProcessorOf(json, path, spec.wordpiece.size(), &spec));
+  return spec;
+}
+
+// A Metaspace pre-tokenizer object at `key` (see metaspace_pre_tokenizer.h).
+absl::StatusOr<MetaspacePreTokenizer::Options> ReadMetaspace(const Json& node, const std::string& path,
+                                                             const std::string& key) {
+  MetaspacePreTokenizer::Options options;
+  if (node.contains("replacement")) {
+    const Json& replacement = node["replacement"];
+    if (!replacement.is_string() || replacement.get<std::string>().empty() ||
+        Utf8SequenceLength(replacement.get<std::string>(), 0) != replacement.get<std::string>().size()) {
+      return KeyError(path, key + ".replacement", "expected a string of one character");
+    }
+    options.replacement = replacement.get<std::string>();
+  }
+  if (node.contains("split") && !node["split"].is_null()) {
+    if (!node["split"].is_boolean()) return KeyError(path, key + ".split", "expected true or false");
+    options.split = node["split"].get<bool>();
+  }
+  // prepend_scheme, "always" by default; the legacy add_prefix_space true changes nothing, false needs "never".
+  const bool no_prefix = node.contains("add_prefix_space") && node["add_prefix_space"].is_boolean() &&
+                         !node["add_prefix_space"].get<bool>();
+  if (node.contains("prepend_scheme") && !node["prepend_scheme"].is_null()) {
+    const std::string scheme = node["prepend_scheme"].is_string() ? node["prepend_scheme"].get<std::string>() : "";
+    if (scheme == "always") {
+      options.prepend = MetaspacePreTokenizer::Prepend::kAlways;
+    } else if (scheme == "first") {
+      options.prepend = MetaspacePreTokenizer::Prepend::kFirst;
+    } else if (scheme == "never") {
+      options.prepend = MetaspacePreTokenizer::Prepend::kNever;
+    } else {
+      return KeyError(path, key + ".prepend_scheme", "expected \"always\", \"first\" or \"never\"");
+    }
+  }
+  // Hugging Face refuses add_prefix_space false unless prepend_scheme is "never" (its default is "always").
+  if (no_prefix && options.prepend != MetaspacePreTokenizer::Prepend::kNever) {
+    return KeyError(path, key + ".add_prefix_space",
+                    "false does not match prepend_scheme (\"always\" unless given); use prepend_scheme \"never\"");
+  }
+  return options;
+}
+
+// A Unigram model (see the header); `json` is the whole file.
+absl::StatusOr<TokenizerSpec> ReadUnigram(const Json& json, const std::string& path) {
+  const Json& model = json["model"];
+  // 1. The model.
+  if (!model.contains("vocab") || !model["vocab"].is_array()) {
+    return KeyError(path, "model.vocab", "missing or not an array of [\"piece\", score] pairs");
+  }
+  const Json& list = model["vocab"];
+  std::vector<UnigramModel::Piece> pieces;
+  pieces.reserve(list.size());
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Json& entry = list[i];
+    if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string() || !entry[1].is_number()) {
+      return KeyError(path, fmt::format("model.vocab[{}]", i), "expected a [\"piece\", score] pair");
+    }
+    pieces.push_back({entry[0].get<std::string>(), entry[1].get<double>()});
+  }
+  std::optional<TokenId> unk_id;
+  if (model.contains("unk_id") && !model["unk_id"].is_null()) {
+    if (!model["unk_id"].is_number_unsigned() || model["unk_id"].get<uint64_t>() >= pieces.size()) {
+      return KeyError(path, "model.unk_id",
+                      fmt::format("expected null or an id below the {} vocabulary pieces, got {}", pieces.size(),
+                                  model["unk_id"].dump()));
+    }
+    unk_id = static_cast<TokenId>(model["unk_id"].get<uint64_t>());
+  }
+  bool byte_fallback = false;
+  if (model.contains("byte_fallback") && !model["byte_fallback"].is_null()) {
+    if (!model["byte_fallback"].is_boolean()) return KeyError(path, "model.byte_fallback", "expected true or false");
+    byte_fallback = model["byte_fallback"].get<bool>();
+  }
+  absl::StatusOr<UnigramModel> unigram = UnigramModel::Create(std::move(pieces), unk_id, byte_fallback);
+  if (!unigram.ok()) return KeyError(path, "model.vocab", std::string(unigram.status().message()));
+  TOKVEC_ASSIGN_OR_RETURN(BpeModel no_bpe, BpeModel::FromMerges({}, {}));
+  TokenizerSpec spec{.type = ModelType::kUnigram, .bpe = std::move(no_bpe)};
+  spec.unigram = std::move(unigram).value();
+  spec.source = path;
+  // 2. Pre-tokenizer (fast: Metaspace, WhitespaceSplit, [WhitespaceSplit, Metaspace]; else any splitters), normalizer,
+  // decoder.
+  const Json* pre = json.contains("pre_tokenizer") ? &json["pre_tokenizer"] : nullptr;
+  const std::string pre_type = pre != nullptr && pre->is_object() ? OptionalString(*pre, "type") : "";
+  if (pre_type == "Metaspace") {
+    TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options, ReadMetaspace(*pre, path, "pre_tokenizer"));
+    spec.pre_tokenizer = std::make_unique<MetaspacePreTokenizer>(std::move(options));
+  } else if (pre_type == "WhitespaceSplit") {
+    spec.pre_tokenizer = std::make_unique<WhitespacePreTokenizer>();
+  } else if (pre_type == "Sequence" && pre->contains("pretokenizers") && (*pre)["pretokenizers"].is_array() &&
+             (*pre)["pretokenizers"].size() == 2 && (*pre)["pretokenizers"][0].is_object() &&
+             OptionalString((*pre)["pretokenizers"][0], "type") == "WhitespaceSplit" &&
+             (*pre)["pretokenizers"][1].is_object() &&
+             OptionalString((*pre)["pretokenizers"][1], "type") == "Metaspace") {
+    TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options,
+                            ReadMetaspace((*pre)["pretokenizers"][1], path, "pre_tokenizer.pretokenizers[1]"));
+    options.whitespace_split = true;
+    spec.pre_tokenizer = std::make_unique<MetaspacePreTokenizer>(std::move(options));
+  } else {
+    // Any other shape (a Sequence of splitters around at most one Metaspace, null): as for BPE over code points.
+    TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer, ReadSplittersPreTokenizer(json, path, "Unigram"));
+  }
+  TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
+  TOKVEC_ASSIGN_OR_RETURN(spec.token_decoder, ReadHfDecoder(json.contains("decoder") ? json["decoder"] : Json(), path));
+  // 3. Added tokens.
+  TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.unigram.size(),
+                                         [&](TokenId id) { return spec.unigram.token(id); },
+                                         &spec.special_tokens));
+  TOKVEC_RETURN_IF_ERROR(ReadPostProcessorOf(json, path, spec.unigram.size(), &spec));
+  return spec;
+}
+
+
+// True when the pre-tokenizer is ByteLevel or a Sequence holding one: the vocabulary is then spelled in GPT-2's
+// byte alphabet. Otherwise (null, absent, anything else) a BPE model works on code points (ReadCharBpe).
+bool UsesByteLevel(const Json& json) {
+  if (!json.contains("pre_tokenizer")) return false;
+  const Json& pre = json["pre_tokenizer"];
+  if (!pre.is_object()) return !pre.is_null();  // Not an object: ReadPreTokenizer names the problem.
+  if (OptionalString(pre, "type") == "ByteLevel") return true;
+  if (OptionalString(pre, "type") != "Sequence" || !pre.contains("pretokenizers") || !pre["pretokenizers"].is_array()) {
+    return OptionalString(pre, "type") == "Sequence";
+  }
+  for (const Json& item : pre["pretokenizers"]) {
+    if (item.is_object() && OptionalString(item, "type") == "ByteLevel") return true;
+  }
+  return false;
+}
+
+// The pre_tokenizer of a BPE model over code points, and of WordPiece and Unigram models of other shapes than their
+// fast ones: null (the normalized text is one piece), Metaspace, or splitters (pre_tokenizer_json.h's types but
+// ByteLevel) with at most one Metaspace among them, in a Sequence. `model` names the model in messages.
+absl::StatusOr<std::unique_ptr<PreTokenizer>> ReadSplittersPreTokenizer(const Json& json, const std::string& path,
+                                                                      const std::string& model) {
+  if (!json.contains("pre_tokenizer") || json["pre_tokenizer"].is_null()) {
+    return std::make_unique<WholeTextPreTokenizer>();
+  }
+  const Json& pre = json["pre_tokenizer"];
+  if (pre.is_object() && OptionalString(pre, "type") == "Metaspace") {
+    TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options, ReadMetaspace(pre, path, "pre_tokenizer"));
+    return std::make_unique<MetaspacePreTokenizer>(std::move(options));
+  }
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<HfPreTokenizerNode> nodes, FlattenHfPreTokenizer(pre, path, "pre_tokenizer"));
+  std::optional<size_t> metaspace;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const std::string type = (*nodes[i].node)["type"].get<std::string>();
+    if (type == "Metaspace" && metaspace) {
+      return KeyError(path, nodes[i].key, "a second Metaspace is not supported");
+    }
+    if (type == "Metaspace") metaspace = i;
+    if (type != "Metaspace" && type != "Split" && type != "Digits" && type != "Punctuation" && type != "Whitespace" &&
+        type != "WhitespaceSplit" && type != "CharDelimiterSplit" && type != "UnicodeScripts" &&
+        type != "BertPreTokenizer") {
+      return KeyError(path, nodes[i].key + ".type",
+                      fmt::format("pre-tokenizer '{}' is not supported with {} (supported: null, Metaspace, Split, "
+                                  "Digits, Punctuation, Whitespace, WhitespaceSplit, CharDelimiterSplit, "
+                                  "UnicodeScripts, BertPreTokenizer, Sequence{})",
+                                  type, model == "BPE" ? "a BPE model over code points" : model,
+                                  model == "BPE" ? "; ByteLevel in the top Sequence makes a byte-level model" : ""));
+    }
+  }
+  if (!metaspace) return ReadHfSplitSteps(nodes, path);
+  TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options,
+                          ReadMetaspace(*nodes[*metaspace].node, path, nodes[*metaspace].key));
+  std::unique_ptr<PreTokenizer> before;
+  std::unique_ptr<PreTokenizer> after;
+  const auto middle = nodes.begin() + static_cast<std::ptrdiff_t>(*metaspace);
+  if (middle != nodes.begin()) {
+    TOKVEC_ASSIGN_OR_RETURN(before, ReadHfSplitSteps({nodes.begin(), middle}, path));
+  }
+  if (middle + 1 != nodes.end()) {
+    TOKVEC_ASSIGN_OR_RETURN(after, ReadHfSplitSteps({middle + 1, nodes.end()}, path));
+  }
+  return std::make_unique<MetaspaceSequencePreTokenizer>(std::move(options), std::move(before), std::move(after));
+}
+
+// model.continuing_subword_prefix and model.end_of_word_suffix (bpe_affixes.h), as token bytes: nullopt when both
+// are null, absent or "". A byte-level model's affixes are spelled in GPT-2's byte alphabet. A merge's right side
+// must begin with the prefix (Hugging Face cuts the prefix's length from it unchecked).
+absl::StatusOr<std::optional<BpeAffixes>> ReadBpeAffixes(const Json& model, const FlatMerges& merges,
+                                                         const std::string& path, bool byte_level) {
+  std::string spelled[2];
+  const char* keys[2] = {"continuing_subword_prefix", "end_of_word_suffix"};
+  for (int i = 0; i < 2; ++i) {
+    if (!model.contains(keys[i]) || model[keys[i]].is_null()) continue;
+    if (!model[keys[i]].is_string()) return KeyError(path, fmt::format("model.{}", keys[i]), "expected a string or null");
+    spelled[i] = model[keys[i]].get<std::string>();
+  }
+  if (spelled[0].empty() && spelled[1].empty()) return std::nullopt;
+  BpeAffixes affixes;
+  affixes.code_points = !byte_level;
+  std::string* bytes[2] = {&affixes.prefix, &affixes.suffix};
+  for (int i = 0; i < 2; ++i) {
+    if (!byte_level) {
+      *bytes[i] = spelled[i];
+    } else if (!AppendUnicodeToBytes(spelled[i], bytes[i])) {
+      return KeyError(path, fmt::format("model.{}", keys[i]),
+                      fmt::format("'{}' is not spelled in GPT-2's byte-to-unicode alphabet, as byte-level BPE tokens are",
+                                  spelled[i]));
+    }
+  }
+  for (size_t rank = 0; rank < merges.size() && !spelled[0].empty(); ++rank) {
+    if (merges.right(rank).substr(0, spelled[0].size()) != spelled[0]) {
+      return KeyError(path, fmt::format("model.merges[{}]", rank),
+                      fmt::format("the right side '{}' does not begin with continuing_subword_prefix '{}'",
+                                  merges.right(rank), spelled[0]));
+    }
+  }
+  return affixes;
+}
+
+// The unk_token, fuse_unk and byte_fallback of a BPE model; `find` looks a spelling up in the vocabulary.
+template <typename Find>
+absl::StatusOr<CharBpeOptions> ReadBpeUnknown(const Json& model, const std::string& path, Find find) {
+  auto flag = [&](const char* name) -> absl::StatusOr<bool> {
+    if (!model.contains(name) || model[name].is_null()) return false;
+    if (!model[name].is_boolean()) return KeyError(path, fmt::format("model.{}", name), "expected true or false");
+    return model[name].get<bool>();
+  };
+  CharBpeOptions options;
+  TOKVEC_ASSIGN_OR_RETURN(options.fuse_unk, flag("fuse_unk"));
+  TOKVEC_ASSIGN_OR_RETURN(options.byte_fallback, flag("byte_fallback"));
+  if (model.contains("unk_token") && !model["unk_token"].is_null()) {
+    if (!model["unk_token"].is_string()) return KeyError(path, "model.unk_token", "expected a string or null");
+    const std::string unk = model["unk_token"].get<std::string>();
+    options.unk_id = find(unk);
+    if (!options.unk_id) {
+      return KeyError(path, "model.unk_token", fmt::format("'{}' is not in the vocabulary", unk));
+    }
+  }
+  return options;
+}
+
+// A byte-level model with affixes: its unk_token, fuse_unk and byte_fallback (Hugging Face applies them to an
+// affixed byte with no token, e.g. CLIP's "x</w>"), and the "<0xNN>" tokens.
+absl::Status ReadByteLevelAffixExtras(const Json& json, const std::string& path, const BpeModel& bpe,
+                                      BpeAffixes* affixes) {
+  TOKVEC_ASSIGN_OR_RETURN(affixes->unknown, ReadBpeUnknown(json["model"], path, [&](const std::string& unk) {
+                            std::optional<std::string> bytes = UnicodeToBytes(unk);
+                            return bytes ? bpe.Find(*bytes) : std::nullopt;
+                          }));
+  affixes->fallback_ids = FallbackTokenIds(bpe);
+  return absl::OkStatus();
+}
+
+// The vocabulary, merges and word affixes of a BPE model spelled in the byte alphabet (byte_level) or in code
+// points, built into a BpeModel; `unreachable` (byte-level only) receives the entries no input reaches.
+struct SpelledBpe {
+  BpeModel bpe;
+  std::optional<BpeAffixes> affixes;
+};
+absl::StatusOr<SpelledBpe> ReadSpelledBpe(const Json& model, HfModelTables& tables, const std::string& path,
+                                          bool byte_level, std::vector<UnreachableToken>* unreachable) {
+  // Hugging Face samples merges at random with a dropout: refused, ids would not be reproducible.
+  if (model.contains("dropout") && !model["dropout"].is_null()) {
+    return KeyError(path, "model.dropout",
+                    fmt::format("BPE dropout ({}) is random at encode time and not supported; set it to null",
+                                model["dropout"].dump()));
+  }
+  SpelledVocab vocab;
+  TOKVEC_ASSIGN_OR_RETURN(vocab.tokens, TakeVocab(model, tables, path));
+  TOKVEC_ASSIGN_OR_RETURN(vocab.merges, TakeMerges(model, tables, path));
+  vocab.merge_where = [&](size_t rank) { return fmt::format("{}: key 'model.merges[{}]'", path, rank); };
+  TOKVEC_ASSIGN_OR_RETURN(std::optional<BpeAffixes> affixes, ReadBpeAffixes(model, vocab.merges, path, byte_level));
+  TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe, BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path),
+                                                        unreachable, byte_level, affixes ? affixes->prefix.size() : 0));
+  return SpelledBpe{.bpe = std::move(bpe), .affixes = std::move(affixes)};
+}
+
+// A BPE model over code points (SentencePiece-style: Llama-2, Mistral, Yi; see the header); `json` is the whole
+// file.
+absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& path, HfModelTables& tables) {
+  const Json& model = json["model"];
+  // 1. Options.
+  if (model.contains("ignore_merges") && !model["ignore_merges"].is_null() && !model["ignore_merges"].is_boolean()) {
+    return KeyError(path, "model.ignore_merges", "expected true or false");
+  }
+  const bool ignore_merges = model.contains("ignore_merges") && model["ignore_merges"].is_boolean() &&
+                             model["ignore_merges"].get<bool>();
+  TOKVEC_ASSIGN_OR_RETURN(SpelledBpe spelled, ReadSpelledBpe(model, tables, path, /*byte_level=*/false, nullptr));
+  BpeModel& bpe = spelled.bpe;
+  std::optional<BpeAffixes>& affixes = spelled.affixes;
+  TOKVEC_ASSIGN_OR_RETURN(const CharBpeOptions options,
+                          ReadBpeUnknown(model, path, [&](const std::string& unk) { return bpe.Find(unk); }));
+  if (affixes) {
+    affixes->unknown = options;
+    affixes->fallback_ids = FallbackTokenIds(bpe);
+  }
+  TokenizerSpec spec{.type = ModelType::kChar, .bpe = std::move(bpe)};
+  spec.char_bpe = options;
+  spec.affixes = std::move(affixes);
+  spec.ignore_merges = ignore_merges;
+  spec.source = path;
+  // 2. Pre-tokenizer (null: the normalized text is one piece; each piece is merged on its own), normalizer, decoder.
+  TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer, ReadSplittersPreTokenizer(json, path, "BPE"));
+  TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
+  TOKVEC_ASSIGN_OR_RETURN(spec.token_decoder, ReadHfDecoder(json.contains("decoder") ? json["decoder"] : Json(), path));
+  // 3. Added tokens.
+  TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.bpe.size(),
+                                         [&](TokenId id) { return spec.bpe.token(id); }, &spec.special_tokens));
+  TOKVEC_RETURN_IF_ERROR(ReadPostProcessorOf(json, path, spec.bpe.size(), &spec));
+  return spec;
+}
+
+// The reader: `text` goes to the DOM; model.vocab and model.merges come from `tables` when it holds them.
+absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std::string& path,
+                                                HfModelTables& tables) {
+  Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: not valid JSON (truncated?); parsing stopped inside key '{}'{}", path, FailingKey(text),
+        tables.scan_error.empty() ? "" : fmt::format(" ({})", tables.scan_error)));
+  }
+  if (!json.is_object()) return KeyError(path, "(top level)", "expected a JSON object");
+  // 1. The model.
+  if (!json.contains("model") || !json["model"].is_object()) return KeyError(path, "model", "missing");
+  const Json& model = json["model"];
+  if (model.contains("type") && model["type"] == "WordPiece") return ReadWordPiece(json, path, tables);
+  if (model.contains("type") && model["type"] == "Unigram") return ReadUnigram(json, path);
+  if (model.contains("type") && model["type"] != "BPE") {
+    return KeyError(path, "model.type",
+                    fmt::format("only BPE, WordPiece and Unigram models are supported, got {}", model["type"].dump()));
+  }
+  if (!UsesByteLevel(json)) return ReadCharBpe(json, path, tables);
+  std::vector<UnreachableToken> unreachable;  // Hugging Face loads entries no input reaches: so do we.
+  TOKVEC_ASSIGN_OR_RETURN(SpelledBpe spelled,
+                          ReadSpelledBpe(model, tables, path, /*byte_level=*/true, &unreachable));
+  BpeModel& bpe = spelled.bpe;
+  std::optional<BpeAffixes>& affixes = spelled.affixes;
+  if (affixes) TOKVEC_RETURN_IF_ERROR(ReadByteLevelAffixExtras(json, path, bpe, &*affixes));
+  TokenizerSpec spec = ByteLevelSpec(std::move(bpe));
+  if (affixes && json.contains("decoder")) {
+    TOKVEC_ASSIGN_OR_RETURN(spec.token_decoder, ReadHfDecoder(json["decoder"], path));
+  }
+  spec.affixes = std::move(affixes);
+  spec.unreachable_tokens = std::move(unreachable);
+  spec.source = path;
+  spec.ignore_merges = model.contains("ignore_merges") && model["ignore_merges"].is_boolean() &&
+                       model["ignore_merges"].get<bool>();
+  // 2. Pre-tokenizer and normalizer.
+  if (!json.contains("pre_tokenizer")) return KeyError(path, "pre_tokenizer", "missing");
+  TOKVEC_ASSIGN_OR_RETURN(HfPreTokenizerChoice choice, ReadHfByteLevelPreTokenizer(json["pre_tokenizer"], path));
+  spec.pre_tokenizer = std::move(choice.pre_tokenizer);
+  std::vector<std::string> prefix_step;
+  if (choice.add_prefix_space) prefix_step.push_back("prefix_space");
+  TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, prefix_step));
+  // 3. Added tokens.
+  TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.bpe.size(),
+                                         [&](TokenId id) {
+                                           for (const UnreachableToken& u : spec.unreachable_tokens) {
+                                             if (u.id == id) return u.spelling;
+                                           }
+                                           return BytesToUnicode(spec.bpe.token(id));
+                                         },
+                                         &spec.special_tokens));
+  TOKVEC_RETURN_IF_ERROR(ReadPostProcessorOf(json, path, spec.bpe.size(), &spec));
+  return spec;
+}
+
+// Hugging Face's offsets cover whole characters of the input (tokenizer/text/character_offsets.h).
+absl::StatusOr<TokenizerSpec> WithHfOffsets(absl::StatusOr<TokenizerSpec> spec) {
+  if (spec.ok()) spec->whole_character_offsets = true;
+  return spec;
+}
+
+}  // namespace
+
+// The fast path first (tokenizer_json_vocab.h); whatever it does not read to a tokenizer, the DOM reads whole, so
+// odd shapes, repeated keys and every error message are the DOM reader's.
+absl::StatusOr<TokenizerSpec> ReadHfTokenizerJson(std::string_view text, const std::string& path) {
+  HfModelTables tables = DivertModelTables(text);
+  if (tables.diverted()) {
+    absl::StatusOr<TokenizerSpec> spec = ReadTokenizerJson(tables.rest, path, tables);
+    if (spec.ok()) return WithHfOffsets(std::move(spec));
+    tables = HfModelTables{};
+  }
+  return WithHfOffsets(ReadTokenizerJson(text, path, tables));
+}
+
+absl::StatusOr<TokenizerSpec> ReadHfTokenizerJsonViaDom(std::string_view text, const std::string& path) {
+  HfModelTables none;
+  return WithHfOffsets(ReadTokenizerJson(text, path, none));
+}
+
+absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
+  if (tokenizer.type() != ModelType::kByte) {
+    return absl::FailedPreconditionError(fmt::format(
+        "only byte-level models can be written as tokenizer.json; this is a {} model{}",
+        ModelTypeName(tokenizer.type()), tokenizer.type() == ModelType::kWord ? " (train with --type byte)" : ""));
+  }
+  const TokenizerSpec& spec = tokenizer.spec();
+  const BpeModel& bpe = tokenizer.bpe();
+  if (spec.affixes) {
+    return absl::FailedPreconditionError(
+        "a model with continuing_subword_prefix or end_of_word_suffix cannot be written (not supported yet)");
+  }
+  // 1. Normalizer steps; prefix_space becomes ByteLevel's add_prefix_space.
+  std::vector<std::string> steps;
+  if (spec.normalizer != nullptr) {
+    std::string name = spec.normalizer->name();
+    for (size_t begin = 0; begin <= name.size();) {
+      size_t plus = name.find('+', begin);
+      if (plus == std::string::npos) plus = name.size();
+      steps.push_back(name.substr(begin, plus - begin));
+      begin = plus + 1;
+    }
+  }
+  bool add_prefix_space = false;
+  OrderedJson normalizers = OrderedJson::array();
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i] == "prefix_space") {
+      if (i + 1 != steps.size()) {
+        return absl::FailedPreconditionError("prefix_space must be the last normalizer step for tokenizer.json");
+      }
+      add_prefix_space = true;
+    } else if (steps[i] == "nfc" || steps[i] == "nfkc") {
+      normalizers.push_back({{"type", steps[i] == "nfc" ? "NFC" : "NFKC"}});
+    } else if (steps[i] == "lowercase") {
+      normalizers.push_back({{"type", "Lowercase"}});
+    } else {
+      return absl::FailedPreconditionError(fmt::format("normalizer step '{}' has no tokenizer.json form", steps[i]));
+    }
+  }
+  // 2. Pre-tokenizer.
+  const std::string pattern = spec.pre_tokenizer->name();
+  auto byte_level = [](bool prefix_space, bool use_regex) {
+    return OrderedJson{{"type", "ByteLevel"},
+                       {"add_prefix_space", prefix_space},
+                       {"trim_offsets", true},
+                       {"use_regex", use_regex}};
+  };
+  OrderedJson pre_tokenizer;
+  if (const auto* hf = dynamic_cast<const HfPreTokenizer*>(spec.pre_tokenizer.get())) {
+    TOKVEC_ASSIGN_OR_RETURN(const std::string hf_json, HfPreTokenizerJson(*hf, add_prefix_space));
+    pre_tokenizer = OrderedJson::parse(hf_json);
+  } else if (pattern == "gpt2") {
+    pre_tokenizer = byte_level(add_prefix_space, true);
+  } else {
+    if (add_prefix_space) {
+      return absl::FailedPreconditionError("prefix_space with a split pattern other than gpt2 has no tokenizer.json form");
+    }
+    std::optional<std::string> preset = SplitPresetRegex(pattern);
+    OrderedJson split = {{"type", "Split"},
+                         {"pattern", {{"Regex", preset ? *preset : pattern}}},
+                         {"behavior", "Isolated"},
+                         {"invert", false}};
+    pre_tokenizer = {{"type", "Sequence"}, {"pretokenizers", {split, byte_level(false, false)}}};
+  }
+  for (const SpecialToken& special : spec.special_tokens) {
+    if (Utf8ValidEnd(special.text, 0) != special.text.size()) {
+      return absl::FailedPreconditionError(
+          fmt::format("special token {} is not valid UTF-8 and cannot be written to JSON", special.id));
+    }
+  }
+  // 3. Model: vocab in id order, merges in rank order.
+  // Written as text: ordered_json's object insertion is a linear search, quadratic for 200k tokens.
+  // Special tokens are in the vocab too: Hugging Face gives an added token that is not in the vocab the next
+  // free id (vocab size + k), ignoring the id written in added_tokens, which breaks gaps like cl100k's 100256.
+  std::vector<std::string> spellings(std::max<size_t>(bpe.size(), tokenizer.vocab_size()));
+  for (TokenId id = 0; id < bpe.size(); ++id) {
+    if (!bpe.token(id).empty()) spellings[id] = BytesToUnicode(bpe.token(id));
+  }
+  for (const SpecialToken& special : spec.special_tokens) {
+    if (spellings[special.id].empty()) spellings[special.id] = special.text;
+  }
+  std::vector<bool> empty_token(spellings.size(), false);  // An unreachable entry spelled "" is written too.
+  for (const UnreachableToken& unreachable : spec.unreachable_tokens) {
+    if (unreachable.id >= spellings.size()) continue;
+    spellings[unreachable.id] = unreachable.spelling;
+    empty_token[unreachable.id] = unreachable.spelling.empty();
+  }
+  std::string vocab = "{";
+  for (size_t id = 0; id < spellings.size(); ++id) {
+    if (spellings[id].empty() && !empty_token[id]) continue;
+    if (vocab.size() > 1) vocab += ',';
+    vocab += Json(spellings[id]).dump(-1, ' ', false, Json::error_handler_t::replace);
+    vocab += ':';
+    vocab += std::to_string(id);
+  }
+  vocab += '}';
+  std::string merges = "[";
+  auto add_merge = [&](const BpeModel::MergePair& pair) {
+    if (merges.size() > 1) merges += ',';
+    merges += '[';
+    merges += Json(BytesToUnicode(bpe.token(pair.left))).dump();
+    merges += ',';
+    merges += Json(BytesToUnicode(bpe.token(pair.right))).dump();
+    merges += ']';
+  };
+  bool ignore_merges = spec.ignore_merges;
+  if (bpe.rule() == BpeModel::Rule::kMergeList) {
+    for (const BpeModel::MergePair& pair : bpe.merges()) add_merge(pair);
+  } else {
+    std::array<std::optional<TokenId>, 256> byte_ids;
+    for (int b = 0; b < 256; ++b) byte_ids[b] = bpe.Find(std::string(1, static_cast<char>(b)));
+    for (TokenId id = 0; id < bpe.size(); ++id) {
+      if (bpe.token(id).size() < 2) continue;
+      if (std::optional<BpeModel::MergePair> pair = RankMergeOf(bpe, id, byte_ids)) add_merge(*pair);
+    }
+    ignore_merges = true;
+  }
+  merges += ']';
+  OrderedJson added = OrderedJson::array();
+  for (const SpecialToken& special : spec.special_tokens) {
+    added.push_back({{"id", special.id},
+                     {"content", special.text},
+                     {"single_word", special.single_word},
+                     {"lstrip", special.lstrip},
+                     {"rstrip", special.rstrip},
+                     {"normalized", special.normalized},
+                     {"special", special.special}});
+  }
+  OrderedJson root = {
+      {"version", "1.0"},
+      {"truncation", nullptr},
+      {"padding", nullptr},
+      {"added_tokens", added},
+      {"normalizer", normalizers.empty()       ? OrderedJson(nullptr)
+                     : normalizers.size() == 1 ? normalizers[0]
+                                               : OrderedJson{{"type", "Sequence"}, {"normalizers", normalizers}}},
+      {"pre_tokenizer", pre_tokenizer},
+      {"post_processor", nullptr},
+      {"decoder", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}}},
+      {"model",
+       {{"type", "BPE"},
+        {"dropout", nullptr},
+        {"unk_token", nullptr},
+        {"continuing_subword_prefix", nullptr},
+        {"end_of_word_suffix", nullptr},
+        {"fuse_unk", false},
+        {"byte_fallback", false},
+        {"ignore_merges", ignore_merges},
+        {"vocab", nullptr},
+        {"merges", nullptr}}},
+  };
+  // The model is the last key and vocab, merges its last two: put their text in place of the nulls.
+  std::string text = root.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+  constexpr std::string_view kTail = R"("vocab":null,"merges":null}})";
+  if (text.size() < kTail.size() || text.compare(text.size() - kTail.size(), kTail.size(), kTail) != 0) {
+    return absl::InternalError("tokenizer.json writer: unexpected layout");
+  }
+  text.resize(text.size() - kTail.size());
+  return text + R"("vocab":)" + vocab + R"(,"merges":)" + merges + "}}\n";
+}
+
+}  // namespace tokvec

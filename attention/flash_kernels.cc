@@ -60,11 +60,6 @@ void PackKeyPanels(StridedView k, std::vector<float>* panels) {
 
 #if defined(__x86_64__)
 
-bool Avx512Available() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-}
-
 namespace {
 
 // R queries x 32 keys: 2·R accumulators; per step of the Dk loop 2 panel loads feed 2·R FMAs whose other
@@ -165,8 +160,6 @@ void TileContext(const float* p, int64_t p_stride, int64_t rows, int64_t cols, c
 }
 
 #else  // not x86-64: never selected (Avx512Available() is false); plain loops keep the library linkable.
-
-bool Avx512Available() { return false; }
 
 void TileScores(const float* q, int64_t q_stride, int64_t rows, int64_t head_dim, const float* panels, int64_t k0,
                 int64_t cols, float scale, float* s, int64_t s_stride) {

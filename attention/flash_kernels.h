@@ -20,14 +20,12 @@
 #include <vector>
 
 #include "attention/scaled_dot_product.h"
+#include "kernels/cpu_features.h"
 
 namespace tokvec {
 
 // Keys per panel of the transposed key copy.
 inline constexpr int64_t kKeyPanel = 32;
-
-// True when the CPU runs AVX-512F (checked once).
-bool Avx512Available();
 
 // Whether TileContext handles value width v_dim.
 inline bool TileContextSupports(int64_t v_dim) { return v_dim > 0 && v_dim <= 64 && v_dim % 16 == 0; }

@@ -1,5 +1,5 @@
 // exp(x) of 16 floats with AVX-512F, shared by the kernels that need it (flash attention's online softmax,
-// gelu_avx512.cc's tanh GELU). Call only when Avx512Available() (flash_kernels.h).
+// gelu_avx512.cc's tanh GELU). Call only when Avx512Available() (kernels/cpu_features.h).
 //
 //   __m512 e = Exp16(_mm512_loadu_ps(x));   // e[i] = exp(x[i]); x < -103 gives 0, x > 88.7 gives exp(88.7)
 //

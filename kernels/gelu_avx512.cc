@@ -3,8 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/cpu_features.h"
 #include "kernels/exp16_avx512.h"
-#include "attention/flash_kernels.h"
 
 namespace tokvec {
 namespace {

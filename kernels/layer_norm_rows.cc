@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attention/flash_kernels.h"
+#include "kernels/cpu_features.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

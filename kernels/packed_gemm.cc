@@ -6,7 +6,7 @@
 #include <new>
 #include <span>
 
-#include "attention/flash_kernels.h"
+#include "kernels/cpu_features.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

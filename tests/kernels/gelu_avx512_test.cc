@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "attention/flash_kernels.h"
+#include "kernels/cpu_features.h"
 
 namespace tokvec {
 namespace {

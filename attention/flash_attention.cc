@@ -7,10 +7,10 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/exp16_avx512.h"
 #include "attention/flash_kernels.h"
-#include "kernels/ops.h"
 #include "fmt/format.h"
+#include "kernels/exp16_avx512.h"
+#include "kernels/ops.h"
 
 namespace tokvec {
 namespace {

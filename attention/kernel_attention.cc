@@ -7,8 +7,8 @@
 #include <limits>
 #include <random>
 
-#include "kernels/ops.h"
 #include "fmt/format.h"
+#include "kernels/ops.h"
 
 namespace tokvec {
 namespace {

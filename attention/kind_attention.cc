@@ -4,10 +4,10 @@
 #include <utility>
 
 #include "attention/mask.h"
-#include "kernels/ops.h"
 #include "attention/sparse_attention.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
+#include "kernels/ops.h"
 
 namespace tokvec {
 

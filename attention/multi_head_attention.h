@@ -26,8 +26,8 @@
 #include "absl/status/statusor.h"
 #include "attention/kind_attention.h"
 #include "attention/mask.h"
-#include "kernels/ops.h"
 #include "embeddings/positional.h"
+#include "kernels/ops.h"
 #include "kernels/tensor.h"
 
 namespace tokvec {

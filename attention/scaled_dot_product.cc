@@ -6,8 +6,8 @@
 #include <cmath>
 #include <span>
 
-#include "kernels/ops.h"
 #include "fmt/format.h"
+#include "kernels/ops.h"
 
 namespace tokvec {
 

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/heatmap.h"
-#include "pipeline/model_directory.h"
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "cli/command.h"
 #include "fmt/format.h"
+#include "pipeline/heatmap.h"
+#include "pipeline/model_directory.h"
 #include "tokenizer/readable_token.h"
 
 namespace tokvec::cli {

@@ -39,21 +39,21 @@
 #include <vector>
 
 #include "attention/attention_kind.h"
-#include "models/batched_block.h"
 #include "attention/flash_attention.h"
 #include "attention/kernel_attention.h"
 #include "attention/kind_attention.h"
-#include "kernels/low_precision_linear.h"
-#include "kernels/ops.h"
-#include "kernels/pack_linears.h"
 #include "attention/scaled_dot_product.h"
 #include "attention/sparse_pattern.h"
-#include "models/transformer_block.h"
 #include "base/status_macros.h"
 #include "cli/bench_gemm.h"
 #include "cli/command.h"
 #include "embeddings/random_init.h"
 #include "fmt/format.h"
+#include "kernels/low_precision_linear.h"
+#include "kernels/ops.h"
+#include "kernels/pack_linears.h"
+#include "models/batched_block.h"
+#include "models/transformer_block.h"
 #include "nlohmann/json.hpp"
 
 namespace tokvec::cli {

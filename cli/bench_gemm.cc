@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/ops.h"
-#include "kernels/packed_gemm.h"
 #include "embeddings/random_init.h"
 #include "fmt/format.h"
+#include "kernels/ops.h"
+#include "kernels/packed_gemm.h"
 #include "nlohmann/json.hpp"
 
 #if defined(__x86_64__)

@@ -28,11 +28,6 @@
 #include <string_view>
 #include <vector>
 
-#include "pipeline/embed_texts.h"
-#include "kernels/low_precision_linear.h"
-#include "pipeline/model_directory.h"
-#include "kernels/ops.h"
-#include "pipeline/pooling.h"
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "cli/command.h"
@@ -41,7 +36,12 @@
 #include "distributed/world.h"
 #include "embeddings/npy.h"
 #include "fmt/format.h"
+#include "kernels/low_precision_linear.h"
+#include "kernels/ops.h"
 #include "nlohmann/json.hpp"
+#include "pipeline/embed_texts.h"
+#include "pipeline/model_directory.h"
+#include "pipeline/pooling.h"
 
 namespace tokvec::cli {
 namespace {

@@ -50,11 +50,11 @@
 #include "distributed/world.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
-#include "tokenizer/readable_token.h"
-#include "tokenizer/pair_encoding.h"
 #include "tokenizer/models/bpe/piece_cache.h"
-#include "tokenizer/tokenizer.h"
+#include "tokenizer/pair_encoding.h"
+#include "tokenizer/readable_token.h"
 #include "tokenizer/text/utf8.h"
+#include "tokenizer/tokenizer.h"
 
 namespace tokvec::cli {
 namespace {

@@ -30,13 +30,13 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "models/model_config.h"
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "cli/command.h"
 #include "embeddings/random_init.h"
 #include "embeddings/safetensors.h"
 #include "fmt/format.h"
+#include "models/model_config.h"
 #include "tokenizer/tokenizer.h"
 #include "word2vec/vectors.h"
 

@@ -33,8 +33,8 @@
 #include "cli/command.h"
 #include "distributed/world.h"
 #include "fmt/format.h"
-#include "tokenizer/trainers/count_file.h"
 #include "tokenizer/formats/formats.h"
+#include "tokenizer/trainers/count_file.h"
 #include "tokenizer/trainers/tokenizer_trainer.h"
 
 namespace tokvec::cli {

@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include "fmt/format.h"
 #include "kernels/gelu_avx512.h"
 #include "kernels/tiled_linear.h"
-#include "fmt/format.h"
 
 // OpenBLAS's own shutdown of its thread pool (it calls it at fork and at exit).
 extern "C" int blas_thread_shutdown_(void) __attribute__((weak));

@@ -36,8 +36,8 @@
 #include <optional>
 #include <span>
 
-#include "kernels/ops.h"
 #include "base/worker_pool.h"
+#include "kernels/ops.h"
 #include "kernels/tensor.h"
 
 namespace tokvec {

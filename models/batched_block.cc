@@ -10,10 +10,10 @@
 
 #include "attention/flash_attention.h"
 #include "attention/kind_attention.h"
-#include "kernels/layer_norm_rows.h"
-#include "kernels/tiled_linear.h"
 #include "embeddings/positional.h"
 #include "fmt/format.h"
+#include "kernels/layer_norm_rows.h"
+#include "kernels/tiled_linear.h"
 
 namespace tokvec {
 namespace {

@@ -22,10 +22,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "kernels/huge_page_buffer.h"
-#include "models/transformer_block.h"
 #include "base/worker_pool.h"
+#include "kernels/huge_page_buffer.h"
 #include "kernels/tensor.h"
+#include "models/transformer_block.h"
 
 namespace tokvec {
 

@@ -8,8 +8,8 @@
 #include "attention/flash_attention.h"
 #include "attention/mask.h"
 #include "attention/scaled_dot_product.h"
-#include "kernels/tiled_linear.h"
 #include "fmt/format.h"
+#include "kernels/tiled_linear.h"
 
 namespace tokvec {
 namespace {

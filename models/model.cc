@@ -5,13 +5,13 @@
 #include <filesystem>
 #include <utility>
 
-#include "models/batched_block.h"
 #include "attention/kernel_attention.h"
 #include "base/status_macros.h"
 #include "embeddings/positional.h"
 #include "embeddings/token_embedding.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "models/batched_block.h"
 
 namespace tokvec {
 namespace {

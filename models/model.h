@@ -60,16 +60,16 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "models/batched_block.h"
-#include "models/decoder_block.h"
-#include "kernels/huge_page_buffer.h"
-#include "kernels/low_precision_linear.h"
-#include "models/model_config.h"
-#include "kernels/pack_linears.h"
-#include "models/transformer_block.h"
 #include "embeddings/safetensors.h"
 #include "embeddings/safetensors_shards.h"
+#include "kernels/huge_page_buffer.h"
+#include "kernels/low_precision_linear.h"
+#include "kernels/pack_linears.h"
 #include "kernels/tensor.h"
+#include "models/batched_block.h"
+#include "models/decoder_block.h"
+#include "models/model_config.h"
+#include "models/transformer_block.h"
 
 namespace tokvec {
 

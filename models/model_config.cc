@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "models/decoder_config.h"
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
+#include "models/decoder_config.h"
 #include "nlohmann/json.hpp"
 
 namespace tokvec {

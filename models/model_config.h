@@ -45,8 +45,8 @@
 #include <vector>
 
 #include "attention/attention_kind.h"
-#include "kernels/ops.h"
 #include "embeddings/positional.h"
+#include "kernels/ops.h"
 
 namespace tokvec {
 

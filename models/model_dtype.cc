@@ -5,8 +5,8 @@
 //   fmt::print("{} bytes of linear weights\n", model->LinearWeightBytes());
 #include <utility>
 
-#include "models/model.h"
 #include "kernels/pack_linears.h"
+#include "models/model.h"
 
 namespace tokvec {
 

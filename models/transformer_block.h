@@ -26,8 +26,8 @@
 #include "absl/status/statusor.h"
 #include "attention/mask.h"
 #include "attention/multi_head_attention.h"
-#include "kernels/ops.h"
 #include "embeddings/positional.h"
+#include "kernels/ops.h"
 #include "kernels/tensor.h"
 
 namespace tokvec {

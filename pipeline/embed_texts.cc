@@ -7,9 +7,9 @@
 #include <mutex>
 #include <utility>
 
-#include "kernels/ops.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
+#include "kernels/ops.h"
 
 namespace tokvec {
 namespace {

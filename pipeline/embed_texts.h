@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "kernels/tensor.h"
 #include "pipeline/model_directory.h"
 #include "pipeline/pooling.h"
-#include "kernels/tensor.h"
 
 namespace tokvec {
 

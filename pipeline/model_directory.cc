@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <utility>
 
-#include "pipeline/sliding_window.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
+#include "pipeline/sliding_window.h"
 
 namespace tokvec {
 absl::StatusOr<ModelDirectory> ModelDirectory::Load(const std::string& dir, LinearDtype dtype) {

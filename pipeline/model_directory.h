@@ -25,10 +25,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "kernels/tensor.h"
 #include "models/model.h"
 #include "pipeline/pooling.h"
 #include "pipeline/text_special_tokens.h"
-#include "kernels/tensor.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec {

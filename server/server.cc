@@ -12,12 +12,12 @@
 #include <set>
 #include <utility>
 
-#include "pipeline/embed_texts.h"
-#include "pipeline/model_directory.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "httplib.h"
 #include "nlohmann/json.hpp"
+#include "pipeline/embed_texts.h"
+#include "pipeline/model_directory.h"
 #include "server/api.h"
 #include "server/batcher.h"
 #include "server/metrics.h"

@@ -4,13 +4,13 @@
 
 #include "base/status_macros.h"
 #include "fmt/format.h"
+#include "tokenizer/normalizers/icu_normalizer.h"
+#include "tokenizer/normalizers/sequence_normalizer.h"
+#include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
 #include "tokenizer/text/bert_unicode.h"
 #include "tokenizer/text/byte_unicode.h"
 #include "tokenizer/text/character_offsets.h"
-#include "tokenizer/normalizers/icu_normalizer.h"
-#include "tokenizer/normalizers/sequence_normalizer.h"
 #include "tokenizer/text/utf8.h"
-#include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
 
 namespace tokvec {
 namespace {

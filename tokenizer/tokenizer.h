@@ -36,19 +36,19 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "tokenizer/added_token_matcher.h"
+#include "tokenizer/decoders/decoders.h"
+#include "tokenizer/decoders/wordpiece_decoder.h"
 #include "tokenizer/id_text.h"
-#include "tokenizer/models/bpe/piece_cache.h"
 #include "tokenizer/models/bpe/bpe_affixes.h"
 #include "tokenizer/models/bpe/bpe_model.h"
-#include "tokenizer/added_token_matcher.h"
 #include "tokenizer/models/bpe/char_symbols.h"
-#include "tokenizer/normalizers/normalizer.h"
-#include "tokenizer/processors/post_processor.h"
-#include "tokenizer/pre_tokenizers/pre_tokenizer.h"
-#include "tokenizer/decoders/decoders.h"
+#include "tokenizer/models/bpe/piece_cache.h"
 #include "tokenizer/models/unigram/unigram_model.h"
-#include "tokenizer/decoders/wordpiece_decoder.h"
 #include "tokenizer/models/wordpiece/wordpiece_model.h"
+#include "tokenizer/normalizers/normalizer.h"
+#include "tokenizer/pre_tokenizers/pre_tokenizer.h"
+#include "tokenizer/processors/post_processor.h"
 
 namespace tokvec {
 

@@ -34,9 +34,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "attention/kernel_attention.h"
-#include "models/model_config.h"
 #include "attention/sparse_pattern.h"
 #include "embeddings/safetensors.h"
+#include "models/model_config.h"
 #include "training/roberta_layout.h"
 
 namespace tokvec::training {

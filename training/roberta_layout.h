@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "models/model_config.h"
 #include "embeddings/safetensors.h"
+#include "models/model_config.h"
 
 namespace tokvec::training {
 

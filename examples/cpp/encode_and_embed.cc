@@ -2,8 +2,8 @@
 #include <cstdio>
 #include <string>
 
-#include "pipeline/embed_texts.h"
 #include "fmt/format.h"
+#include "pipeline/embed_texts.h"
 #include "tokenizer/tokenizer.h"
 
 int main(int argc, char** argv) {

@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include "fmt/format.h"
 #include "pipeline/embed_texts.h"
 #include "pipeline/model_directory.h"
-#include "fmt/format.h"
 #include "python/src/bindings.h"
 
 namespace tokvec::python {

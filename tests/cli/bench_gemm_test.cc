@@ -2,11 +2,11 @@
 // errors (exit 2); TOKVEC_GEMM=openblas (or a CPU without AVX-512F) is an error naming the reason.
 #include <string>
 
-#include "kernels/packed_gemm.h"
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kernels/packed_gemm.h"
 #include "nlohmann/json.hpp"
-#include "fmt/format.h"
 #include "tests/cli/model_cli_testutil.h"
 #include "tests/cli/run_tokvec_testutil.h"
 

@@ -2,11 +2,11 @@
 #include <filesystem>
 #include <string>
 
-#include "models/model_config.h"
 #include "embeddings/safetensors.h"
 #include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "models/model_config.h"
 #include "nlohmann/json.hpp"
 #include "tests/cli/model_cli_testutil.h"
 

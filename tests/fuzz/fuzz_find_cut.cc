@@ -21,8 +21,8 @@
 #include "tests/tokenizer/icu_utf8_oracle.h"
 #include "tokenizer/pre_tokenizers/preset_pre_tokenizer.h"
 #include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
-#include "tokenizer/text/utf8.h"
 #include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
+#include "tokenizer/text/utf8.h"
 
 namespace tokvec {
 namespace {

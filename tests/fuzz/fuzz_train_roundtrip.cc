@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "tests/fuzz/fuzz_util.h"
-#include "tokenizer/trainers/bpe_trainer.h"
 #include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
 #include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
+#include "tokenizer/trainers/bpe_trainer.h"
 #include "tokenizer/trainers/word_counter.h"
 
 namespace tokvec {

@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/embed_texts.h"
-#include "pipeline/model_directory.h"
-#include "kernels/tiled_linear.h"
 #include "base/file_io.h"
 #include "embeddings/random_init.h"
+#include "kernels/tiled_linear.h"
 #include "nlohmann/json.hpp"
+#include "pipeline/embed_texts.h"
+#include "pipeline/model_directory.h"
 
 namespace tokvec {
 namespace {

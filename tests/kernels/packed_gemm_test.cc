@@ -13,8 +13,8 @@
 #include <span>
 #include <vector>
 
-#include "kernels/tiled_linear.h"
 #include "embeddings/random_init.h"
+#include "kernels/tiled_linear.h"
 
 namespace tokvec {
 namespace {

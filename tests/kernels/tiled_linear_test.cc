@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/packed_gemm.h"
 #include "embeddings/random_init.h"
+#include "kernels/packed_gemm.h"
 
 namespace tokvec {
 namespace {

@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "models/batched_block.h"
 #include "embeddings/random_init.h"
+#include "models/batched_block.h"
 
 namespace tokvec {
 namespace {

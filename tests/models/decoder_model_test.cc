@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "models/decoder_config.h"
-#include "models/model.h"
-#include "pipeline/model_directory.h"
-#include "pipeline/pooling.h"
 #include "base/file_io.h"
 #include "gtest/gtest.h"
+#include "models/decoder_config.h"
+#include "models/model.h"
 #include "nlohmann/json.hpp"
+#include "pipeline/model_directory.h"
+#include "pipeline/pooling.h"
 #include "tests/attention/hf_reference_testutil.h"
 
 namespace tokvec {

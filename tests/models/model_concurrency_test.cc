@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "models/model.h"
 #include "gtest/gtest.h"
+#include "models/model.h"
 
 namespace tokvec {
 namespace {

@@ -9,8 +9,8 @@
 #include "base/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/attention/mixed_texts_testutil.h"
 #include "nlohmann/json.hpp"
+#include "tests/attention/mixed_texts_testutil.h"
 
 namespace tokvec {
 namespace {

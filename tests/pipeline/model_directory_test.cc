@@ -11,11 +11,11 @@
 #include <filesystem>
 #include <string>
 
-#include "pipeline/sliding_window.h"
 #include "base/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "pipeline/sliding_window.h"
 
 namespace tokvec {
 namespace {

@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
+#include "gtest/gtest.h"
 #include "pipeline/embed_texts.h"
 #include "pipeline/model_directory.h"
-#include "gtest/gtest.h"
 #include "tests/attention/mixed_texts_testutil.h"
 
 namespace tokvec::server {

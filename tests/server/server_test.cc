@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
-#include "pipeline/embed_texts.h"
-#include "pipeline/model_directory.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "nlohmann/json.hpp"
+#include "pipeline/embed_texts.h"
+#include "pipeline/model_directory.h"
 
 namespace tokvec::server {
 namespace {

@@ -12,9 +12,9 @@
 #include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "tokenizer/pre_tokenizers/preset_pre_tokenizer.h"
-#include "tokenizer/tokenizer.h"
-#include "tokenizer/text/utf8.h"
 #include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
+#include "tokenizer/text/utf8.h"
+#include "tokenizer/tokenizer.h"
 
 namespace tokvec {
 namespace {

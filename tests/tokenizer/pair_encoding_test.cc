@@ -10,10 +10,10 @@
 #include "base/file_io.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tokenizer/processors/post_processor_json.h"
-#include "tokenizer/pair_encoding.h"
-#include "tokenizer/tokenizer.h"
 #include "tests/tokenizer/shared_vocab_testutil.h"
+#include "tokenizer/pair_encoding.h"
+#include "tokenizer/processors/post_processor_json.h"
+#include "tokenizer/tokenizer.h"
 
 namespace tokvec {
 namespace {

@@ -12,9 +12,9 @@
 #include "base/file_io.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/fuzz/fuzz_models.h"
 #include "tokenizer/formats/formats.h"
 #include "tokenizer/tokenizer.h"
-#include "tests/fuzz/fuzz_models.h"
 
 namespace tokvec {
 namespace {

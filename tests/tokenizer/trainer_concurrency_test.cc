@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tokenizer/trainers/bpe_trainer.h"
 #include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
 #include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
+#include "tokenizer/trainers/bpe_trainer.h"
 #include "tokenizer/trainers/word_counter.h"
 
 namespace tokvec {

@@ -12,10 +12,10 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tokenizer/formats/formats.h"
-#include "tokenizer/pre_tokenizers/metaspace_pre_tokenizer.h"
-#include "tokenizer/normalizers/precompiled_normalizer.h"
-#include "tokenizer/tokenizer.h"
 #include "tokenizer/models/unigram/unigram_model.h"
+#include "tokenizer/normalizers/precompiled_normalizer.h"
+#include "tokenizer/pre_tokenizers/metaspace_pre_tokenizer.h"
+#include "tokenizer/tokenizer.h"
 
 namespace tokvec {
 namespace {

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "attention/attention_kind.h"
-#include "models/model.h"
-#include "models/model_config.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "models/model.h"
+#include "models/model_config.h"
 #include "tests/training/model_testutil.h"
 #include "training/gpt2_model.h"
 #include "training/kernels.h"

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "models/model_config.h"
 #include "embeddings/safetensors.h"
 #include "gtest/gtest.h"
+#include "models/model_config.h"
 #include "training/gpt2_model.h"
 
 namespace tokvec::training {

@@ -9,8 +9,8 @@
 
 #include "embeddings/safetensors.h"
 #include "gtest/gtest.h"
-#include "tests/training/golden_testutil.h"
 #include "models/model.h"
+#include "tests/training/golden_testutil.h"
 #include "training/gpt2_model.h"
 #include "training/optimizer.h"
 #include "training/train_step.h"

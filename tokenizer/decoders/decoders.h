@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "tokenizer/text/text_pattern.h"
 #include "tokenizer/decoders/wordpiece_decoder.h"
+#include "tokenizer/text/text_pattern.h"
 
 namespace tokvec {
 

@@ -23,9 +23,9 @@
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
-#include "tokenizer/pre_tokenizers/bert_pre_tokenizer.h"
 #include "tokenizer/formats/formats.h"
 #include "tokenizer/normalizers/icu_normalizer.h"
+#include "tokenizer/pre_tokenizers/bert_pre_tokenizer.h"
 
 namespace tokvec {
 namespace {

@@ -11,8 +11,8 @@
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "tokenizer/formats/formats.h"
-#include "tokenizer/formats/tokenizer_json_vocab.h"
 #include "tokenizer/formats/spelled_vocab.h"
+#include "tokenizer/formats/tokenizer_json_vocab.h"
 #include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
 
 namespace tokvec {

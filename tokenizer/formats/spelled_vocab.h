@@ -17,8 +17,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "tokenizer/models/bpe/bpe_model.h"
 #include "tokenizer/formats/flat_vocab.h"
+#include "tokenizer/models/bpe/bpe_model.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec {

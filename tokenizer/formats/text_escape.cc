@@ -2,8 +2,8 @@
 
 #include "absl/strings/numbers.h"
 #include "fmt/format.h"
-#include "tokenizer/tokenizer.h"
 #include "tokenizer/text/utf8.h"
+#include "tokenizer/tokenizer.h"
 
 namespace tokvec {
 

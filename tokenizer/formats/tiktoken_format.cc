@@ -22,8 +22,8 @@
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "tokenizer/formats/formats.h"
-#include "tokenizer/pre_tokenizers/pre_tokenizer_json.h"
 #include "tokenizer/formats/spelled_vocab.h"
+#include "tokenizer/pre_tokenizers/pre_tokenizer_json.h"
 #include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
 
 namespace tokvec {

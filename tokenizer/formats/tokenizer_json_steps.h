@@ -19,8 +19,8 @@
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
-#include "tokenizer/normalizers/normalizer.h"
 #include "tokenizer/decoders/decoders.h"
+#include "tokenizer/normalizers/normalizer.h"
 
 namespace tokvec {
 

@@ -39,14 +39,14 @@
 #include "absl/strings/numbers.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
-#include "tokenizer/text/byte_unicode.h"
 #include "tokenizer/formats/formats.h"
-#include "tokenizer/normalizers/icu_normalizer.h"
-#include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
 #include "tokenizer/formats/text_escape.h"
-#include "tokenizer/text/utf8.h"
+#include "tokenizer/normalizers/icu_normalizer.h"
 #include "tokenizer/pre_tokenizers/pre_tokenizer_json.h"
+#include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
 #include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
+#include "tokenizer/text/byte_unicode.h"
+#include "tokenizer/text/utf8.h"
 
 namespace tokvec {
 namespace {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
-#include "tokenizer/text/bert_unicode.h"
 #include "fmt/format.h"
+#include "tokenizer/text/bert_unicode.h"
 #include "tokenizer/text/utf8.h"
 #include "unicode/bytestream.h"
 #include "unicode/casemap.h"

@@ -1,9 +1,9 @@
 #include "tokenizer/pre_tokenizers/bert_pre_tokenizer.h"
 
 #include "fmt/format.h"
+#include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
 #include "tokenizer/text/bert_unicode.h"
 #include "tokenizer/text/utf8.h"
-#include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
 
 namespace tokvec {
 

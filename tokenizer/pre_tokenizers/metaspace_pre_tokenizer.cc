@@ -2,8 +2,8 @@
 
 #include "base/status_macros.h"
 #include "fmt/format.h"
-#include "tokenizer/text/utf8.h"
 #include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
+#include "tokenizer/text/utf8.h"
 
 namespace tokvec {
 

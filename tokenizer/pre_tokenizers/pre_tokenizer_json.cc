@@ -7,12 +7,12 @@
 #include "base/json_fields.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
-#include "tokenizer/text/byte_unicode.h"
 #include "tokenizer/pre_tokenizers/char_class_pre_tokenizer.h"
 #include "tokenizer/pre_tokenizers/preset_pre_tokenizer.h"
 #include "tokenizer/pre_tokenizers/split_behavior.h"
 #include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
 #include "tokenizer/pre_tokenizers/unicode_scripts_pre_tokenizer.h"
+#include "tokenizer/text/byte_unicode.h"
 #include "tokenizer/text/utf8.h"
 
 namespace tokvec {

@@ -24,11 +24,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "tokenizer/trainers/bpe_trainer.h"
-#include "tokenizer/trainers/count_file.h"
 #include "tokenizer/normalizers/normalizer.h"
 #include "tokenizer/pre_tokenizers/pre_tokenizer.h"
 #include "tokenizer/tokenizer.h"
+#include "tokenizer/trainers/bpe_trainer.h"
+#include "tokenizer/trainers/count_file.h"
 #include "tokenizer/trainers/word_counter.h"
 
 namespace tokvec {

@@ -3,11 +3,11 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tokenizer/trainers/bpe_trainer.h"
 #include "tokenizer/formats/formats.h"
 #include "tokenizer/normalizers/icu_normalizer.h"
 #include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
 #include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
+#include "tokenizer/trainers/bpe_trainer.h"
 
 namespace tokvec {
 namespace {

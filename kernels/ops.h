@@ -71,6 +71,10 @@ void LinearInto(MatrixView x, const LinearWeights& w, float* y, int threads);
 
 // LayerNorm (Ba et al. 2016, https://arxiv.org/abs/1607.06450), as torch.nn.LayerNorm over the last dimension:
 // y = (x - mean) / sqrt(var + eps) * gamma + beta, with the biased variance. Statistics are in double.
+// LayerNormInto is the reference LayerNorm of tokvec (a plain loop per row); the two other forwards are tested
+// against it: LayerNormRowsInto (layer_norm_rows.h, AVX-512; tests/kernels/layer_norm_rows_test.cc) and
+// training's LayerNormForward (training/kernels.h, which also keeps mean and rstd for the backward pass;
+// tests/training/layer_norm_reference_test.cc).
 struct LayerNormWeights {
   std::span<const float> gamma;  // [D]
   std::span<const float> beta;   // [D]

@@ -19,9 +19,9 @@
 
 #include <cstdint>
 
-#include "kernels/ops.h"
 #include "attention/sparse_pattern.h"
 #include "embeddings/positional.h"
+#include "kernels/ops.h"
 
 namespace tokvec::training {
 
@@ -37,6 +37,7 @@ void EmbeddingBackward(float* dwte, float* dwpe, const float* dout, const int32_
 
 // LayerNorm (Ba et al. 2016) over the last dimension, torch.nn.LayerNorm: out = (x - mean)·rstd·weight + bias with
 // rstd = 1/sqrt(var + eps), biased variance. Keeps mean and rstd ([N] each) for the backward pass.
+// Checked against the reference LayerNormInto (kernels/ops.h) in tests/training/layer_norm_reference_test.cc.
 void LayerNormForward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
                       const float* bias, int64_t N, int64_t C, float eps, int threads);
 // dinp: [N, C] ACCUMULATED; dweight, dbias: [C] accumulated. With n = (x - mean)·rstd and g = dout·weight:

@@ -80,24 +80,25 @@
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
-#include "tokenizer/pre_tokenizers/bert_pre_tokenizer.h"
-#include "tokenizer/text/byte_unicode.h"
 #include "tokenizer/formats/formats.h"
-#include "tokenizer/formats/tokenizer_json_vocab.h"
-#include "tokenizer/pre_tokenizers/pre_tokenizer_json.h"
+#include "tokenizer/formats/spelled_vocab.h"
 #include "tokenizer/formats/tokenizer_json_steps.h"
-#include "tokenizer/processors/post_processor_json.h"
+#include "tokenizer/formats/tokenizer_json_vocab.h"
+#include "tokenizer/models/bpe/recover_merges.h"
+#include "tokenizer/normalizers/edit_normalizers.h"
 #include "tokenizer/normalizers/icu_normalizer.h"
+#include "tokenizer/normalizers/precompiled_normalizer.h"
+#include "tokenizer/normalizers/sequence_normalizer.h"
+#include "tokenizer/pre_tokenizers/bert_pre_tokenizer.h"
 #include "tokenizer/pre_tokenizers/metaspace_pre_tokenizer.h"
 #include "tokenizer/pre_tokenizers/metaspace_sequence_pre_tokenizer.h"
-#include "tokenizer/normalizers/sequence_normalizer.h"
-#include "tokenizer/normalizers/precompiled_normalizer.h"
-#include "tokenizer/formats/spelled_vocab.h"
+#include "tokenizer/pre_tokenizers/pre_tokenizer_json.h"
 #include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
-#include "tokenizer/normalizers/edit_normalizers.h"
-#include "tokenizer/text/utf8.h"
 #include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
 #include "tokenizer/pre_tokenizers/whole_text_pre_tokenizer.h"
+#include "tokenizer/processors/post_processor_json.h"
+#include "tokenizer/text/byte_unicode.h"
+#include "tokenizer/text/utf8.h"
 
 namespace tokvec {
 namespace {
@@ -278,33 +279,6 @@ absl::Status ReadNormalizer(const Json& node, const std::string& path, const std
                                 "BertNormalizer, Prepend, Replace, Strip, Precompiled, Sequence)", type));
   }
   return absl::OkStatus();
-}
-
-// For a rank model: the two tokens that BPE with ranks below `id` reduces token `id` to, if it does.
-std::optional<BpeModel::MergePair> RankMergeOf(const BpeModel& bpe, TokenId id,
-                                               const std::array<std::optional<TokenId>, 256>& byte_ids) {
-  const std::string& token = bpe.token(id);
-  std::vector<TokenId> parts;
-  for (unsigned char c : token) {
-    if (!byte_ids[c]) return std::nullopt;
-    parts.push_back(*byte_ids[c]);
-  }
-  while (parts.size() > 2) {
-    size_t best = 0;
-    std::optional<BpeModel::MergeResult> best_result;
-    for (size_t i = 0; i + 1 < parts.size(); ++i) {
-      std::optional<BpeModel::MergeResult> result = bpe.Lookup(parts[i], parts[i + 1]);
-      if (result && result->priority < id && (!best_result || result->priority < best_result->priority)) {
-        best = i;
-        best_result = result;
-      }
-    }
-    if (!best_result) return std::nullopt;
-    parts[best] = best_result->id;
-    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(best) + 1);
-  }
-  if (parts.size() != 2) return std::nullopt;
-  return BpeModel::MergePair{parts[0], parts[1]};
 }
 
 // An added token's Hugging Face flags (special, single_word, lstrip, rstrip, normalized); absent ones keep
@@ -954,12 +928,7 @@ absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
   if (bpe.rule() == BpeModel::Rule::kMergeList) {
     for (const BpeModel::MergePair& pair : bpe.merges()) add_merge(pair);
   } else {
-    std::array<std::optional<TokenId>, 256> byte_ids;
-    for (int b = 0; b < 256; ++b) byte_ids[b] = bpe.Find(std::string(1, static_cast<char>(b)));
-    for (TokenId id = 0; id < bpe.size(); ++id) {
-      if (bpe.token(id).size() < 2) continue;
-      if (std::optional<BpeModel::MergePair> pair = RankMergeOf(bpe, id, byte_ids)) add_merge(*pair);
-    }
+    for (const BpeModel::MergePair& pair : RecoverMerges(bpe)) add_merge(pair);
     ignore_merges = true;
   }
   merges += ']';

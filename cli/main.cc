@@ -3,9 +3,10 @@
 #include <string>
 
 #include "absl/strings/match.h"
-#include "kernels/ops.h"
 #include "base/file_io.h"
 #include "cli/command.h"
+#include "distributed/world.h"
+#include "kernels/ops.h"
 
 int main(int argc, char** argv) {
   tokvec::InstallInterruptCleanup();
@@ -54,6 +55,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!action) return 0;
+  // A binary without MPI under `mpirun -np P` (P > 1) would run P whole copies that race on the output.
+  if (absl::Status launcher = tokvec::distributed::CheckLauncher(); !launcher.ok()) {
+    std::fprintf(stderr, "error: %s\n", std::string(launcher.message()).c_str());
+    return 1;
+  }
   absl::Status status = action();
   if (!status.ok()) {
     if (tokvec::IsClosedPipe(status)) return 141;  // The reader of standard output went away: stop quietly.

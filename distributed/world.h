@@ -32,6 +32,15 @@ bool BuiltWithMpi();
 // process; once per process (later calls return the same world). Finalized at exit.
 World JoinWorld();
 
+// How many processes the launcher says this job has: OMPI_COMM_WORLD_SIZE (Open MPI's mpirun) or PMI_SIZE (MPICH's
+// mpiexec, srun); 1 when neither is set or readable.
+int LauncherWorldSize();
+
+// OK, unless this tokvec was built without MPI and a launcher started it as one of several processes: each copy
+// would then run the whole job and race to write the same output. The error names the fix (rebuild with MPI, or
+// run one process without mpirun). The CLI checks it before any subcommand runs.
+absl::Status CheckLauncher();
+
 // Collective: true when `ok` is true on every rank.
 bool AllOk(const World& world, bool ok);
 

@@ -16,7 +16,7 @@ BUILD=${FUZZ_BUILD:-build-fuzz}
 WORK=${FUZZ_WORK:-$BUILD/corpus}
 
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  CC=clang CXX=clang++ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOKVEC_FUZZ=ON \
+  CC=clang CXX=clang++ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOKVEC_FUZZ=ON -DTOKVEC_MPI=OFF \
     -DTOKVEC_BUILD_TESTS=OFF >/dev/null
 else
   cmake "$BUILD" >/dev/null  # Picks up new fuzz_*.cc files.

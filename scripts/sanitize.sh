@@ -28,7 +28,7 @@ else
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1 ${UBSAN_OPTIONS:-}"
 fi
 
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOKVEC_SANITIZE="$SANITIZERS" \
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOKVEC_SANITIZE="$SANITIZERS" -DTOKVEC_MPI=OFF \
   -DTOKVEC_SHARED_DIR="$SHARED" >/dev/null
 cmake --build "$BUILD" -j"$JOBS" --target "${TARGETS[@]}"
 cd "$BUILD"

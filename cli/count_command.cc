@@ -7,7 +7,7 @@
 //
 // The pieces are cut exactly as `tokvec train` cuts them (the same --type, --pattern, --normalize and
 // --split-lines), so training from the counts gives the bytes training from the text gives. The format (tokenizer/trainers/count_file.h)
-// is simple enough for Spark or Dask to write: README.md has both.
+// is simple enough for Spark or Dask to write: docs/scale.md has both.
 #include <thread>
 
 #include "base/status_macros.h"

@@ -247,7 +247,7 @@ void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
   sub->add_option("--threads", options->threads, "Threads for counting and for big merge steps (default: one per core)")
       ->check(whole_number(false));
   sub->add_flag("--from-counts", options->from_counts,
-                "FILE... are count files (tokvec count, or Spark / Dask; format in README.md): train from them");
+                "FILE... are count files (tokvec count, or Spark / Dask; format in docs/scale.md): train from them");
   sub->add_flag("--split-lines", options->split_lines,
                 "Count each line on its own (Hugging Face's trainer) instead of each file as one text as encode "
                 "cuts it; a regex --pattern is always counted by lines (with --from-counts: the counts' header "

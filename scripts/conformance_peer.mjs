@@ -725,7 +725,7 @@ if (offsetFiles.length > 0) {
     const json = JSON.parse(fs.readFileSync(file, "utf8"));
     const contents = (json.added_tokens ?? []).map((t) => t.content);
     const all = rel.startsWith("added/") ? [...baseLines, ...addedRandomLines(contents, 400, 77 + rel.length)] : baseLines;
-    // A normalizer that composes, reorders or strips combining marks aligns differently (README, "Offsets and
+    // A normalizer that composes, reorders or strips combining marks aligns differently (docs/tokenizers.md, "Offsets and
     // normalizers"): Hugging Face gives a composed character the range of its first input character and no token
     // the marks it removed; tokvec's token covers them. Lines not in NFC are where this shows: left out here.
     const lines = json.normalizer == null ? all : all.filter((line) => line === line.normalize("NFC"));

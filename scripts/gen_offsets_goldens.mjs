@@ -5,7 +5,7 @@
 // suite (scripts/conformance.sh --only offsets) found: a byte-level or byte-fallback token holding part of a
 // character covers the whole character; BertNormalizer's strip_accents removes only category Mn marks (a
 // spacing vowel sign such as U+093F stays), StripAccents removes every combining mark. The texts are in NFC:
-// on text that is not, normalizers that compose or strip marks align differently (README, "Offsets and
+// on text that is not, normalizers that compose or strip marks align differently (docs/tokenizers.md, "Offsets and
 // normalizers").
 //
 //   node scripts/gen_offsets_goldens.mjs [NODE_MODULES]   (default ~/.cache/tokvec/npm/node_modules)

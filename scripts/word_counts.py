@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Word counts in tokvec's count-file format, written the way the README's Spark and Dask examples write them:
+"""Word counts in tokvec's count-file format, written the way docs/scale.md's Spark and Dask examples write them:
 whitespace words (str.split), tokvec's escapes, one `piece<TAB>count` line each, no header, no order, split into
 --parts files like a cluster job's partitions. Plain python3, no packages.
 

@@ -1,6 +1,6 @@
 // `tokvec count` and `tokvec train --from-counts`: training from counts gives the bytes training from the text
 // gives (word and byte models), counting parts and adding them up with --merge gives the counts of the whole,
-// counts written outside tokvec (scripts/word_counts.py, the README's Spark / Dask record format) train the same
+// counts written outside tokvec (scripts/word_counts.py, docs/scale.md's Spark / Dask record format) train the same
 // model, and counts above 2^32 keep their order.
 #include <filesystem>
 #include <string>

@@ -75,7 +75,7 @@ TEST(OffsetsGoldenTest, InvalidBytesKeepTheirOwnOffsets) {
   EXPECT_EQ(at, input.size());
 }
 
-// .tiktoken files keep byte offsets that tile the input (README: a token covering part of a character gets the
+// .tiktoken files keep byte offsets that tile the input (docs/tokenizers.md: a token covering part of a character gets the
 // bytes it covers).
 TEST(OffsetsGoldenTest, TiktokenFilesKeepByteOffsets) {
   const std::string model = std::string(TOKVEC_SHARED_DIR) + "/vocab/gpt2.tiktoken";

@@ -47,7 +47,10 @@ tsan-test: deps
 fuzz: deps
 	bash scripts/fuzz.sh $(or $(FUZZ_SECONDS),30)
 
-demo: build
+# Builds only the tokvec binary (not the tests), with the same configuration as `build`.
+demo: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DTOKVEC_SHARED_DIR=$(SHARED) -DTOKVEC_MPI=ON
+	cmake --build $(BUILD) -j$(JOBS) --target tokvec
 	bash scripts/demo.sh $(BUILD)/tokvec
 
 # Byte-level ids against tiktoken and Hugging Face (npm peers cached in ~/.cache/tokvec/npm); SKIP without ../shared or npm.

@@ -166,3 +166,37 @@ print("(words used in the same places end up close: nouns by nouns, verbs by ver
 print("untrained model (random neighbours):")
 print("  %-8s %s" % (sys.argv[4], near(untrained, sys.argv[4])))
 PY
+
+# 6. CHECK=1 (the ctest demo_learns): exit 1 unless the model learned: the last logged training loss below 60% of
+#    the first, held-out perplexity below the untrained model's and the unigram baseline's, and some head whose
+#    mean largest weight is at least 1.5 times what uniform attention gives.
+if [[ "${CHECK:-0}" == 1 ]]; then
+  $PYTHON - "$OUT" "$LAYERS" "$HEADS" "$before" "$after" "$OUT/train.ids" "$OUT/valid.ids" <<'PY'
+import collections, json, math, sys
+out, layers, heads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+before, after = json.loads(sys.argv[4]), json.loads(sys.argv[5])
+rows = [json.loads(line) for line in open("%s/model/metrics.jsonl" % out)]
+train, valid = open(sys.argv[6]).read().split(), open(sys.argv[7]).read().split()
+counts, vocab = collections.Counter(train), json.load(open("%s/model/config.json" % out))["vocab_size"]
+unigram = math.exp(-sum(math.log((counts[t] + 1) / (len(train) + vocab)) for t in valid[1:]) / (len(valid) - 1))
+tops = []
+for l in range(layers):
+    for h in range(heads):
+        w = json.load(open("%s/attention_model_%d%d.json" % (out, l, h)))["weights"]
+        tops.append(sum(max(w[i][:i + 1]) for i in range(1, len(w))) / (len(w) - 1))
+n = len(w) - 1
+uniform = sum(1 / (i + 1) for i in range(1, n + 1)) / n
+failures = []
+if not rows[-1]["loss"] < 0.6 * rows[0]["loss"]:
+    failures.append("loss %.3f -> %.3f did not fall below 60%%" % (rows[0]["loss"], rows[-1]["loss"]))
+if not after["ppl"] < min(before["ppl"], unigram):
+    failures.append("held-out ppl %.1f not below untrained %.1f and unigram %.1f" % (after["ppl"], before["ppl"], unigram))
+if not max(tops) >= 1.5 * uniform:
+    failures.append("no head focuses: largest mean weight %.2f, uniform %.2f" % (max(tops), uniform))
+if failures:
+    print("demo check FAILED: " + "; ".join(failures))
+    sys.exit(1)
+print("demo check: loss %.3f -> %.3f, held-out ppl %.1f (untrained %.1f, unigram %.1f), sharpest head %.2f vs uniform %.2f"
+      % (rows[0]["loss"], rows[-1]["loss"], after["ppl"], before["ppl"], unigram, max(tops), uniform))
+PY
+fi

@@ -38,7 +38,7 @@
 //                      "fuse_unk", "byte_fallback", "ignore_merges", "dropout": null, "continuing_subword_prefix",
 //                      "end_of_word_suffix" (bpe_affixes.h)}
 //   normalizer        as above, plus Prepend {prepend}, Replace {pattern: {String | Regex}, content},
-//                     Strip {strip_left, strip_right} (tokenizer_json_steps.h), also inside a Sequence
+//                     Strip {strip_left, strip_right} (normalizers/normalizer_json.h), also inside a Sequence
 //   pre_tokenizer     null (the normalized text is one piece), Metaspace {replacement, prepend_scheme, split}
 //                     (metaspace_pre_tokenizer.h; Mistral v0.3: "first", split false), or a Sequence of the
 //                     splitters of pre_tokenizer_json.h (Split, Digits, Punctuation, Whitespace, WhitespaceSplit,
@@ -80,13 +80,14 @@
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+#include "tokenizer/decoders/decoder_json.h"
 #include "tokenizer/formats/formats.h"
 #include "tokenizer/formats/spelled_vocab.h"
-#include "tokenizer/formats/tokenizer_json_steps.h"
 #include "tokenizer/formats/tokenizer_json_vocab.h"
 #include "tokenizer/models/bpe/recover_merges.h"
 #include "tokenizer/normalizers/edit_normalizers.h"
 #include "tokenizer/normalizers/icu_normalizer.h"
+#include "tokenizer/normalizers/normalizer_json.h"
 #include "tokenizer/normalizers/precompiled_normalizer.h"
 #include "tokenizer/normalizers/sequence_normalizer.h"
 #include "tokenizer/pre_tokenizers/bert_pre_tokenizer.h"
@@ -98,6 +99,7 @@
 #include "tokenizer/pre_tokenizers/whole_text_pre_tokenizer.h"
 #include "tokenizer/processors/post_processor_json.h"
 #include "tokenizer/text/byte_unicode.h"
+#include "tokenizer/text/tokenizer_json_fields.h"
 #include "tokenizer/text/utf8.h"
 
 namespace tokvec {
@@ -106,22 +108,18 @@ namespace {
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
 
-absl::Status KeyError(const std::string& path, const std::string& key, const std::string& what) {
-  return absl::InvalidArgumentError(fmt::format("{}: key '{}': {}", path, key, what));
-}
-
 // model.vocab as flat (spelling, id) pairs: what the fast path scanned (tokenizer_json_vocab.h), else read from the
 // DOM. Scanned pairs keep a repeated spelling (the DOM keeps its last id, as Hugging Face does): a reader must
 // fail on one, and ReadHfTokenizerJson then reads the file again through the DOM.
 absl::StatusOr<FlatVocab> TakeVocab(const Json& model, HfModelTables& tables, const std::string& path) {
   if (tables.vocab) return std::move(*tables.vocab);
   if (!model.contains("vocab") || !model["vocab"].is_object()) {
-    return KeyError(path, "model.vocab", "missing or not an object {\"spelling\": id}");
+    return HfKeyError(path, "model.vocab", "missing or not an object {\"spelling\": id}");
   }
   FlatVocab vocab;
   for (const auto& [spelling, id] : model["vocab"].items()) {
     if (!id.is_number_unsigned()) {
-      return KeyError(path, fmt::format("model.vocab.{}", spelling), "the id must be a non-negative integer");
+      return HfKeyError(path, fmt::format("model.vocab.{}", spelling), "the id must be a non-negative integer");
     }
     vocab.Add(spelling, id.get<uint64_t>());
   }
@@ -132,7 +130,7 @@ absl::StatusOr<FlatVocab> TakeVocab(const Json& model, HfModelTables& tables, co
 absl::StatusOr<FlatMerges> TakeMerges(const Json& model, HfModelTables& tables, const std::string& path) {
   if (tables.merges) return std::move(*tables.merges);
   if (!model.contains("merges") || !model["merges"].is_array()) {
-    return KeyError(path, "model.merges", "missing or not an array");
+    return HfKeyError(path, "model.merges", "missing or not an array");
   }
   const Json& merges = model["merges"];
   FlatMerges flat;
@@ -142,14 +140,14 @@ absl::StatusOr<FlatMerges> TakeMerges(const Json& model, HfModelTables& tables, 
       const std::string spelled = merge.get<std::string>();
       const size_t space = spelled.find(' ');
       if (space == std::string::npos || spelled.find(' ', space + 1) != std::string::npos) {
-        return KeyError(path, fmt::format("model.merges[{}]", i),
+        return HfKeyError(path, fmt::format("model.merges[{}]", i),
                         fmt::format("expected \"LEFT RIGHT\" (one space), got '{}'", spelled));
       }
       flat.Add(std::string_view(spelled).substr(0, space), std::string_view(spelled).substr(space + 1));
     } else if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {
       flat.Add(merge[0].get<std::string>(), merge[1].get<std::string>());
     } else {
-      return KeyError(path, fmt::format("model.merges[{}]", i), "expected \"LEFT RIGHT\" or [\"LEFT\", \"RIGHT\"]");
+      return HfKeyError(path, fmt::format("model.merges[{}]", i), "expected \"LEFT RIGHT\" or [\"LEFT\", \"RIGHT\"]");
     }
   }
   return flat;
@@ -196,91 +194,6 @@ std::string FailingKey(std::string_view text) {
   return key.empty() ? "(top level)" : key;
 }
 
-// Turns the pending ICU step names into one normalizer at the end of `parts` (tokenizer_json_steps.h's steps come
-// between them).
-absl::Status FlushNormalizerSteps(std::vector<std::string>* steps, std::vector<std::unique_ptr<Normalizer>>* parts) {
-  std::string name;
-  for (const std::string& step : *steps) name += (name.empty() ? "" : "+") + step;
-  steps->clear();
-  TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> part, MakeNormalizer(name));
-  if (part != nullptr) parts->push_back(std::move(part));
-  return absl::OkStatus();
-}
-
-// A Precompiled normalizer {"type": "Precompiled", "precompiled_charsmap": base64} at `key`.
-absl::StatusOr<std::unique_ptr<Normalizer>> ReadPrecompiled(const Json& node, const std::string& path,
-                                                            const std::string& key) {
-  if (!node.contains("precompiled_charsmap") || !node["precompiled_charsmap"].is_string()) {
-    return KeyError(path, key + ".precompiled_charsmap", "expected a base64 string");
-  }
-  absl::StatusOr<std::unique_ptr<PrecompiledNormalizer>> precompiled =
-      PrecompiledNormalizer::FromBase64(node["precompiled_charsmap"].get<std::string>());
-  if (!precompiled.ok()) {
-    return KeyError(path, key + ".precompiled_charsmap", std::string(precompiled.status().message()));
-  }
-  return std::unique_ptr<Normalizer>(std::move(precompiled).value());
-}
-
-// Appends normalizer step names for an HF normalizer object; a Prepend, Replace or Strip ends the named steps
-// so far (flushed into `parts`) and is added to `parts` itself.
-absl::Status ReadNormalizer(const Json& node, const std::string& path, const std::string& key,
-                            std::vector<std::string>* steps, std::vector<std::unique_ptr<Normalizer>>* parts) {
-  if (node.is_null()) return absl::OkStatus();
-  if (!node.is_object() || !node.contains("type") || !node["type"].is_string()) {
-    return KeyError(path, key, "expected null or an object with a \"type\"");
-  }
-  const std::string type = node["type"].get<std::string>();
-  if (IsHfTextNormalizer(type)) {
-    TOKVEC_RETURN_IF_ERROR(FlushNormalizerSteps(steps, parts));
-    TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> part, ReadHfTextNormalizer(node, path, key));
-    parts->push_back(std::move(part));
-  } else if (type == "Precompiled") {
-    TOKVEC_RETURN_IF_ERROR(FlushNormalizerSteps(steps, parts));
-    TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> part, ReadPrecompiled(node, path, key));
-    parts->push_back(std::move(part));
-  } else if (type == "NFC") {
-    steps->push_back("nfc");
-  } else if (type == "NFKC") {
-    steps->push_back("nfkc");
-  } else if (type == "NFD") {
-    steps->push_back("nfd");
-  } else if (type == "NFKD") {
-    steps->push_back("nfkd");
-  } else if (type == "Lowercase") {
-    steps->push_back("lowercase");
-  } else if (type == "StripAccents") {
-    steps->push_back("strip_accents");
-  } else if (type == "BertNormalizer") {
-    // Hugging Face's order: clean, Chinese characters, strip accents (NFD, then drop marks), lowercase.
-    auto flag = [&](const char* name, bool fallback) -> absl::StatusOr<bool> {
-      if (!node.contains(name) || node[name].is_null()) return fallback;
-      if (!node[name].is_boolean()) return KeyError(path, fmt::format("{}.{}", key, name), "expected true or false");
-      return node[name].get<bool>();
-    };
-    TOKVEC_ASSIGN_OR_RETURN(const bool clean_text, flag("clean_text", true));
-    TOKVEC_ASSIGN_OR_RETURN(const bool chinese, flag("handle_chinese_chars", true));
-    TOKVEC_ASSIGN_OR_RETURN(const bool lowercase, flag("lowercase", true));
-    TOKVEC_ASSIGN_OR_RETURN(const bool strip_accents, flag("strip_accents", lowercase));
-    if (clean_text) steps->push_back("bert_clean");
-    if (chinese) steps->push_back("bert_chinese");
-    if (strip_accents) {
-      steps->push_back("nfd");
-      steps->push_back("bert_strip_accents");
-    }
-    if (lowercase) steps->push_back("lowercase");
-  } else if (type == "Sequence" && node.contains("normalizers") && node["normalizers"].is_array()) {
-    for (size_t i = 0; i < node["normalizers"].size(); ++i) {
-      TOKVEC_RETURN_IF_ERROR(
-          ReadNormalizer(node["normalizers"][i], path, fmt::format("{}.normalizers[{}]", key, i), steps, parts));
-    }
-  } else {
-    return KeyError(path, key + ".type",
-                    fmt::format("normalizer '{}' is not supported (supported: NFC, NFKC, NFD, NFKD, Lowercase, StripAccents, "
-                                "BertNormalizer, Prepend, Replace, Strip, Precompiled, Sequence)", type));
-  }
-  return absl::OkStatus();
-}
-
 // An added token's Hugging Face flags (special, single_word, lstrip, rstrip, normalized); absent ones keep
 // tokvec's defaults (special, matched in the input).
 absl::Status ReadAddedTokenFlags(const Json& token, const std::string& path, const std::string& key,
@@ -289,7 +202,7 @@ absl::Status ReadAddedTokenFlags(const Json& token, const std::string& path, con
                             std::pair{"lstrip", &out->lstrip}, std::pair{"rstrip", &out->rstrip},
                             std::pair{"normalized", &out->normalized}}) {
     if (!token.contains(name) || token[name].is_null()) continue;
-    if (!token[name].is_boolean()) return KeyError(path, fmt::format("{}.{}", key, name), "expected true or false");
+    if (!token[name].is_boolean()) return HfKeyError(path, fmt::format("{}.{}", key, name), "expected true or false");
     *flag = token[name].get<bool>();
   }
   return absl::OkStatus();
@@ -302,25 +215,25 @@ absl::Status ReadAddedTokens(const Json& json, const std::string& path, size_t m
                              std::vector<SpecialToken>* special_tokens) {
   if (!json.contains("added_tokens") || json["added_tokens"].is_null()) return absl::OkStatus();
   const Json& added = json["added_tokens"];
-  if (!added.is_array()) return KeyError(path, "added_tokens", "expected an array");
+  if (!added.is_array()) return HfKeyError(path, "added_tokens", "expected an array");
   for (size_t i = 0; i < added.size(); ++i) {
     const Json& token = added[i];
     if (!token.is_object() || !token.contains("id") || !token["id"].is_number_unsigned() ||
         !token.contains("content") || !token["content"].is_string() || token["content"].get<std::string>().empty()) {
-      return KeyError(path, fmt::format("added_tokens[{}]", i), "expected {\"id\": N, \"content\": \"...\"}");
+      return HfKeyError(path, fmt::format("added_tokens[{}]", i), "expected {\"id\": N, \"content\": \"...\"}");
     }
     const uint64_t id = token["id"].get<uint64_t>();
     const std::string content = token["content"].get<std::string>();
     // Ids far beyond the vocabulary would make every per-id table huge: refuse them.
     const uint64_t max_id = model_size + added.size() + 65536;
     if (id > max_id) {
-      return KeyError(path, fmt::format("added_tokens[{}].id", i),
+      return HfKeyError(path, fmt::format("added_tokens[{}].id", i),
                       fmt::format("id {} is far beyond the {} vocabulary tokens", id, model_size));
     }
     if (id < model_size) {
       const std::string in_vocab = spelling(static_cast<TokenId>(id));
       if (!in_vocab.empty() && in_vocab != content) {
-        return KeyError(path, fmt::format("added_tokens[{}]", i),
+        return HfKeyError(path, fmt::format("added_tokens[{}]", i),
                         fmt::format("'{}' has id {}, which is the vocabulary token '{}'", content, id, in_vocab));
       }
     }
@@ -328,7 +241,7 @@ absl::Status ReadAddedTokens(const Json& json, const std::string& path, size_t m
     TOKVEC_RETURN_IF_ERROR(ReadAddedTokenFlags(token, path, fmt::format("added_tokens[{}]", i), &read));
     for (const SpecialToken& earlier : *special_tokens) {
       if (earlier.id == read.id && earlier.text != read.text) {
-        return KeyError(path, fmt::format("added_tokens[{}].id", i),
+        return HfKeyError(path, fmt::format("added_tokens[{}].id", i),
                         fmt::format("id {} is given to both '{}' and '{}'", id, earlier.text, read.text));
       }
     }
@@ -346,18 +259,10 @@ absl::Status ReadPostProcessorOf(const Json& json, const std::string& path, size
   return absl::OkStatus();
 }
 
-// The normalizer of `json` as MakeNormalizer's '+'-joined steps, with `extra_steps` after them; steps that are not
-// ICU's (Prepend, Replace, Strip, Precompiled) split them into a NormalizerChain.
+// The normalizer of `json` (normalizers/normalizer_json.h), with `extra_steps` after it.
 absl::StatusOr<std::unique_ptr<Normalizer>> ReadNormalizerOf(const Json& json, const std::string& path,
                                                              const std::vector<std::string>& extra_steps) {
-  std::vector<std::string> steps;
-  std::vector<std::unique_ptr<Normalizer>> parts;
-  if (json.contains("normalizer")) {
-    TOKVEC_RETURN_IF_ERROR(ReadNormalizer(json["normalizer"], path, "normalizer", &steps, &parts));
-  }
-  steps.insert(steps.end(), extra_steps.begin(), extra_steps.end());
-  TOKVEC_RETURN_IF_ERROR(FlushNormalizerSteps(&steps, &parts));
-  return MakeNormalizerChain(std::move(parts));
+  return ReadHfNormalizer(json.contains("normalizer") ? &json["normalizer"] : nullptr, path, extra_steps);
 }
 
 absl::StatusOr<std::unique_ptr<PreTokenizer>> ReadSplittersPreTokenizer(const Json& json, const std::string& path,
@@ -369,18 +274,18 @@ absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string&
   // 1. The model.
   WordPieceModel::Options options;
   if (model.contains("unk_token")) {
-    if (!model["unk_token"].is_string()) return KeyError(path, "model.unk_token", "expected a string");
+    if (!model["unk_token"].is_string()) return HfKeyError(path, "model.unk_token", "expected a string");
     options.unk_token = model["unk_token"].get<std::string>();
   }
   if (model.contains("continuing_subword_prefix")) {
     if (!model["continuing_subword_prefix"].is_string()) {
-      return KeyError(path, "model.continuing_subword_prefix", "expected a string");
+      return HfKeyError(path, "model.continuing_subword_prefix", "expected a string");
     }
     options.continuing_subword_prefix = model["continuing_subword_prefix"].get<std::string>();
   }
   if (model.contains("max_input_chars_per_word")) {
     if (!model["max_input_chars_per_word"].is_number_unsigned()) {
-      return KeyError(path, "model.max_input_chars_per_word", "expected a non-negative integer");
+      return HfKeyError(path, "model.max_input_chars_per_word", "expected a non-negative integer");
     }
     options.max_input_chars_per_word = model["max_input_chars_per_word"].get<uint64_t>();
   }
@@ -389,12 +294,12 @@ absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string&
   vocab.reserve(flat.size());
   for (size_t i = 0; i < flat.size(); ++i) {
     if (flat.id(i) > std::numeric_limits<TokenId>::max()) {
-      return KeyError(path, fmt::format("model.vocab.{}", flat.spelling(i)), "the id must be a non-negative integer");
+      return HfKeyError(path, fmt::format("model.vocab.{}", flat.spelling(i)), "the id must be a non-negative integer");
     }
     vocab.emplace_back(flat.spelling(i), static_cast<TokenId>(flat.id(i)));
   }
   absl::StatusOr<WordPieceModel> wordpiece = WordPieceModel::Create(std::move(vocab), std::move(options));
-  if (!wordpiece.ok()) return KeyError(path, "model.vocab", std::string(wordpiece.status().message()));
+  if (!wordpiece.ok()) return HfKeyError(path, "model.vocab", std::string(wordpiece.status().message()));
   TOKVEC_ASSIGN_OR_RETURN(BpeModel no_bpe, BpeModel::FromMerges({}, {}));
   TokenizerSpec spec{.type = ModelType::kWordPiece, .bpe = std::move(no_bpe)};
   spec.wordpiece = std::move(wordpiece).value();
@@ -416,17 +321,17 @@ absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string&
   if (json.contains("decoder") && !json["decoder"].is_null()) {
     const Json& decoder = json["decoder"];
     if (!decoder.is_object() || OptionalString(decoder, "type") != "WordPiece") {
-      return KeyError(path, "decoder",
+      return HfKeyError(path, "decoder",
                       fmt::format("decoder {} is not supported with WordPiece (supported: WordPiece, null)",
                                   decoder.dump()));
     }
     WordPieceDecoder wordpiece_decoder;
     if (decoder.contains("prefix")) {
-      if (!decoder["prefix"].is_string()) return KeyError(path, "decoder.prefix", "expected a string");
+      if (!decoder["prefix"].is_string()) return HfKeyError(path, "decoder.prefix", "expected a string");
       wordpiece_decoder.prefix = decoder["prefix"].get<std::string>();
     }
     if (decoder.contains("cleanup")) {
-      if (!decoder["cleanup"].is_boolean()) return KeyError(path, "decoder.cleanup", "expected true or false");
+      if (!decoder["cleanup"].is_boolean()) return HfKeyError(path, "decoder.cleanup", "expected true or false");
       wordpiece_decoder.cleanup = decoder["cleanup"].get<bool>();
     }
     spec.decoder = std::move(wordpiece_decoder);
@@ -447,12 +352,12 @@ absl::StatusOr<MetaspacePreTokenizer::Options> ReadMetaspace(const Json& node, c
     const Json& replacement = node["replacement"];
     if (!replacement.is_string() || replacement.get<std::string>().empty() ||
         Utf8SequenceLength(replacement.get<std::string>(), 0) != replacement.get<std::string>().size()) {
-      return KeyError(path, key + ".replacement", "expected a string of one character");
+      return HfKeyError(path, key + ".replacement", "expected a string of one character");
     }
     options.replacement = replacement.get<std::string>();
   }
   if (node.contains("split") && !node["split"].is_null()) {
-    if (!node["split"].is_boolean()) return KeyError(path, key + ".split", "expected true or false");
+    if (!node["split"].is_boolean()) return HfKeyError(path, key + ".split", "expected true or false");
     options.split = node["split"].get<bool>();
   }
   // prepend_scheme, "always" by default; the legacy add_prefix_space true changes nothing, false needs "never".
@@ -467,12 +372,12 @@ absl::StatusOr<MetaspacePreTokenizer::Options> ReadMetaspace(const Json& node, c
     } else if (scheme == "never") {
       options.prepend = MetaspacePreTokenizer::Prepend::kNever;
     } else {
-      return KeyError(path, key + ".prepend_scheme", "expected \"always\", \"first\" or \"never\"");
+      return HfKeyError(path, key + ".prepend_scheme", "expected \"always\", \"first\" or \"never\"");
     }
   }
   // Hugging Face refuses add_prefix_space false unless prepend_scheme is "never" (its default is "always").
   if (no_prefix && options.prepend != MetaspacePreTokenizer::Prepend::kNever) {
-    return KeyError(path, key + ".add_prefix_space",
+    return HfKeyError(path, key + ".add_prefix_space",
                     "false does not match prepend_scheme (\"always\" unless given); use prepend_scheme \"never\"");
   }
   return options;
@@ -483,7 +388,7 @@ absl::StatusOr<TokenizerSpec> ReadUnigram(const Json& json, const std::string& p
   const Json& model = json["model"];
   // 1. The model.
   if (!model.contains("vocab") || !model["vocab"].is_array()) {
-    return KeyError(path, "model.vocab", "missing or not an array of [\"piece\", score] pairs");
+    return HfKeyError(path, "model.vocab", "missing or not an array of [\"piece\", score] pairs");
   }
   const Json& list = model["vocab"];
   std::vector<UnigramModel::Piece> pieces;
@@ -491,14 +396,14 @@ absl::StatusOr<TokenizerSpec> ReadUnigram(const Json& json, const std::string& p
   for (size_t i = 0; i < list.size(); ++i) {
     const Json& entry = list[i];
     if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string() || !entry[1].is_number()) {
-      return KeyError(path, fmt::format("model.vocab[{}]", i), "expected a [\"piece\", score] pair");
+      return HfKeyError(path, fmt::format("model.vocab[{}]", i), "expected a [\"piece\", score] pair");
     }
     pieces.push_back({entry[0].get<std::string>(), entry[1].get<double>()});
   }
   std::optional<TokenId> unk_id;
   if (model.contains("unk_id") && !model["unk_id"].is_null()) {
     if (!model["unk_id"].is_number_unsigned() || model["unk_id"].get<uint64_t>() >= pieces.size()) {
-      return KeyError(path, "model.unk_id",
+      return HfKeyError(path, "model.unk_id",
                       fmt::format("expected null or an id below the {} vocabulary pieces, got {}", pieces.size(),
                                   model["unk_id"].dump()));
     }
@@ -506,11 +411,11 @@ absl::StatusOr<TokenizerSpec> ReadUnigram(const Json& json, const std::string& p
   }
   bool byte_fallback = false;
   if (model.contains("byte_fallback") && !model["byte_fallback"].is_null()) {
-    if (!model["byte_fallback"].is_boolean()) return KeyError(path, "model.byte_fallback", "expected true or false");
+    if (!model["byte_fallback"].is_boolean()) return HfKeyError(path, "model.byte_fallback", "expected true or false");
     byte_fallback = model["byte_fallback"].get<bool>();
   }
   absl::StatusOr<UnigramModel> unigram = UnigramModel::Create(std::move(pieces), unk_id, byte_fallback);
-  if (!unigram.ok()) return KeyError(path, "model.vocab", std::string(unigram.status().message()));
+  if (!unigram.ok()) return HfKeyError(path, "model.vocab", std::string(unigram.status().message()));
   TOKVEC_ASSIGN_OR_RETURN(BpeModel no_bpe, BpeModel::FromMerges({}, {}));
   TokenizerSpec spec{.type = ModelType::kUnigram, .bpe = std::move(no_bpe)};
   spec.unigram = std::move(unigram).value();
@@ -582,13 +487,13 @@ absl::StatusOr<std::unique_ptr<PreTokenizer>> ReadSplittersPreTokenizer(const Js
   for (size_t i = 0; i < nodes.size(); ++i) {
     const std::string type = (*nodes[i].node)["type"].get<std::string>();
     if (type == "Metaspace" && metaspace) {
-      return KeyError(path, nodes[i].key, "a second Metaspace is not supported");
+      return HfKeyError(path, nodes[i].key, "a second Metaspace is not supported");
     }
     if (type == "Metaspace") metaspace = i;
     if (type != "Metaspace" && type != "Split" && type != "Digits" && type != "Punctuation" && type != "Whitespace" &&
         type != "WhitespaceSplit" && type != "CharDelimiterSplit" && type != "UnicodeScripts" &&
         type != "BertPreTokenizer") {
-      return KeyError(path, nodes[i].key + ".type",
+      return HfKeyError(path, nodes[i].key + ".type",
                       fmt::format("pre-tokenizer '{}' is not supported with {} (supported: null, Metaspace, Split, "
                                   "Digits, Punctuation, Whitespace, WhitespaceSplit, CharDelimiterSplit, "
                                   "UnicodeScripts, BertPreTokenizer, Sequence{})",
@@ -620,7 +525,7 @@ absl::StatusOr<std::optional<BpeAffixes>> ReadBpeAffixes(const Json& model, cons
   const char* keys[2] = {"continuing_subword_prefix", "end_of_word_suffix"};
   for (int i = 0; i < 2; ++i) {
     if (!model.contains(keys[i]) || model[keys[i]].is_null()) continue;
-    if (!model[keys[i]].is_string()) return KeyError(path, fmt::format("model.{}", keys[i]), "expected a string or null");
+    if (!model[keys[i]].is_string()) return HfKeyError(path, fmt::format("model.{}", keys[i]), "expected a string or null");
     spelled[i] = model[keys[i]].get<std::string>();
   }
   if (spelled[0].empty() && spelled[1].empty()) return std::nullopt;
@@ -631,14 +536,14 @@ absl::StatusOr<std::optional<BpeAffixes>> ReadBpeAffixes(const Json& model, cons
     if (!byte_level) {
       *bytes[i] = spelled[i];
     } else if (!AppendUnicodeToBytes(spelled[i], bytes[i])) {
-      return KeyError(path, fmt::format("model.{}", keys[i]),
+      return HfKeyError(path, fmt::format("model.{}", keys[i]),
                       fmt::format("'{}' is not spelled in GPT-2's byte-to-unicode alphabet, as byte-level BPE tokens are",
                                   spelled[i]));
     }
   }
   for (size_t rank = 0; rank < merges.size() && !spelled[0].empty(); ++rank) {
     if (merges.right(rank).substr(0, spelled[0].size()) != spelled[0]) {
-      return KeyError(path, fmt::format("model.merges[{}]", rank),
+      return HfKeyError(path, fmt::format("model.merges[{}]", rank),
                       fmt::format("the right side '{}' does not begin with continuing_subword_prefix '{}'",
                                   merges.right(rank), spelled[0]));
     }
@@ -651,18 +556,18 @@ template <typename Find>
 absl::StatusOr<CharBpeOptions> ReadBpeUnknown(const Json& model, const std::string& path, Find find) {
   auto flag = [&](const char* name) -> absl::StatusOr<bool> {
     if (!model.contains(name) || model[name].is_null()) return false;
-    if (!model[name].is_boolean()) return KeyError(path, fmt::format("model.{}", name), "expected true or false");
+    if (!model[name].is_boolean()) return HfKeyError(path, fmt::format("model.{}", name), "expected true or false");
     return model[name].get<bool>();
   };
   CharBpeOptions options;
   TOKVEC_ASSIGN_OR_RETURN(options.fuse_unk, flag("fuse_unk"));
   TOKVEC_ASSIGN_OR_RETURN(options.byte_fallback, flag("byte_fallback"));
   if (model.contains("unk_token") && !model["unk_token"].is_null()) {
-    if (!model["unk_token"].is_string()) return KeyError(path, "model.unk_token", "expected a string or null");
+    if (!model["unk_token"].is_string()) return HfKeyError(path, "model.unk_token", "expected a string or null");
     const std::string unk = model["unk_token"].get<std::string>();
     options.unk_id = find(unk);
     if (!options.unk_id) {
-      return KeyError(path, "model.unk_token", fmt::format("'{}' is not in the vocabulary", unk));
+      return HfKeyError(path, "model.unk_token", fmt::format("'{}' is not in the vocabulary", unk));
     }
   }
   return options;
@@ -690,7 +595,7 @@ absl::StatusOr<SpelledBpe> ReadSpelledBpe(const Json& model, HfModelTables& tabl
                                           bool byte_level, std::vector<UnreachableToken>* unreachable) {
   // Hugging Face samples merges at random with a dropout: refused, ids would not be reproducible.
   if (model.contains("dropout") && !model["dropout"].is_null()) {
-    return KeyError(path, "model.dropout",
+    return HfKeyError(path, "model.dropout",
                     fmt::format("BPE dropout ({}) is random at encode time and not supported; set it to null",
                                 model["dropout"].dump()));
   }
@@ -710,7 +615,7 @@ absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& p
   const Json& model = json["model"];
   // 1. Options.
   if (model.contains("ignore_merges") && !model["ignore_merges"].is_null() && !model["ignore_merges"].is_boolean()) {
-    return KeyError(path, "model.ignore_merges", "expected true or false");
+    return HfKeyError(path, "model.ignore_merges", "expected true or false");
   }
   const bool ignore_merges = model.contains("ignore_merges") && model["ignore_merges"].is_boolean() &&
                              model["ignore_merges"].get<bool>();
@@ -748,14 +653,14 @@ absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std
         "{}: not valid JSON (truncated?); parsing stopped inside key '{}'{}", path, FailingKey(text),
         tables.scan_error.empty() ? "" : fmt::format(" ({})", tables.scan_error)));
   }
-  if (!json.is_object()) return KeyError(path, "(top level)", "expected a JSON object");
+  if (!json.is_object()) return HfKeyError(path, "(top level)", "expected a JSON object");
   // 1. The model.
-  if (!json.contains("model") || !json["model"].is_object()) return KeyError(path, "model", "missing");
+  if (!json.contains("model") || !json["model"].is_object()) return HfKeyError(path, "model", "missing");
   const Json& model = json["model"];
   if (model.contains("type") && model["type"] == "WordPiece") return ReadWordPiece(json, path, tables);
   if (model.contains("type") && model["type"] == "Unigram") return ReadUnigram(json, path);
   if (model.contains("type") && model["type"] != "BPE") {
-    return KeyError(path, "model.type",
+    return HfKeyError(path, "model.type",
                     fmt::format("only BPE, WordPiece and Unigram models are supported, got {}", model["type"].dump()));
   }
   if (!UsesByteLevel(json)) return ReadCharBpe(json, path, tables);
@@ -775,7 +680,7 @@ absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std
   spec.ignore_merges = model.contains("ignore_merges") && model["ignore_merges"].is_boolean() &&
                        model["ignore_merges"].get<bool>();
   // 2. Pre-tokenizer and normalizer.
-  if (!json.contains("pre_tokenizer")) return KeyError(path, "pre_tokenizer", "missing");
+  if (!json.contains("pre_tokenizer")) return HfKeyError(path, "pre_tokenizer", "missing");
   TOKVEC_ASSIGN_OR_RETURN(HfPreTokenizerChoice choice, ReadHfByteLevelPreTokenizer(json["pre_tokenizer"], path));
   spec.pre_tokenizer = std::move(choice.pre_tokenizer);
   std::vector<std::string> prefix_step;

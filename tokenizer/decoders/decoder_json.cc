@@ -1,0 +1,105 @@
+#include "tokenizer/decoders/decoder_json.h"
+
+#include <utility>
+#include <vector>
+
+#include "base/status_macros.h"
+#include "fmt/format.h"
+#include "tokenizer/decoders/wordpiece_decoder.h"
+#include "tokenizer/text/tokenizer_json_fields.h"
+
+namespace tokvec {
+namespace {
+
+using Json = nlohmann::json;
+
+// One decoder object at `key`; a Sequence appends its steps to `steps` and gives nullptr.
+absl::StatusOr<std::unique_ptr<DecoderStep>> ReadDecoderStep(const Json& node, const std::string& path,
+                                                             const std::string& key,
+                                                             std::vector<std::unique_ptr<DecoderStep>>* steps) {
+  if (!node.is_object() || !node.contains("type") || !node["type"].is_string()) {
+    return HfKeyError(path, key, "expected an object with a \"type\"");
+  }
+  const std::string type = node["type"].get<std::string>();
+  if (type == "Replace") {
+    TOKVEC_ASSIGN_OR_RETURN(TextPattern pattern, HfPatternField(node, path, key));
+    TOKVEC_ASSIGN_OR_RETURN(std::string content, HfStringField(node, "content", path, key));
+    return MakeReplaceDecoder(std::move(pattern), std::move(content));
+  }
+  if (type == "ByteFallback") return MakeByteFallbackDecoder();
+  if (type == "Fuse") return MakeFuseDecoder();
+  if (type == "ByteLevel") return MakeByteLevelDecoder();
+  if (type == "Strip") {
+    TOKVEC_ASSIGN_OR_RETURN(std::string content, HfCharField(node, "content", path, key));
+    size_t counts[2];
+    const char* names[2] = {"start", "stop"};
+    for (int i = 0; i < 2; ++i) {
+      if (!node.contains(names[i]) || !node[names[i]].is_number_unsigned()) {
+        return HfKeyError(path, fmt::format("{}.{}", key, names[i]), "expected a non-negative integer");
+      }
+      counts[i] = node[names[i]].get<size_t>();
+    }
+    return MakeStripDecoder(std::move(content), counts[0], counts[1]);
+  }
+  if (type == "Metaspace") {
+    TOKVEC_ASSIGN_OR_RETURN(std::string replacement, HfCharField(node, "replacement", path, key));
+    // prepend_scheme "always" / "first" / "never"; older files have add_prefix_space instead.
+    bool strip_first = true;
+    if (node.contains("prepend_scheme") && !node["prepend_scheme"].is_null()) {
+      const Json& scheme = node["prepend_scheme"];
+      if (!scheme.is_string() || (scheme != "always" && scheme != "first" && scheme != "never")) {
+        return HfKeyError(path, key + ".prepend_scheme", "expected \"always\", \"first\" or \"never\"");
+      }
+      strip_first = scheme != "never";
+    } else {
+      TOKVEC_ASSIGN_OR_RETURN(strip_first, HfBoolField(node, "add_prefix_space", true, path, key));
+    }
+    TOKVEC_ASSIGN_OR_RETURN(bool split, HfBoolField(node, "split", true, path, key));
+    (void)split;  // Splitting matters to the pre-tokenizer only.
+    return MakeMetaspaceDecoder(std::move(replacement), strip_first);
+  }
+  if (type == "WordPiece") {
+    WordPieceDecoder decoder;
+    if (node.contains("prefix")) {
+      TOKVEC_ASSIGN_OR_RETURN(decoder.prefix, HfStringField(node, "prefix", path, key));
+    }
+    TOKVEC_ASSIGN_OR_RETURN(decoder.cleanup, HfBoolField(node, "cleanup", true, path, key));
+    return MakeWordPieceDecoderStep(std::move(decoder));
+  }
+  if (type == "BPEDecoder") {
+    std::string suffix = "</w>";  // Hugging Face's default.
+    if (node.contains("suffix")) {
+      TOKVEC_ASSIGN_OR_RETURN(suffix, HfStringField(node, "suffix", path, key));
+    }
+    // Hugging Face's replace("") would put a space between every two characters: refused.
+    if (suffix.empty()) return HfKeyError(path, key + ".suffix", "expected a non-empty string");
+    return MakeBpeSuffixDecoder(std::move(suffix));
+  }
+  if (type == "Sequence") {
+    if (!node.contains("decoders") || !node["decoders"].is_array()) {
+      return HfKeyError(path, key + ".decoders", "missing or not an array");
+    }
+    for (size_t i = 0; i < node["decoders"].size(); ++i) {
+      const std::string item = fmt::format("{}.decoders[{}]", key, i);
+      TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<DecoderStep> step, ReadDecoderStep(node["decoders"][i], path, item, steps));
+      if (step != nullptr) steps->push_back(std::move(step));
+    }
+    return std::unique_ptr<DecoderStep>();
+  }
+  return HfKeyError(path, key + ".type",
+             fmt::format("decoder '{}' is not supported (supported: Replace, ByteFallback, Fuse, Strip, Metaspace, "
+                         "ByteLevel, WordPiece, BPEDecoder, Sequence)",
+                         type));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<TokenDecoder>> ReadHfDecoder(const Json& node, const std::string& path) {
+  std::vector<std::unique_ptr<DecoderStep>> steps;
+  if (node.is_null()) return std::make_unique<TokenDecoder>(std::move(steps), /*no_decoder=*/true);
+  TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<DecoderStep> step, ReadDecoderStep(node, path, "decoder", &steps));
+  if (step != nullptr) steps.push_back(std::move(step));
+  return std::make_unique<TokenDecoder>(std::move(steps));
+}
+
+}  // namespace tokvec

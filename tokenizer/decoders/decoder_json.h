@@ -1,0 +1,25 @@
+// The "decoder" of a Hugging Face tokenizer.json, read into a TokenDecoder (decoders.h): Replace {pattern,
+// content}, ByteFallback, Fuse, Strip {content, start, stop}, Metaspace {replacement, prepend_scheme (or the older
+// add_prefix_space), split}, ByteLevel, WordPiece {prefix, cleanup}, BPEDecoder {suffix}, and a Sequence of them.
+//
+//   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<TokenDecoder> decoder, ReadHfDecoder(json["decoder"], path));
+//
+// Errors name the key in the file ("decoder.decoders[3].start") as text/tokenizer_json_fields.h does.
+#ifndef TOKVEC_TOKENIZER_DECODERS_DECODER_JSON_H_
+#define TOKVEC_TOKENIZER_DECODERS_DECODER_JSON_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "tokenizer/decoders/decoders.h"
+
+namespace tokvec {
+
+// `node`: the "decoder" value; null (or absent) gives a decoder that joins spellings with spaces.
+absl::StatusOr<std::unique_ptr<TokenDecoder>> ReadHfDecoder(const nlohmann::json& node, const std::string& path);
+
+}  // namespace tokvec
+
+#endif  // TOKVEC_TOKENIZER_DECODERS_DECODER_JSON_H_

@@ -8,7 +8,7 @@ The libraries, lowest first (each may include itself and what its line lists):
   cli and python (front ends: anything).
 Inside tokenizer/, stages run one way, lowest first:
   text < normalizers < pre_tokenizers < models < processors, decoders < the facade (tokenizer/*.h, *.cc)
-  < formats < trainers
+  < formats, batch < trainers
 A file may include its own stage and the stages below it."""
 import os
 import re
@@ -30,7 +30,7 @@ ALLOWED = {
 }
 LIBRARIES = set(ALLOWED) | {"cli", "python"}
 TOKENIZER_STAGE = {"text": 0, "normalizers": 1, "pre_tokenizers": 2, "models": 3, "processors": 4, "decoders": 4,
-                   "": 5, "formats": 6, "trainers": 7}
+                   "": 5, "formats": 6, "batch": 6, "trainers": 7}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 

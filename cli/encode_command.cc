@@ -39,17 +39,15 @@
 #include <string>
 #include <vector>
 
-#include <sys/stat.h>
-
 #include "base/file_io.h"
 #include "base/status_macros.h"
-#include "base/worker_pool.h"
 #include "cli/command.h"
 #include "cli/shard_option.h"
 #include "distributed/line_parts.h"
 #include "distributed/world.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+#include "tokenizer/batch/chunked_encoder.h"
 #include "tokenizer/models/bpe/piece_cache.h"
 #include "tokenizer/pair_encoding.h"
 #include "tokenizer/readable_token.h"
@@ -235,19 +233,9 @@ std::string SpellAll(const Tokenizer& tokenizer, const std::vector<TokenId>& ids
   return out;
 }
 
-// One chunk of input: a run of whole lines (--lines) or a part of the whole text cut by Tokenizer::FindCut.
-struct Chunk {
-  std::string_view text;
-  uint64_t first_line = 0;  // --lines: the number of the chunk's first line
-  size_t base = 0;          // where the chunk starts in the input
-  std::string output;
-  IdTextBuffer* id_text = nullptr;  // whole text as ids: the output, " id" per token (Tokenizer::EncodeIdText)
-  absl::Status status;
-};
-
 // Encodes each line of `chunk` (line ends removed) as one output line.
 void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format,
-                      const IdTextCaches& caches, Chunk* chunk, bool pairs = false) {
+                      const IdTextCaches& caches, EncodeChunk* chunk, bool pairs = false) {
   const std::string_view text = chunk->text;
   uint64_t line_number = chunk->first_line;
   for (size_t at = 0; at < text.size(); ++line_number) {
@@ -289,7 +277,7 @@ void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, F
 
 // Encodes a chunk of the whole text: its ids (or token spellings) separated by spaces, no line end.
 void EncodeTextChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format,
-                     const IdTextCaches& caches, Chunk* chunk) {
+                     const IdTextCaches& caches, EncodeChunk* chunk) {
   if (chunk->id_text != nullptr) {
     // Room for twice the chunk's bytes at once (the ids of the 100 MB bench input take 1.9 bytes of text per
     // byte with gpt2, 1.4 with o200k): growing each buffer by doublings from 4 KB copied it 7 times into fresh
@@ -313,238 +301,50 @@ void EncodeTextChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Fo
   }
 }
 
-// Where the next chunk of `rest` ends: at a cut point at or before `target` bytes, else the first one after it;
-// 0 when `rest` holds none (more input is needed, or at the end of input the rest is one chunk).
-size_t ChunkEnd(const Tokenizer& tokenizer, const EncodeOptions& encode, bool lines, std::string_view rest,
-                size_t target) {
-  if (rest.size() <= target) target = rest.size() - 1;
-  if (lines) {
-    size_t newline = rest.rfind('\n', target);
-    if (newline == std::string_view::npos) newline = rest.find('\n', target);
-    return newline == std::string_view::npos ? 0 : newline + 1;
-  }
-  size_t cut = tokenizer.FindCut(rest, target, encode);
-  if (cut == 0 && rest.size() > target + 1) cut = tokenizer.FindCut(rest, rest.size() - 1, encode);
-  return cut;
-}
-
-// Reads the input in chunks, encodes each batch of chunks over the workers and writes the results in order.
+// The whole input (or each line, --lines) through the library's ChunkedEncoder (tokenizer/batch/chunked_encoder.h):
+// chunks encoded on the workers, written here in input order.
 absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format,
                         const EncodeCommandOptions& options) {
-  std::FILE* in = stdin;
-  if (options.input != "-") {
-    in = std::fopen(options.input.c_str(), "rb");
-    if (in == nullptr) {
-      return absl::NotFoundError(fmt::format("cannot open '{}': {}", options.input, std::strerror(errno)));
-    }
-  }
-  struct Closer {
-    std::FILE* f;
-    ~Closer() {
-      if (f != stdin) std::fclose(f);
-    }
-  } closer{in};
-  // Chunks of 256 KB, 16 per thread in a batch: each batch ends with a wait for its slowest chunk, and chunk costs
-  // vary with the language; 1 MB chunks, 4 per thread, left 2 threads at 1.69-1.77x one thread on 100 MB.
-  constexpr size_t kChunkBytes = size_t{1} << 18;
-  const size_t threads = static_cast<size_t>(std::max(1, options.threads));
-  const size_t batch_chunks = threads * 16;
-  const size_t batch_bytes = batch_chunks * kChunkBytes;
-  // The same threads serve every batch (base/worker_pool.h), so their per-thread scratch stays warm; a pool per
-  // batch with cold caches made 2 threads slower than 1 (0.89x, bench/RESULTS.md before this change).
-  WorkerPool pool(static_cast<int>(threads));
-  // Piece caches: workers read the shared one and learn into their own; between batches their new pieces are
-  // folded into the shared one, so each distinct piece is merged about once whatever the thread count (with a
-  // cache per thread, every thread merged every distinct piece again: 2 threads used 0.36 s more CPU than 1 on
-  // the 103.6 MB of corpora x7, whose 14.8 MB repeat 306,099 distinct pieces).
-  // One thread has nothing to share: its own cache is kept whole.
-  std::unique_ptr<PieceCache> shared = threads > 1 ? tokenizer.NewPieceCache() : nullptr;
-  std::vector<std::unique_ptr<PieceCache>> locals;
-  // The same for the id text of short pieces (Tokenizer::EncodeIdText).
-  std::unique_ptr<IdTextCache> shared_text = threads > 1 ? tokenizer.NewIdTextCache() : nullptr;
-  std::vector<std::unique_ptr<IdTextCache>> local_texts;
-  for (size_t i = 0; i < threads; ++i) {
-    locals.push_back(tokenizer.NewPieceCache());
-    local_texts.push_back(tokenizer.NewIdTextCache());
-  }
-  // The id-text tables sized up front, about one distinct short piece per 48 bytes (the 14.8 MB of shared corpora
-  // hold 264,000: one per 56): the table that ends up with every short piece (one thread's own, or the shared one)
-  // from the file's size, and with several threads each worker's from its share of a batch. Growing them from 2^14
-  // slots touched about twice the memory, all of it fresh (each doubling is a new table); fresh pages cost here:
-  // with 2 threads, 10% of the CPU time was the kernel clearing them (clear_page_erms). In process, the first pass
-  // over the 100 MB bench input with one thread took 0.79-0.82 s with growth, 0.74-0.77 s sized up front.
-  constexpr size_t kBytesPerPiece = 48;
-  constexpr size_t kMaxReserve = 3 * (size_t{1} << 19) / 4;  // 32 MB of slots; past that a table grows as it fills
-  // Whole text as ids (the only use of the id-text tables; see below).
+  TOKVEC_ASSIGN_OR_RETURN(TextSource source, TextSource::Open(options.input));
+  // Whole text as ids: each chunk writes " id id ..." straight into its buffer (Tokenizer::EncodeIdText).
   const bool id_text = !options.lines && format == Format::kIds;
-  struct stat input_stat;
-  const bool regular_file = fstat(fileno(in), &input_stat) == 0 && S_ISREG(input_stat.st_mode);
-  if (id_text && regular_file) {
-    const auto input_bytes = static_cast<size_t>(input_stat.st_size);
-    (threads == 1 ? local_texts[0] : shared_text)->Reserve(std::min(input_bytes / kBytesPerPiece, kMaxReserve));
-    if (threads > 1) {
-      for (auto& local : local_texts) local->Reserve(std::min(batch_bytes, input_bytes) / threads / kBytesPerPiece);
-    }
-  }
-  // Whole text as ids: each chunk writes into one of these buffers, kept from batch to batch (two batches: the
-  // one being encoded and the one being written), so their pages are touched once.
-  std::vector<IdTextBuffer> id_buffers(id_text ? 2 * batch_chunks : 0);
-  size_t batch_number = 0;
-  std::string buffer;  // input not yet encoded starts at buffer[consumed]
-  // A regular input file is read in place through a mapping of it (then `mapped_rest` is the buffer): reading it
-  // copied every byte from the page cache (the kernel's copy was 8-12% of a 1-thread 100 MB gpt2 profile) into
-  // fresh memory that then had to be faulted in.
-  std::unique_ptr<MappedFile> mapped;
-  std::string_view mapped_rest;
-  if (options.input != "-" && regular_file && input_stat.st_size > 0) {
-    absl::StatusOr<std::unique_ptr<MappedFile>> opened = MappedFile::Open(options.input);
-    if (opened.ok()) {  // else read it as any other stream
-      mapped = std::move(*opened);
-      mapped_rest = mapped->data();
-    }
-  }
-  auto buffered = [&]() -> std::string_view { return mapped != nullptr ? mapped_rest : std::string_view(buffer); };
-  size_t consumed = 0;
-  size_t buffer_offset = 0;  // of buffer[0] in the input
-  uint64_t line_number = 1;
-  bool eof = mapped != nullptr;
+  ChunkedEncoder encoder(tokenizer,
+                         {.encode = encode, .lines = options.lines, .threads = options.threads, .id_text = id_text});
   bool wrote_any = false;  // whole text: something written, so the next chunk starts with a space
-  // Reads up to `bytes` more input onto the end of `into`.
-  auto read_into = [&](std::string* into, size_t bytes) -> absl::Status {
-    const size_t old = into->size();
-    into->resize(old + bytes);
-    const size_t got = std::fread(into->data() + old, 1, bytes, in);
-    into->resize(old + got);
-    if (got < bytes) {
-      if (std::ferror(in)) return absl::DataLossError(fmt::format("cannot read '{}'", options.input));
-      eof = true;
-    }
-    return absl::OkStatus();
-  };
-  // Writes the outputs of `done` in order, up to its first error (then returned).
-  auto write_outputs = [&](std::vector<Chunk>& done) -> absl::Status {
-    for (Chunk& chunk : done) {
-      TOKVEC_RETURN_IF_ERROR(chunk.status);
-      if (chunk.id_text != nullptr) {
-        std::string_view text = chunk.id_text->view();  // " id id ...": the space between chunks included
-        if (text.empty()) continue;
-        if (!wrote_any) text.remove_prefix(1);
-        TOKVEC_RETURN_IF_ERROR(WriteAll(stdout, text));
-        chunk.id_text->Clear();
-        wrote_any = true;
-        continue;
-      }
-      if (chunk.output.empty()) continue;
-      if (!options.lines && wrote_any) TOKVEC_RETURN_IF_ERROR(WriteAll(stdout, " "));
-      TOKVEC_RETURN_IF_ERROR(WriteAll(stdout, chunk.output));
+  auto write = [&](EncodeChunk& chunk) -> absl::Status {
+    if (chunk.id_text != nullptr) {
+      std::string_view text = chunk.id_text->view();  // " id id ...": the space between chunks included
+      if (text.empty()) return absl::OkStatus();
+      if (!wrote_any) text.remove_prefix(1);
+      TOKVEC_RETURN_IF_ERROR(WriteAll(stdout, text));
       wrote_any = true;
+      return absl::OkStatus();
     }
-    done.clear();
+    if (chunk.output.empty()) return absl::OkStatus();
+    if (!options.lines && wrote_any) TOKVEC_RETURN_IF_ERROR(WriteAll(stdout, " "));
+    TOKVEC_RETURN_IF_ERROR(WriteAll(stdout, chunk.output));
+    wrote_any = true;
     return absl::OkStatus();
   };
-  // Folds what the workers learned into the shared caches, the two kinds side by side; done before a batch, so
-  // not after the last one.
-  bool fold_pending = false;
-  auto fold_caches = [&] {
-    pool.Run(2, [&](int64_t task, int) {
-      // While the shared piece cache is empty (the first fold), the largest local one becomes it: no copy, and no
-      // new table for the shared one to grow into (its first pages cost up to 80 ms on this VM). The shared
-      // id-text table was sized up front when the input's size is known.
-      if (task == 0 && shared->size() == 0) {
-        auto largest = std::max_element(locals.begin(), locals.end(),
-                                        [](const auto& a, const auto& b) { return a->size() < b->size(); });
-        shared.swap(*largest);
-      }
-      for (size_t i = 0; i < locals.size(); ++i) {
-        if (task == 0) {
-          shared->MergeFrom(*locals[i]);
-          locals[i]->Clear();
+  const bool around = !options.lines && encode.add_special_tokens;  // the post-processor's tokens, whole text
+  if (around) {
+    EncodeChunk before{.output = SpellAll(tokenizer, SpecialIdsBefore(tokenizer), format)};
+    TOKVEC_RETURN_IF_ERROR(write(before));
+  }
+  TOKVEC_RETURN_IF_ERROR(encoder.Run(
+      source,
+      [&](EncodeChunk* chunk, const IdTextCaches& caches) {
+        if (options.lines) {
+          EncodeLinesChunk(tokenizer, encode, format, caches, chunk, options.pairs);
         } else {
-          shared_text->MergeFrom(*local_texts[i]);
-          local_texts[i]->ClearMain();
+          EncodeTextChunk(tokenizer, encode, format, caches, chunk);
         }
-      }
-    });
-    fold_pending = false;
-  };
-  std::vector<Chunk> chunks, previous;  // this batch; the last one, written while this one is encoded
-  std::string incoming;  // the next buffer: this one's rest, then input read while this batch is encoded
-  bool refilled = false;
-  if (mapped == nullptr) TOKVEC_RETURN_IF_ERROR(read_into(&buffer, batch_bytes));
-  if (!options.lines && encode.add_special_tokens) {  // the post-processor's tokens around the whole text
-    previous.emplace_back().output = SpellAll(tokenizer, SpecialIdsBefore(tokenizer), format);
+      },
+      write));
+  if (around) {
+    EncodeChunk after{.output = SpellAll(tokenizer, SpecialIdsAfter(tokenizer), format)};
+    TOKVEC_RETURN_IF_ERROR(write(after));
   }
-  while (true) {
-    // 1. Cut the buffer into chunks.
-    chunks.clear();
-    while (consumed < buffered().size() && chunks.size() < batch_chunks) {
-      const std::string_view rest = buffered().substr(consumed);
-      size_t size = ChunkEnd(tokenizer, encode, options.lines, rest, kChunkBytes);
-      if (size == 0) {
-        if (!eof) break;  // The chunk's end is not in the buffer yet.
-        size = rest.size();
-      }
-      Chunk& chunk = chunks.emplace_back();
-      chunk.text = rest.substr(0, size);
-      chunk.first_line = line_number;
-      chunk.base = buffer_offset + consumed;
-      if (id_text) chunk.id_text = &id_buffers[(batch_number % 2) * batch_chunks + chunks.size() - 1];
-      if (options.lines) line_number += static_cast<uint64_t>(std::count(chunk.text.begin(), chunk.text.end(), '\n'));
-      consumed += size;
-    }
-    if (chunks.empty()) {
-      if (eof) break;
-      TOKVEC_RETURN_IF_ERROR(read_into(&buffer, batch_bytes));  // No cut point yet: hold more input.
-      continue;
-    }
-    // 2. Encode the batch on the workers. Task 0 does the I/O meanwhile: it writes the previous batch's outputs
-    // (in input order) and reads the next batch's input, so neither waits for the other (with I/O between
-    // batches, the workers idled while the main thread read and wrote).
-    if (fold_pending) fold_caches();
-    absl::Status io;
-    pool.Run(static_cast<int64_t>(chunks.size()) + 1, [&](int64_t task, int worker) {
-      if (task == 0) {
-        io = write_outputs(previous);
-        if (io.ok() && !eof) {
-          // The chunks were cut before the batch began, so the rest of the buffer is known; starting the next
-          // buffer with it spares appending the whole read to this one afterwards (a copy of all the input).
-          incoming.assign(buffer, consumed);
-          refilled = true;
-          io = read_into(&incoming, batch_bytes);
-        }
-        return;
-      }
-      const auto w = static_cast<size_t>(worker);
-      const IdTextCaches caches{shared.get(), locals[w].get(), shared_text.get(), local_texts[w].get()};
-      Chunk* chunk = &chunks[static_cast<size_t>(task - 1)];
-      if (options.lines) {
-        EncodeLinesChunk(tokenizer, encode, format, caches, chunk, options.pairs);
-      } else {
-        EncodeTextChunk(tokenizer, encode, format, caches, chunk);
-      }
-    });
-    TOKVEC_RETURN_IF_ERROR(io);
-    fold_pending = shared != nullptr;
-    ++batch_number;
-    // 3. This batch's outputs are written during the next one; its input is done with (the chunks' outputs no
-    // longer point into the buffer).
-    for (Chunk& chunk : chunks) chunk.text = {};
-    previous.swap(chunks);
-    buffer_offset += consumed;
-    if (mapped != nullptr) {
-      mapped_rest.remove_prefix(consumed);
-    } else if (refilled) {
-      buffer.swap(incoming);
-      refilled = false;
-    } else {
-      buffer.erase(0, consumed);
-    }
-    consumed = 0;
-  }
-  if (!options.lines && encode.add_special_tokens) {
-    previous.emplace_back().output = SpellAll(tokenizer, SpecialIdsAfter(tokenizer), format);
-  }
-  TOKVEC_RETURN_IF_ERROR(write_outputs(previous));
   return options.lines ? absl::OkStatus() : WriteAll(stdout, "\n");
 }
 
@@ -585,7 +385,7 @@ absl::Status RunSharded(const Tokenizer& tokenizer, const EncodeOptions& encode,
       const size_t end = newline == std::string::npos ? text.size() : newline + 1;
       ++line_number;
       if (static_cast<int64_t>((line_number - 1) % static_cast<uint64_t>(parts)) == part) {
-        Chunk chunk{.text = std::string_view(text).substr(at, end - at), .first_line = line_number};
+        EncodeChunk chunk{.text = std::string_view(text).substr(at, end - at), .first_line = line_number};
         EncodeLinesChunk(tokenizer, encode, format, IdTextCaches{shared.get(), local.get(), nullptr, nullptr}, &chunk, options.pairs);
         TOKVEC_RETURN_IF_ERROR(chunk.status);
         out += chunk.output;

@@ -10,6 +10,7 @@
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
+#include "tokenizer/batch/chunked_encoder.h"
 #include "training/kernels.h"
 
 namespace tokvec::training {
@@ -97,7 +98,6 @@ absl::StatusOr<TokenStream> TokenStream::Encode(const Tokenizer& tokenizer, cons
                                               std::strerror(errno)));
   }
   size_t count = 0;
-  std::vector<TokenId> ids;
   std::vector<int32_t> chunk_ids;
   auto write = [&](const int32_t* data, size_t n) -> absl::Status {
     if (n > 0 && std::fwrite(data, sizeof(int32_t), n, out.get()) != n) {
@@ -107,24 +107,22 @@ absl::StatusOr<TokenStream> TokenStream::Encode(const Tokenizer& tokenizer, cons
     count += n;
     return absl::OkStatus();
   };
+  // The library's chunked encoder (tokenizer/batch/chunked_encoder.h) over each mapped file: chunks cut where
+  // Tokenizer::FindCut allows, their ids written in order.
+  ChunkedEncoder encoder(tokenizer, {.chunk_bytes = chunk_bytes});
   for (const std::string& file : files) {
     TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<MappedFile> mapped, MappedFile::Open(file));
-    const std::string_view text = mapped->data();
-    size_t begin = 0;
-    while (begin < text.size()) {
-      const std::string_view rest = text.substr(begin);
-      size_t cut = rest.size();
-      if (rest.size() > chunk_bytes) {
-        cut = tokenizer.FindCut(rest, chunk_bytes, {});
-        if (cut == 0) cut = tokenizer.FindCut(rest, rest.size() - 1, {});
-        if (cut == 0) cut = rest.size();  // no safe cut: the rest at once
-      }
-      ids.clear();
-      TOKVEC_RETURN_IF_ERROR(tokenizer.EncodeIds(rest.substr(0, cut), {}, &ids, begin));
-      chunk_ids.assign(ids.begin(), ids.end());
-      TOKVEC_RETURN_IF_ERROR(write(chunk_ids.data(), chunk_ids.size()));
-      begin += cut;
-    }
+    TextSource source = TextSource::Memory(mapped->data());
+    TOKVEC_RETURN_IF_ERROR(encoder.Run(
+        source,
+        [&](EncodeChunk* chunk, const IdTextCaches& caches) {
+          chunk->status = tokenizer.EncodeIds(chunk->text, {}, &chunk->ids, chunk->base, caches.shared_pieces,
+                                              caches.local_pieces);
+        },
+        [&](EncodeChunk& chunk) {
+          chunk_ids.assign(chunk.ids.begin(), chunk.ids.end());
+          return write(chunk_ids.data(), chunk_ids.size());
+        }));
     if (eot) TOKVEC_RETURN_IF_ERROR(write(&*eot, 1));
   }
   if (std::fflush(out.get()) != 0) {

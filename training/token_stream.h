@@ -49,11 +49,12 @@ void ApplyMlmMasking(MicroBatch& batch, int64_t first_row, int32_t mask_id, int6
 class TokenStream {
  public:
   // Encodes every file (special-token text is ordinary text) and appends the end-of-text id after each.
-  // Streaming: each file is memory-mapped and encoded in chunks of about chunk_bytes, cut where
-  // Tokenizer::FindCut proves the ids of the parts are the ids of the whole (a file that cannot be cut is encoded
-  // at once); the ids go to an unnamed temporary file (std::tmpfile: removed when closed, nothing left behind)
-  // that is then mapped read-only. So memory holds one chunk's ids, not the corpus's: the mapped pages are the
-  // kernel's clean file cache, reclaimable under pressure.
+  // Streaming: each file is memory-mapped and encoded by the library's chunked encoder
+  // (tokenizer/batch/chunked_encoder.h) in chunks of about chunk_bytes, cut where Tokenizer::FindCut proves the ids
+  // of the parts are the ids of the whole (a file that cannot be cut is encoded at once); the ids go to an unnamed
+  // temporary file (std::tmpfile: removed when closed, nothing left behind) that is then mapped read-only. So
+  // memory holds one batch of chunks' ids (16 chunks), not the corpus's: the mapped pages are the kernel's clean
+  // file cache, reclaimable under pressure.
   static absl::StatusOr<TokenStream> Encode(const Tokenizer& tokenizer, const std::vector<std::string>& files,
                                             size_t chunk_bytes = size_t{1} << 20);
   explicit TokenStream(std::vector<int32_t> tokens);

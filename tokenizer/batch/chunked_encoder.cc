@@ -108,12 +108,10 @@ ChunkedEncoder::ChunkedEncoder(const Tokenizer& tokenizer, ChunkedEncoderOptions
 absl::Status ChunkedEncoder::Run(TextSource& source, const Work& work, const Sink& sink) {
   const Tokenizer& tokenizer = tokenizer_;
   const bool lines = options_.lines;
-  // Chunks of 256 KB, 16 per thread in a batch: each batch ends with a wait for its slowest chunk, and chunk costs
-  // vary with the language; 1 MB chunks, 4 per thread, left 2 threads at 1.69-1.77x one thread on 100 MB.
-  constexpr size_t kChunkBytes = size_t{1} << 18;
+  const size_t chunk_bytes = std::max<size_t>(1, options_.chunk_bytes);  // see ChunkedEncoderOptions
   const size_t threads = static_cast<size_t>(std::max(1, options_.threads));
   const size_t batch_chunks = threads * 16;
-  const size_t batch_bytes = batch_chunks * kChunkBytes;
+  const size_t batch_bytes = batch_chunks * chunk_bytes;
   // The same threads serve every batch (base/worker_pool.h), so their per-thread scratch stays warm; a pool per
   // batch with cold caches made 2 threads slower than 1 (0.89x, bench/RESULTS.md before this change).
   WorkerPool pool(static_cast<int>(threads));
@@ -205,7 +203,7 @@ absl::Status ChunkedEncoder::Run(TextSource& source, const Work& work, const Sin
     chunks.clear();
     while (consumed < buffered().size() && chunks.size() < batch_chunks) {
       const std::string_view rest = buffered().substr(consumed);
-      size_t size = ChunkEnd(tokenizer, options_.encode, lines, rest, kChunkBytes);
+      size_t size = ChunkEnd(tokenizer, options_.encode, lines, rest, chunk_bytes);
       if (size == 0) {
         if (!eof) break;  // The chunk's end is not in the buffer yet.
         size = rest.size();

@@ -16,6 +16,7 @@
 #include "fmt/format.h"
 #include "python/src/bindings.h"
 #include "python/src/tokenizer_object.h"
+#include "tokenizer/batch/encode_texts.h"
 #include "tokenizer/formats/formats.h"
 #include "tokenizer/pair_encoding.h"
 
@@ -56,15 +57,6 @@ py::list IdList(const std::vector<TokenId>& ids) {
 }
 
 // The ids of one text; with add_special_tokens, the post-processor's tokens around them (Tokenizer::Encode).
-absl::Status EncodeOne(const Tokenizer& tokenizer, std::string_view text, const EncodeOptions& options,
-                       std::vector<TokenId>* ids) {
-  if (!options.add_special_tokens) return tokenizer.EncodeIds(text, options, ids);
-  absl::StatusOr<Encoding> encoding = tokenizer.Encode(text, options);
-  if (!encoding.ok()) return encoding.status();
-  *ids = std::move(encoding->ids);
-  return absl::OkStatus();
-}
-
 py::list Encode(const TokenizerObject& self, py::handle text, py::handle allowed, bool add_special_tokens) {
   EncodeOptions options = ParseAllowed(allowed);
   options.add_special_tokens = add_special_tokens;
@@ -74,9 +66,9 @@ py::list Encode(const TokenizerObject& self, py::handle text, py::handle allowed
   absl::Status status;
   if (view.size() >= kReleaseGilBytes) {
     py::gil_scoped_release release;
-    status = EncodeOne(self.tokenizer(), view, options, &ids);
+    status = EncodeTextIds(self.tokenizer(), view, options, &ids);
   } else {
-    status = EncodeOne(self.tokenizer(), view, options, &ids);
+    status = EncodeTextIds(self.tokenizer(), view, options, &ids);
   }
   Check(status);
   return IdList(ids);
@@ -113,32 +105,25 @@ py::list EncodeBatch(TokenizerObject& self, py::handle texts, int num_threads, p
   const size_t n = items.size();
   std::vector<std::string_view> views(n);
   for (size_t i = 0; i < n; ++i) views[i] = TextView(items[i]);
-  std::vector<std::vector<TokenId>> results(n);
-  std::vector<absl::Status> errors(n);
+  EncodedTexts results;
   {
     py::gil_scoped_release release;
     int threads = num_threads > 0 ? num_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     threads = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), std::max<size_t>(n, 1)));
-    auto encode_range = [&](size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i) errors[i] = EncodeOne(self.tokenizer(), views[i], options, &results[i]);
-    };
     if (threads <= 1) {
-      encode_range(0, n);
+      results = EncodeTexts(self.tokenizer(), views, options, nullptr);
     } else {
-      // Blocks of texts, 16 per thread, so a slow block does not leave the others idle at the end.
-      const size_t blocks = std::min(n, static_cast<size_t>(threads) * 16);
-      self.RunOnPool(threads, static_cast<int64_t>(blocks), [&](int64_t b) {
-        encode_range(n * static_cast<size_t>(b) / blocks, n * static_cast<size_t>(b + 1) / blocks);
-      });
+      self.WithPool(threads, [&](WorkerPool* pool) { results = EncodeTexts(self.tokenizer(), views, options, pool); });
     }
   }
+  const std::vector<absl::Status>& errors = results.errors;
   for (size_t i = 0; i < n; ++i) {
     if (!errors[i].ok()) {
       Raise(absl::Status(errors[i].code(), fmt::format("text {}: {}", i, std::string(errors[i].message()))));
     }
   }
   py::list out(n);
-  for (size_t i = 0; i < n; ++i) out[i] = IdList(results[i]);
+  for (size_t i = 0; i < n; ++i) out[i] = IdList(results.ids[i]);
   return out;
 }
 
@@ -210,17 +195,17 @@ void SaveTiktoken(const TokenizerObject& self, const std::string& path) {
 
 }  // namespace
 
-void TokenizerObject::RunOnPool(int threads, int64_t tasks, const std::function<void(int64_t)>& fn) {
+void TokenizerObject::WithPool(int threads, const std::function<void(WorkerPool*)>& fn) {
   // The kept pool serves one batch at a time; a batch that finds it busy (another Python thread's) or of
   // another size runs on a pool of its own.
   std::unique_lock<std::mutex> lock(pool_mutex_, std::try_to_lock);
   if (lock.owns_lock()) {
     if (pool_ == nullptr || pool_->threads() != threads) pool_ = std::make_unique<WorkerPool>(threads);
-    pool_->Run(tasks, fn);
+    fn(pool_.get());
     return;
   }
   WorkerPool pool(threads);
-  pool.Run(tasks, fn);
+  fn(&pool);
 }
 
 std::optional<TokenId> TokenizerObject::TokenToId(const std::string& spelling) const {

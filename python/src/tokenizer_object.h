@@ -20,10 +20,10 @@ class TokenizerObject {
   explicit TokenizerObject(std::unique_ptr<Tokenizer> tokenizer) : tokenizer_(std::move(tokenizer)) {}
   const Tokenizer& tokenizer() const { return *tokenizer_; }
 
-  // fn(task) for task in [0, tasks) on `threads` threads. The pool is kept between calls so that its threads'
-  // piece caches stay warm (a fresh thread merges every piece again; tokvec encode measured 2 threads at 0.89x
-  // of 1 with a pool per batch, base/worker_pool.h).
-  void RunOnPool(int threads, int64_t tasks, const std::function<void(int64_t)>& fn);
+  // Calls fn with a pool of `threads` threads: the kept one when it is free, else one of its own. The pool is kept
+  // between calls so that its threads' piece caches stay warm (a fresh thread merges every piece again; tokvec
+  // encode measured 2 threads at 0.89x of 1 with a pool per batch, base/worker_pool.h).
+  void WithPool(int threads, const std::function<void(WorkerPool*)>& fn);
   // The id of a token spelled as TokenSpelling shows it (`Ġworld`, `er</w>`, `<|endoftext|>`).
   std::optional<TokenId> TokenToId(const std::string& spelling) const;
 

@@ -92,11 +92,7 @@ absl::Status ReadNormalizer(const Json& node, const std::string& path, const std
     steps->push_back("strip_accents");
   } else if (type == "BertNormalizer") {
     // Hugging Face's order: clean, Chinese characters, strip accents (NFD, then drop marks), lowercase.
-    auto flag = [&](const char* name, bool fallback) -> absl::StatusOr<bool> {
-      if (!node.contains(name) || node[name].is_null()) return fallback;
-      if (!node[name].is_boolean()) return HfKeyError(path, fmt::format("{}.{}", key, name), "expected true or false");
-      return node[name].get<bool>();
-    };
+    auto flag = [&](const char* name, bool fallback) { return HfBoolField(node, name, fallback, path, key); };
     TOKVEC_ASSIGN_OR_RETURN(const bool clean_text, flag("clean_text", true));
     TOKVEC_ASSIGN_OR_RETURN(const bool chinese, flag("handle_chinese_chars", true));
     TOKVEC_ASSIGN_OR_RETURN(const bool lowercase, flag("lowercase", true));

@@ -7,7 +7,7 @@
 //   vocab.merge_where = [](size_t rank) { return fmt::format("merges.txt:{}", rank + 2); };
 //   TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe, BuildSpelledBpe(vocab, "vocab.json"));
 //
-// Loading speed: the spellings arrive in flat arrays (flat_vocab.h) and are decoded into one reused buffer; the
+// Loading speed: the spellings arrive in flat arrays (text/flat_vocab.h) and are decoded into one reused buffer; the
 // merges are resolved through the model's own bytes -> id table, so no map of spellings is built.
 #ifndef TOKVEC_TOKENIZER_FORMATS_SPELLED_VOCAB_H_
 #define TOKVEC_TOKENIZER_FORMATS_SPELLED_VOCAB_H_
@@ -17,7 +17,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "tokenizer/formats/flat_vocab.h"
+#include "tokenizer/text/flat_vocab.h"
 #include "tokenizer/models/bpe/bpe_model.h"
 #include "tokenizer/tokenizer.h"
 

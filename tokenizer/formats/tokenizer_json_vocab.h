@@ -1,6 +1,6 @@
 // The fast path of tokenizer.json loading: the two big parts of a BPE or WordPiece file, model.vocab (an object
 // {spelling: id}) and model.merges (an array of "left right" strings or [left, right] pairs), are scanned
-// straight into flat arrays (flat_vocab.h), and only the rest of the document, with those two values replaced by
+// straight into flat arrays (text/flat_vocab.h), and only the rest of the document, with those two values replaced by
 // null, goes to the JSON DOM. Why: nlohmann's DOM keeps an object as a std::map, and building and walking one
 // of 200,000 keys was most of the 0.54 s that o200k's 7.5 MB tokenizer.json took to load.
 //
@@ -25,7 +25,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "tokenizer/formats/flat_vocab.h"
+#include "tokenizer/text/flat_vocab.h"
 
 namespace tokvec {
 

@@ -9,8 +9,8 @@
 //   FlatMerges merges;
 //   merges.Add("Ġ", "t");
 //   merges.left(0) == "Ġ";  merges.right(0) == "t";
-#ifndef TOKVEC_TOKENIZER_FORMATS_FLAT_VOCAB_H_
-#define TOKVEC_TOKENIZER_FORMATS_FLAT_VOCAB_H_
+#ifndef TOKVEC_TOKENIZER_TEXT_FLAT_VOCAB_H_
+#define TOKVEC_TOKENIZER_TEXT_FLAT_VOCAB_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -80,4 +80,4 @@ struct FlatMerges {
 
 }  // namespace tokvec
 
-#endif  // TOKVEC_TOKENIZER_FORMATS_FLAT_VOCAB_H_
+#endif  // TOKVEC_TOKENIZER_TEXT_FLAT_VOCAB_H_

@@ -4,7 +4,7 @@
 //   tokvec model file (text)      ReadTokvecModel          WriteTokvecModel          tokvec_model_format.cc
 //   tiktoken ranks                ReadTiktoken             WriteTiktoken             tiktoken_format.cc
 //   GPT-2 vocab.json+merges.txt   ReadGpt2VocabAndMerges   -                         gpt2_format.cc
-//   Hugging Face tokenizer.json   ReadHfTokenizerJson      WriteHfTokenizerJson      tokenizer_json_format.cc
+//   Hugging Face tokenizer.json   ReadHfTokenizerJson      WriteHfTokenizerJson      tokenizer_json_format.cc, _writer.cc
 //   BERT vocab.txt (+ config)     ReadBertVocabTxt         -                         bert_vocab_format.cc
 //
 // Readers return a TokenizerSpec for Tokenizer::Create; errors name the file and the line or JSON key.

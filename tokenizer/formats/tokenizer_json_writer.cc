@@ -1,0 +1,183 @@
+// Hugging Face tokenizers' `tokenizer.json`, written (formats.h: WriteHfTokenizerJson). Only byte-level models
+// are written, in the shapes the reader (tokenizer_json_format.cc) takes back: an HfPreTokenizer's JSON as it was
+// read, else ByteLevel or Sequence [Split, ByteLevel]; NFC/NFKC/Lowercase normalizers; the ByteLevel decoder. A
+// rank model (tiktoken) has no merge list: each token's merge is the split into two tokens that BPE with lower
+// ranks gives (RecoverMerges, models/bpe/recover_merges.h), and ignore_merges is set, as tiktoken looks whole
+// pieces up.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status_macros.h"
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+#include "tokenizer/formats/formats.h"
+#include "tokenizer/models/bpe/recover_merges.h"
+#include "tokenizer/pre_tokenizers/pre_tokenizer_json.h"
+#include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
+#include "tokenizer/text/byte_unicode.h"
+#include "tokenizer/text/utf8.h"
+
+namespace tokvec {
+
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
+
+absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
+  if (tokenizer.type() != ModelType::kByte) {
+    return absl::FailedPreconditionError(fmt::format(
+        "only byte-level models can be written as tokenizer.json; this is a {} model{}",
+        ModelTypeName(tokenizer.type()), tokenizer.type() == ModelType::kWord ? " (train with --type byte)" : ""));
+  }
+  const TokenizerSpec& spec = tokenizer.spec();
+  const BpeModel& bpe = tokenizer.bpe();
+  if (spec.affixes) {
+    return absl::FailedPreconditionError(
+        "a model with continuing_subword_prefix or end_of_word_suffix cannot be written (not supported yet)");
+  }
+  // 1. Normalizer steps; prefix_space becomes ByteLevel's add_prefix_space.
+  std::vector<std::string> steps;
+  if (spec.normalizer != nullptr) {
+    std::string name = spec.normalizer->name();
+    for (size_t begin = 0; begin <= name.size();) {
+      size_t plus = name.find('+', begin);
+      if (plus == std::string::npos) plus = name.size();
+      steps.push_back(name.substr(begin, plus - begin));
+      begin = plus + 1;
+    }
+  }
+  bool add_prefix_space = false;
+  OrderedJson normalizers = OrderedJson::array();
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i] == "prefix_space") {
+      if (i + 1 != steps.size()) {
+        return absl::FailedPreconditionError("prefix_space must be the last normalizer step for tokenizer.json");
+      }
+      add_prefix_space = true;
+    } else if (steps[i] == "nfc" || steps[i] == "nfkc") {
+      normalizers.push_back({{"type", steps[i] == "nfc" ? "NFC" : "NFKC"}});
+    } else if (steps[i] == "lowercase") {
+      normalizers.push_back({{"type", "Lowercase"}});
+    } else {
+      return absl::FailedPreconditionError(fmt::format("normalizer step '{}' has no tokenizer.json form", steps[i]));
+    }
+  }
+  // 2. Pre-tokenizer.
+  const std::string pattern = spec.pre_tokenizer->name();
+  auto byte_level = [](bool prefix_space, bool use_regex) {
+    return OrderedJson{{"type", "ByteLevel"},
+                       {"add_prefix_space", prefix_space},
+                       {"trim_offsets", true},
+                       {"use_regex", use_regex}};
+  };
+  OrderedJson pre_tokenizer;
+  if (const auto* hf = dynamic_cast<const HfPreTokenizer*>(spec.pre_tokenizer.get())) {
+    TOKVEC_ASSIGN_OR_RETURN(const std::string hf_json, HfPreTokenizerJson(*hf, add_prefix_space));
+    pre_tokenizer = OrderedJson::parse(hf_json);
+  } else if (pattern == "gpt2") {
+    pre_tokenizer = byte_level(add_prefix_space, true);
+  } else {
+    if (add_prefix_space) {
+      return absl::FailedPreconditionError("prefix_space with a split pattern other than gpt2 has no tokenizer.json form");
+    }
+    std::optional<std::string> preset = SplitPresetRegex(pattern);
+    OrderedJson split = {{"type", "Split"},
+                         {"pattern", {{"Regex", preset ? *preset : pattern}}},
+                         {"behavior", "Isolated"},
+                         {"invert", false}};
+    pre_tokenizer = {{"type", "Sequence"}, {"pretokenizers", {split, byte_level(false, false)}}};
+  }
+  for (const SpecialToken& special : spec.special_tokens) {
+    if (Utf8ValidEnd(special.text, 0) != special.text.size()) {
+      return absl::FailedPreconditionError(
+          fmt::format("special token {} is not valid UTF-8 and cannot be written to JSON", special.id));
+    }
+  }
+  // 3. Model: vocab in id order, merges in rank order.
+  // Written as text: ordered_json's object insertion is a linear search, quadratic for 200k tokens.
+  // Special tokens are in the vocab too: Hugging Face gives an added token that is not in the vocab the next
+  // free id (vocab size + k), ignoring the id written in added_tokens, which breaks gaps like cl100k's 100256.
+  std::vector<std::string> spellings(std::max<size_t>(bpe.size(), tokenizer.vocab_size()));
+  for (TokenId id = 0; id < bpe.size(); ++id) {
+    if (!bpe.token(id).empty()) spellings[id] = BytesToUnicode(bpe.token(id));
+  }
+  for (const SpecialToken& special : spec.special_tokens) {
+    if (spellings[special.id].empty()) spellings[special.id] = special.text;
+  }
+  std::vector<bool> empty_token(spellings.size(), false);  // An unreachable entry spelled "" is written too.
+  for (const UnreachableToken& unreachable : spec.unreachable_tokens) {
+    if (unreachable.id >= spellings.size()) continue;
+    spellings[unreachable.id] = unreachable.spelling;
+    empty_token[unreachable.id] = unreachable.spelling.empty();
+  }
+  std::string vocab = "{";
+  for (size_t id = 0; id < spellings.size(); ++id) {
+    if (spellings[id].empty() && !empty_token[id]) continue;
+    if (vocab.size() > 1) vocab += ',';
+    vocab += Json(spellings[id]).dump(-1, ' ', false, Json::error_handler_t::replace);
+    vocab += ':';
+    vocab += std::to_string(id);
+  }
+  vocab += '}';
+  std::string merges = "[";
+  auto add_merge = [&](const BpeModel::MergePair& pair) {
+    if (merges.size() > 1) merges += ',';
+    merges += '[';
+    merges += Json(BytesToUnicode(bpe.token(pair.left))).dump();
+    merges += ',';
+    merges += Json(BytesToUnicode(bpe.token(pair.right))).dump();
+    merges += ']';
+  };
+  bool ignore_merges = spec.ignore_merges;
+  if (bpe.rule() == BpeModel::Rule::kMergeList) {
+    for (const BpeModel::MergePair& pair : bpe.merges()) add_merge(pair);
+  } else {
+    for (const BpeModel::MergePair& pair : RecoverMerges(bpe)) add_merge(pair);
+    ignore_merges = true;
+  }
+  merges += ']';
+  OrderedJson added = OrderedJson::array();
+  for (const SpecialToken& special : spec.special_tokens) {
+    added.push_back({{"id", special.id},
+                     {"content", special.text},
+                     {"single_word", special.single_word},
+                     {"lstrip", special.lstrip},
+                     {"rstrip", special.rstrip},
+                     {"normalized", special.normalized},
+                     {"special", special.special}});
+  }
+  OrderedJson root = {
+      {"version", "1.0"},
+      {"truncation", nullptr},
+      {"padding", nullptr},
+      {"added_tokens", added},
+      {"normalizer", normalizers.empty()       ? OrderedJson(nullptr)
+                     : normalizers.size() == 1 ? normalizers[0]
+                                               : OrderedJson{{"type", "Sequence"}, {"normalizers", normalizers}}},
+      {"pre_tokenizer", pre_tokenizer},
+      {"post_processor", nullptr},
+      {"decoder", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}}},
+      {"model",
+       {{"type", "BPE"},
+        {"dropout", nullptr},
+        {"unk_token", nullptr},
+        {"continuing_subword_prefix", nullptr},
+        {"end_of_word_suffix", nullptr},
+        {"fuse_unk", false},
+        {"byte_fallback", false},
+        {"ignore_merges", ignore_merges},
+        {"vocab", nullptr},
+        {"merges", nullptr}}},
+  };
+  // The model is the last key and vocab, merges its last two: put their text in place of the nulls.
+  std::string text = root.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+  constexpr std::string_view kTail = R"("vocab":null,"merges":null}})";
+  if (text.size() < kTail.size() || text.compare(text.size() - kTail.size(), kTail.size(), kTail) != 0) {
+    return absl::InternalError("tokenizer.json writer: unexpected layout");
+  }
+  text.resize(text.size() - kTail.size());
+  return text + R"("vocab":)" + vocab + R"(,"merges":)" + merges + "}}\n";
+}
+
+}  // namespace tokvec

@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/json_fields.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "tokenizer/decoders/wordpiece_decoder.h"
@@ -100,6 +101,26 @@ absl::StatusOr<std::unique_ptr<TokenDecoder>> ReadHfDecoder(const Json& node, co
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<DecoderStep> step, ReadDecoderStep(node, path, "decoder", &steps));
   if (step != nullptr) steps.push_back(std::move(step));
   return std::make_unique<TokenDecoder>(std::move(steps));
+}
+
+absl::StatusOr<std::optional<WordPieceDecoder>> ReadHfWordPieceDecoder(const Json* node, const std::string& path) {
+  if (node == nullptr || node->is_null()) return std::nullopt;
+  const Json& decoder = *node;
+  if (!decoder.is_object() || OptionalString(decoder, "type") != "WordPiece") {
+    return HfKeyError(path, "decoder",
+                      fmt::format("decoder {} is not supported with WordPiece (supported: WordPiece, null)",
+                                  decoder.dump()));
+  }
+  WordPieceDecoder wordpiece_decoder;
+  if (decoder.contains("prefix")) {
+    if (!decoder["prefix"].is_string()) return HfKeyError(path, "decoder.prefix", "expected a string");
+    wordpiece_decoder.prefix = decoder["prefix"].get<std::string>();
+  }
+  if (decoder.contains("cleanup")) {
+    if (!decoder["cleanup"].is_boolean()) return HfKeyError(path, "decoder.cleanup", "expected true or false");
+    wordpiece_decoder.cleanup = decoder["cleanup"].get<bool>();
+  }
+  return wordpiece_decoder;
 }
 
 }  // namespace tokvec

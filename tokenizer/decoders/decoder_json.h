@@ -9,16 +9,24 @@
 #define TOKVEC_TOKENIZER_DECODERS_DECODER_JSON_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "tokenizer/decoders/decoders.h"
+#include "tokenizer/decoders/wordpiece_decoder.h"
 
 namespace tokvec {
 
 // `node`: the "decoder" value; null (or absent) gives a decoder that joins spellings with spaces.
 absl::StatusOr<std::unique_ptr<TokenDecoder>> ReadHfDecoder(const nlohmann::json& node, const std::string& path);
+
+// The decoder of a WordPiece model, which runs on its own (Tokenizer's WordPiece decode): `node` null (or absent:
+// nullptr) gives nullopt (spellings joined by spaces); WordPiece {prefix, cleanup} its WordPieceDecoder; any other
+// decoder is an error.
+absl::StatusOr<std::optional<WordPieceDecoder>> ReadHfWordPieceDecoder(const nlohmann::json* node,
+                                                                       const std::string& path);
 
 }  // namespace tokvec
 

@@ -66,15 +66,17 @@
 // the scanner did not divert them. A file the fast path does not read to a tokenizer is read again through the DOM
 // alone (ReadHfTokenizerJsonViaDom), which decides errors and odd shapes (a repeated key keeps its last id).
 //
-// The writer is tokenizer_json_writer.cc.
+// Each component reads its own form (models/bpe/bpe_json.h, models/wordpiece/wordpiece_json.h,
+// models/unigram/unigram_json.h, normalizers/normalizer_json.h, pre_tokenizers/pre_tokenizer_json.h,
+// processors/post_processor_json.h, decoders/decoder_json.h); this file takes the vocabulary and merges (scanned or
+// from the DOM), picks the model kind, reads the added tokens and assembles the TokenizerSpec. The writer is
+// tokenizer_json_writer.cc.
 #include <algorithm>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
 
-#include "base/json_fields.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
@@ -82,22 +84,14 @@
 #include "tokenizer/formats/formats.h"
 #include "tokenizer/formats/spelled_vocab.h"
 #include "tokenizer/formats/tokenizer_json_vocab.h"
-#include "tokenizer/normalizers/edit_normalizers.h"
-#include "tokenizer/normalizers/icu_normalizer.h"
+#include "tokenizer/models/bpe/bpe_json.h"
+#include "tokenizer/models/unigram/unigram_json.h"
+#include "tokenizer/models/wordpiece/wordpiece_json.h"
 #include "tokenizer/normalizers/normalizer_json.h"
-#include "tokenizer/normalizers/precompiled_normalizer.h"
-#include "tokenizer/normalizers/sequence_normalizer.h"
-#include "tokenizer/pre_tokenizers/bert_pre_tokenizer.h"
-#include "tokenizer/pre_tokenizers/metaspace_pre_tokenizer.h"
-#include "tokenizer/pre_tokenizers/metaspace_sequence_pre_tokenizer.h"
 #include "tokenizer/pre_tokenizers/pre_tokenizer_json.h"
-#include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
-#include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
-#include "tokenizer/pre_tokenizers/whole_text_pre_tokenizer.h"
 #include "tokenizer/processors/post_processor_json.h"
 #include "tokenizer/text/byte_unicode.h"
 #include "tokenizer/text/tokenizer_json_fields.h"
-#include "tokenizer/text/utf8.h"
 
 namespace tokvec {
 namespace {
@@ -261,77 +255,30 @@ absl::StatusOr<std::unique_ptr<Normalizer>> ReadNormalizerOf(const Json& json, c
   return ReadHfNormalizer(json.contains("normalizer") ? &json["normalizer"] : nullptr, path, extra_steps);
 }
 
-absl::StatusOr<std::unique_ptr<PreTokenizer>> ReadSplittersPreTokenizer(const Json& json, const std::string& path,
-                                                                      const std::string& model);
+// The pre_tokenizer of `json`, nullptr when absent.
+const Json* PreTokenizerOf(const Json& json) {
+  return json.contains("pre_tokenizer") ? &json["pre_tokenizer"] : nullptr;
+}
 
 // A WordPiece model (see the header); `json` is the whole file.
 absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string& path, HfModelTables& tables) {
   const Json& model = json["model"];
-  // 1. The model.
-  WordPieceModel::Options options;
-  if (model.contains("unk_token")) {
-    if (!model["unk_token"].is_string()) return HfKeyError(path, "model.unk_token", "expected a string");
-    options.unk_token = model["unk_token"].get<std::string>();
-  }
-  if (model.contains("continuing_subword_prefix")) {
-    if (!model["continuing_subword_prefix"].is_string()) {
-      return HfKeyError(path, "model.continuing_subword_prefix", "expected a string");
-    }
-    options.continuing_subword_prefix = model["continuing_subword_prefix"].get<std::string>();
-  }
-  if (model.contains("max_input_chars_per_word")) {
-    if (!model["max_input_chars_per_word"].is_number_unsigned()) {
-      return HfKeyError(path, "model.max_input_chars_per_word", "expected a non-negative integer");
-    }
-    options.max_input_chars_per_word = model["max_input_chars_per_word"].get<uint64_t>();
-  }
+  // 1. The model (models/wordpiece/wordpiece_json.h).
+  TOKVEC_ASSIGN_OR_RETURN(WordPieceModel::Options options, ReadHfWordPieceOptions(model, path));
   TOKVEC_ASSIGN_OR_RETURN(const FlatVocab flat, TakeVocab(model, tables, path));
-  std::vector<std::pair<std::string, TokenId>> vocab;
-  vocab.reserve(flat.size());
-  for (size_t i = 0; i < flat.size(); ++i) {
-    if (flat.id(i) > std::numeric_limits<TokenId>::max()) {
-      return HfKeyError(path, fmt::format("model.vocab.{}", flat.spelling(i)), "the id must be a non-negative integer");
-    }
-    vocab.emplace_back(flat.spelling(i), static_cast<TokenId>(flat.id(i)));
-  }
-  absl::StatusOr<WordPieceModel> wordpiece = WordPieceModel::Create(std::move(vocab), std::move(options));
-  if (!wordpiece.ok()) return HfKeyError(path, "model.vocab", std::string(wordpiece.status().message()));
+  TOKVEC_ASSIGN_OR_RETURN(WordPieceModel wordpiece, MakeHfWordPieceModel(flat, std::move(options), path));
   TOKVEC_ASSIGN_OR_RETURN(BpeModel no_bpe, BpeModel::FromMerges({}, {}));
   TokenizerSpec spec{.type = ModelType::kWordPiece, .bpe = std::move(no_bpe)};
-  spec.wordpiece = std::move(wordpiece).value();
+  spec.wordpiece = std::move(wordpiece);
   spec.source = path;
-  // 2. Pre-tokenizer, normalizer, decoder.
-  const Json* pre = json.contains("pre_tokenizer") ? &json["pre_tokenizer"] : nullptr;
-  const std::string pre_type = pre != nullptr && pre->is_object() && pre->contains("type") && (*pre)["type"].is_string()
-                                   ? (*pre)["type"].get<std::string>()
-                                   : "";
-  if (pre_type == "BertPreTokenizer") {
-    spec.pre_tokenizer = std::make_unique<BertPreTokenizer>();
-  } else if (pre_type == "WhitespaceSplit") {
-    spec.pre_tokenizer = std::make_unique<WhitespacePreTokenizer>();
-  } else {
-    // Any other shape (a Sequence, Whitespace, Digits, ...): Hugging Face's semantics, no cut for chunked encodes.
-    TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer, ReadSplittersPreTokenizer(json, path, "WordPiece"));
-  }
+  // 2. Pre-tokenizer (fast: BertPreTokenizer, WhitespaceSplit; any other shape has Hugging Face's semantics and no
+  // cut for chunked encodes), normalizer, decoder.
+  TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer,
+                          ReadHfCodePointPreTokenizer(PreTokenizerOf(json), path, "WordPiece",
+                                                      {.bert = true, .whitespace_split = true}));
   TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
-  if (json.contains("decoder") && !json["decoder"].is_null()) {
-    const Json& decoder = json["decoder"];
-    if (!decoder.is_object() || OptionalString(decoder, "type") != "WordPiece") {
-      return HfKeyError(path, "decoder",
-                      fmt::format("decoder {} is not supported with WordPiece (supported: WordPiece, null)",
-                                  decoder.dump()));
-    }
-    WordPieceDecoder wordpiece_decoder;
-    if (decoder.contains("prefix")) {
-      if (!decoder["prefix"].is_string()) return HfKeyError(path, "decoder.prefix", "expected a string");
-      wordpiece_decoder.prefix = decoder["prefix"].get<std::string>();
-    }
-    if (decoder.contains("cleanup")) {
-      if (!decoder["cleanup"].is_boolean()) return HfKeyError(path, "decoder.cleanup", "expected true or false");
-      wordpiece_decoder.cleanup = decoder["cleanup"].get<bool>();
-    }
-    spec.decoder = std::move(wordpiece_decoder);
-  }
+  TOKVEC_ASSIGN_OR_RETURN(spec.decoder,
+                          ReadHfWordPieceDecoder(json.contains("decoder") ? &json["decoder"] : nullptr, path));
   // 3. Added tokens.
   TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.wordpiece.size(),
                                          [&](TokenId id) { return spec.wordpiece.token(id); },
@@ -340,104 +287,19 @@ absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string&
   return spec;
 }
 
-// A Metaspace pre-tokenizer object at `key` (see metaspace_pre_tokenizer.h).
-absl::StatusOr<MetaspacePreTokenizer::Options> ReadMetaspace(const Json& node, const std::string& path,
-                                                             const std::string& key) {
-  MetaspacePreTokenizer::Options options;
-  if (node.contains("replacement")) {
-    const Json& replacement = node["replacement"];
-    if (!replacement.is_string() || replacement.get<std::string>().empty() ||
-        Utf8SequenceLength(replacement.get<std::string>(), 0) != replacement.get<std::string>().size()) {
-      return HfKeyError(path, key + ".replacement", "expected a string of one character");
-    }
-    options.replacement = replacement.get<std::string>();
-  }
-  if (node.contains("split") && !node["split"].is_null()) {
-    if (!node["split"].is_boolean()) return HfKeyError(path, key + ".split", "expected true or false");
-    options.split = node["split"].get<bool>();
-  }
-  // prepend_scheme, "always" by default; the legacy add_prefix_space true changes nothing, false needs "never".
-  const bool no_prefix = node.contains("add_prefix_space") && node["add_prefix_space"].is_boolean() &&
-                         !node["add_prefix_space"].get<bool>();
-  if (node.contains("prepend_scheme") && !node["prepend_scheme"].is_null()) {
-    const std::string scheme = node["prepend_scheme"].is_string() ? node["prepend_scheme"].get<std::string>() : "";
-    if (scheme == "always") {
-      options.prepend = MetaspacePreTokenizer::Prepend::kAlways;
-    } else if (scheme == "first") {
-      options.prepend = MetaspacePreTokenizer::Prepend::kFirst;
-    } else if (scheme == "never") {
-      options.prepend = MetaspacePreTokenizer::Prepend::kNever;
-    } else {
-      return HfKeyError(path, key + ".prepend_scheme", "expected \"always\", \"first\" or \"never\"");
-    }
-  }
-  // Hugging Face refuses add_prefix_space false unless prepend_scheme is "never" (its default is "always").
-  if (no_prefix && options.prepend != MetaspacePreTokenizer::Prepend::kNever) {
-    return HfKeyError(path, key + ".add_prefix_space",
-                    "false does not match prepend_scheme (\"always\" unless given); use prepend_scheme \"never\"");
-  }
-  return options;
-}
-
 // A Unigram model (see the header); `json` is the whole file.
 absl::StatusOr<TokenizerSpec> ReadUnigram(const Json& json, const std::string& path) {
-  const Json& model = json["model"];
-  // 1. The model.
-  if (!model.contains("vocab") || !model["vocab"].is_array()) {
-    return HfKeyError(path, "model.vocab", "missing or not an array of [\"piece\", score] pairs");
-  }
-  const Json& list = model["vocab"];
-  std::vector<UnigramModel::Piece> pieces;
-  pieces.reserve(list.size());
-  for (size_t i = 0; i < list.size(); ++i) {
-    const Json& entry = list[i];
-    if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string() || !entry[1].is_number()) {
-      return HfKeyError(path, fmt::format("model.vocab[{}]", i), "expected a [\"piece\", score] pair");
-    }
-    pieces.push_back({entry[0].get<std::string>(), entry[1].get<double>()});
-  }
-  std::optional<TokenId> unk_id;
-  if (model.contains("unk_id") && !model["unk_id"].is_null()) {
-    if (!model["unk_id"].is_number_unsigned() || model["unk_id"].get<uint64_t>() >= pieces.size()) {
-      return HfKeyError(path, "model.unk_id",
-                      fmt::format("expected null or an id below the {} vocabulary pieces, got {}", pieces.size(),
-                                  model["unk_id"].dump()));
-    }
-    unk_id = static_cast<TokenId>(model["unk_id"].get<uint64_t>());
-  }
-  bool byte_fallback = false;
-  if (model.contains("byte_fallback") && !model["byte_fallback"].is_null()) {
-    if (!model["byte_fallback"].is_boolean()) return HfKeyError(path, "model.byte_fallback", "expected true or false");
-    byte_fallback = model["byte_fallback"].get<bool>();
-  }
-  absl::StatusOr<UnigramModel> unigram = UnigramModel::Create(std::move(pieces), unk_id, byte_fallback);
-  if (!unigram.ok()) return HfKeyError(path, "model.vocab", std::string(unigram.status().message()));
+  // 1. The model (models/unigram/unigram_json.h).
+  TOKVEC_ASSIGN_OR_RETURN(UnigramModel unigram, ReadHfUnigramModel(json["model"], path));
   TOKVEC_ASSIGN_OR_RETURN(BpeModel no_bpe, BpeModel::FromMerges({}, {}));
   TokenizerSpec spec{.type = ModelType::kUnigram, .bpe = std::move(no_bpe)};
-  spec.unigram = std::move(unigram).value();
+  spec.unigram = std::move(unigram);
   spec.source = path;
-  // 2. Pre-tokenizer (fast: Metaspace, WhitespaceSplit, [WhitespaceSplit, Metaspace]; else any splitters), normalizer,
-  // decoder.
-  const Json* pre = json.contains("pre_tokenizer") ? &json["pre_tokenizer"] : nullptr;
-  const std::string pre_type = pre != nullptr && pre->is_object() ? OptionalString(*pre, "type") : "";
-  if (pre_type == "Metaspace") {
-    TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options, ReadMetaspace(*pre, path, "pre_tokenizer"));
-    spec.pre_tokenizer = std::make_unique<MetaspacePreTokenizer>(std::move(options));
-  } else if (pre_type == "WhitespaceSplit") {
-    spec.pre_tokenizer = std::make_unique<WhitespacePreTokenizer>();
-  } else if (pre_type == "Sequence" && pre->contains("pretokenizers") && (*pre)["pretokenizers"].is_array() &&
-             (*pre)["pretokenizers"].size() == 2 && (*pre)["pretokenizers"][0].is_object() &&
-             OptionalString((*pre)["pretokenizers"][0], "type") == "WhitespaceSplit" &&
-             (*pre)["pretokenizers"][1].is_object() &&
-             OptionalString((*pre)["pretokenizers"][1], "type") == "Metaspace") {
-    TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options,
-                            ReadMetaspace((*pre)["pretokenizers"][1], path, "pre_tokenizer.pretokenizers[1]"));
-    options.whitespace_split = true;
-    spec.pre_tokenizer = std::make_unique<MetaspacePreTokenizer>(std::move(options));
-  } else {
-    // Any other shape (a Sequence of splitters around at most one Metaspace, null): as for BPE over code points.
-    TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer, ReadSplittersPreTokenizer(json, path, "Unigram"));
-  }
+  // 2. Pre-tokenizer (fast: Metaspace, WhitespaceSplit, [WhitespaceSplit, Metaspace]; else any splitters around at
+  // most one Metaspace, or null, as for BPE over code points), normalizer, decoder.
+  TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer,
+                          ReadHfCodePointPreTokenizer(PreTokenizerOf(json), path, "Unigram",
+                                                      {.whitespace_split = true, .whitespace_metaspace = true}));
   TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
   TOKVEC_ASSIGN_OR_RETURN(spec.token_decoder, ReadHfDecoder(json.contains("decoder") ? json["decoder"] : Json(), path));
   // 3. Added tokens.
@@ -448,132 +310,11 @@ absl::StatusOr<TokenizerSpec> ReadUnigram(const Json& json, const std::string& p
   return spec;
 }
 
-
-// True when the pre-tokenizer is ByteLevel or a Sequence holding one: the vocabulary is then spelled in GPT-2's
-// byte alphabet. Otherwise (null, absent, anything else) a BPE model works on code points (ReadCharBpe).
-bool UsesByteLevel(const Json& json) {
-  if (!json.contains("pre_tokenizer")) return false;
-  const Json& pre = json["pre_tokenizer"];
-  if (!pre.is_object()) return !pre.is_null();  // Not an object: ReadPreTokenizer names the problem.
-  if (OptionalString(pre, "type") == "ByteLevel") return true;
-  if (OptionalString(pre, "type") != "Sequence" || !pre.contains("pretokenizers") || !pre["pretokenizers"].is_array()) {
-    return OptionalString(pre, "type") == "Sequence";
-  }
-  for (const Json& item : pre["pretokenizers"]) {
-    if (item.is_object() && OptionalString(item, "type") == "ByteLevel") return true;
-  }
-  return false;
-}
-
-// The pre_tokenizer of a BPE model over code points, and of WordPiece and Unigram models of other shapes than their
-// fast ones: null (the normalized text is one piece), Metaspace, or splitters (pre_tokenizer_json.h's types but
-// ByteLevel) with at most one Metaspace among them, in a Sequence. `model` names the model in messages.
-absl::StatusOr<std::unique_ptr<PreTokenizer>> ReadSplittersPreTokenizer(const Json& json, const std::string& path,
-                                                                      const std::string& model) {
-  if (!json.contains("pre_tokenizer") || json["pre_tokenizer"].is_null()) {
-    return std::make_unique<WholeTextPreTokenizer>();
-  }
-  const Json& pre = json["pre_tokenizer"];
-  if (pre.is_object() && OptionalString(pre, "type") == "Metaspace") {
-    TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options, ReadMetaspace(pre, path, "pre_tokenizer"));
-    return std::make_unique<MetaspacePreTokenizer>(std::move(options));
-  }
-  TOKVEC_ASSIGN_OR_RETURN(std::vector<HfPreTokenizerNode> nodes, FlattenHfPreTokenizer(pre, path, "pre_tokenizer"));
-  std::optional<size_t> metaspace;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const std::string type = (*nodes[i].node)["type"].get<std::string>();
-    if (type == "Metaspace" && metaspace) {
-      return HfKeyError(path, nodes[i].key, "a second Metaspace is not supported");
-    }
-    if (type == "Metaspace") metaspace = i;
-    if (type != "Metaspace" && type != "Split" && type != "Digits" && type != "Punctuation" && type != "Whitespace" &&
-        type != "WhitespaceSplit" && type != "CharDelimiterSplit" && type != "UnicodeScripts" &&
-        type != "BertPreTokenizer") {
-      return HfKeyError(path, nodes[i].key + ".type",
-                      fmt::format("pre-tokenizer '{}' is not supported with {} (supported: null, Metaspace, Split, "
-                                  "Digits, Punctuation, Whitespace, WhitespaceSplit, CharDelimiterSplit, "
-                                  "UnicodeScripts, BertPreTokenizer, Sequence{})",
-                                  type, model == "BPE" ? "a BPE model over code points" : model,
-                                  model == "BPE" ? "; ByteLevel in the top Sequence makes a byte-level model" : ""));
-    }
-  }
-  if (!metaspace) return ReadHfSplitSteps(nodes, path);
-  TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options,
-                          ReadMetaspace(*nodes[*metaspace].node, path, nodes[*metaspace].key));
-  std::unique_ptr<PreTokenizer> before;
-  std::unique_ptr<PreTokenizer> after;
-  const auto middle = nodes.begin() + static_cast<std::ptrdiff_t>(*metaspace);
-  if (middle != nodes.begin()) {
-    TOKVEC_ASSIGN_OR_RETURN(before, ReadHfSplitSteps({nodes.begin(), middle}, path));
-  }
-  if (middle + 1 != nodes.end()) {
-    TOKVEC_ASSIGN_OR_RETURN(after, ReadHfSplitSteps({middle + 1, nodes.end()}, path));
-  }
-  return std::make_unique<MetaspaceSequencePreTokenizer>(std::move(options), std::move(before), std::move(after));
-}
-
-// model.continuing_subword_prefix and model.end_of_word_suffix (bpe_affixes.h), as token bytes: nullopt when both
-// are null, absent or "". A byte-level model's affixes are spelled in GPT-2's byte alphabet. A merge's right side
-// must begin with the prefix (Hugging Face cuts the prefix's length from it unchecked).
-absl::StatusOr<std::optional<BpeAffixes>> ReadBpeAffixes(const Json& model, const FlatMerges& merges,
-                                                         const std::string& path, bool byte_level) {
-  std::string spelled[2];
-  const char* keys[2] = {"continuing_subword_prefix", "end_of_word_suffix"};
-  for (int i = 0; i < 2; ++i) {
-    if (!model.contains(keys[i]) || model[keys[i]].is_null()) continue;
-    if (!model[keys[i]].is_string()) return HfKeyError(path, fmt::format("model.{}", keys[i]), "expected a string or null");
-    spelled[i] = model[keys[i]].get<std::string>();
-  }
-  if (spelled[0].empty() && spelled[1].empty()) return std::nullopt;
-  BpeAffixes affixes;
-  affixes.code_points = !byte_level;
-  std::string* bytes[2] = {&affixes.prefix, &affixes.suffix};
-  for (int i = 0; i < 2; ++i) {
-    if (!byte_level) {
-      *bytes[i] = spelled[i];
-    } else if (!AppendUnicodeToBytes(spelled[i], bytes[i])) {
-      return HfKeyError(path, fmt::format("model.{}", keys[i]),
-                      fmt::format("'{}' is not spelled in GPT-2's byte-to-unicode alphabet, as byte-level BPE tokens are",
-                                  spelled[i]));
-    }
-  }
-  for (size_t rank = 0; rank < merges.size() && !spelled[0].empty(); ++rank) {
-    if (merges.right(rank).substr(0, spelled[0].size()) != spelled[0]) {
-      return HfKeyError(path, fmt::format("model.merges[{}]", rank),
-                      fmt::format("the right side '{}' does not begin with continuing_subword_prefix '{}'",
-                                  merges.right(rank), spelled[0]));
-    }
-  }
-  return affixes;
-}
-
-// The unk_token, fuse_unk and byte_fallback of a BPE model; `find` looks a spelling up in the vocabulary.
-template <typename Find>
-absl::StatusOr<CharBpeOptions> ReadBpeUnknown(const Json& model, const std::string& path, Find find) {
-  auto flag = [&](const char* name) -> absl::StatusOr<bool> {
-    if (!model.contains(name) || model[name].is_null()) return false;
-    if (!model[name].is_boolean()) return HfKeyError(path, fmt::format("model.{}", name), "expected true or false");
-    return model[name].get<bool>();
-  };
-  CharBpeOptions options;
-  TOKVEC_ASSIGN_OR_RETURN(options.fuse_unk, flag("fuse_unk"));
-  TOKVEC_ASSIGN_OR_RETURN(options.byte_fallback, flag("byte_fallback"));
-  if (model.contains("unk_token") && !model["unk_token"].is_null()) {
-    if (!model["unk_token"].is_string()) return HfKeyError(path, "model.unk_token", "expected a string or null");
-    const std::string unk = model["unk_token"].get<std::string>();
-    options.unk_id = find(unk);
-    if (!options.unk_id) {
-      return HfKeyError(path, "model.unk_token", fmt::format("'{}' is not in the vocabulary", unk));
-    }
-  }
-  return options;
-}
-
 // A byte-level model with affixes: its unk_token, fuse_unk and byte_fallback (Hugging Face applies them to an
 // affixed byte with no token, e.g. CLIP's "x</w>"), and the "<0xNN>" tokens.
 absl::Status ReadByteLevelAffixExtras(const Json& json, const std::string& path, const BpeModel& bpe,
                                       BpeAffixes* affixes) {
-  TOKVEC_ASSIGN_OR_RETURN(affixes->unknown, ReadBpeUnknown(json["model"], path, [&](const std::string& unk) {
+  TOKVEC_ASSIGN_OR_RETURN(affixes->unknown, ReadHfBpeUnknown(json["model"], path, [&](const std::string& unk) {
                             std::optional<std::string> bytes = UnicodeToBytes(unk);
                             return bytes ? bpe.Find(*bytes) : std::nullopt;
                           }));
@@ -589,17 +330,12 @@ struct SpelledBpe {
 };
 absl::StatusOr<SpelledBpe> ReadSpelledBpe(const Json& model, HfModelTables& tables, const std::string& path,
                                           bool byte_level, std::vector<UnreachableToken>* unreachable) {
-  // Hugging Face samples merges at random with a dropout: refused, ids would not be reproducible.
-  if (model.contains("dropout") && !model["dropout"].is_null()) {
-    return HfKeyError(path, "model.dropout",
-                    fmt::format("BPE dropout ({}) is random at encode time and not supported; set it to null",
-                                model["dropout"].dump()));
-  }
+  TOKVEC_RETURN_IF_ERROR(CheckHfBpeDropout(model, path));
   SpelledVocab vocab;
   TOKVEC_ASSIGN_OR_RETURN(vocab.tokens, TakeVocab(model, tables, path));
   TOKVEC_ASSIGN_OR_RETURN(vocab.merges, TakeMerges(model, tables, path));
   vocab.merge_where = [&](size_t rank) { return fmt::format("{}: key 'model.merges[{}]'", path, rank); };
-  TOKVEC_ASSIGN_OR_RETURN(std::optional<BpeAffixes> affixes, ReadBpeAffixes(model, vocab.merges, path, byte_level));
+  TOKVEC_ASSIGN_OR_RETURN(std::optional<BpeAffixes> affixes, ReadHfBpeAffixes(model, vocab.merges, path, byte_level));
   TOKVEC_ASSIGN_OR_RETURN(BpeModel bpe, BuildSpelledBpe(vocab, fmt::format("{}: key 'model.vocab'", path),
                                                         unreachable, byte_level, affixes ? affixes->prefix.size() : 0));
   return SpelledBpe{.bpe = std::move(bpe), .affixes = std::move(affixes)};
@@ -619,7 +355,7 @@ absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& p
   BpeModel& bpe = spelled.bpe;
   std::optional<BpeAffixes>& affixes = spelled.affixes;
   TOKVEC_ASSIGN_OR_RETURN(const CharBpeOptions options,
-                          ReadBpeUnknown(model, path, [&](const std::string& unk) { return bpe.Find(unk); }));
+                          ReadHfBpeUnknown(model, path, [&](const std::string& unk) { return bpe.Find(unk); }));
   if (affixes) {
     affixes->unknown = options;
     affixes->fallback_ids = FallbackTokenIds(bpe);
@@ -630,7 +366,7 @@ absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& p
   spec.ignore_merges = ignore_merges;
   spec.source = path;
   // 2. Pre-tokenizer (null: the normalized text is one piece; each piece is merged on its own), normalizer, decoder.
-  TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer, ReadSplittersPreTokenizer(json, path, "BPE"));
+  TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer, ReadHfCodePointPreTokenizer(PreTokenizerOf(json), path, "BPE"));
   TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
   TOKVEC_ASSIGN_OR_RETURN(spec.token_decoder, ReadHfDecoder(json.contains("decoder") ? json["decoder"] : Json(), path));
   // 3. Added tokens.
@@ -659,7 +395,7 @@ absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std
     return HfKeyError(path, "model.type",
                     fmt::format("only BPE, WordPiece and Unigram models are supported, got {}", model["type"].dump()));
   }
-  if (!UsesByteLevel(json)) return ReadCharBpe(json, path, tables);
+  if (!HfPreTokenizerIsByteLevel(PreTokenizerOf(json))) return ReadCharBpe(json, path, tables);
   std::vector<UnreachableToken> unreachable;  // Hugging Face loads entries no input reaches: so do we.
   TOKVEC_ASSIGN_OR_RETURN(SpelledBpe spelled,
                           ReadSpelledBpe(model, tables, path, /*byte_level=*/true, &unreachable));

@@ -2,16 +2,22 @@
 
 #include <array>
 #include <cctype>
+#include <optional>
 #include <utility>
 
 #include "base/json_fields.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
+#include "tokenizer/pre_tokenizers/bert_pre_tokenizer.h"
 #include "tokenizer/pre_tokenizers/char_class_pre_tokenizer.h"
+#include "tokenizer/pre_tokenizers/metaspace_pre_tokenizer.h"
+#include "tokenizer/pre_tokenizers/metaspace_sequence_pre_tokenizer.h"
 #include "tokenizer/pre_tokenizers/preset_pre_tokenizer.h"
 #include "tokenizer/pre_tokenizers/split_behavior.h"
 #include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
 #include "tokenizer/pre_tokenizers/unicode_scripts_pre_tokenizer.h"
+#include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
+#include "tokenizer/pre_tokenizers/whole_text_pre_tokenizer.h"
 #include "tokenizer/text/byte_unicode.h"
 #include "tokenizer/text/utf8.h"
 
@@ -185,6 +191,45 @@ const std::array<std::string, 256>& ByteSpellings() {
   return spellings;
 }
 
+// A Metaspace pre-tokenizer object at `key` (see metaspace_pre_tokenizer.h).
+absl::StatusOr<MetaspacePreTokenizer::Options> ReadMetaspace(const Json& node, const std::string& path,
+                                                             const std::string& key) {
+  MetaspacePreTokenizer::Options options;
+  if (node.contains("replacement")) {
+    const Json& replacement = node["replacement"];
+    if (!replacement.is_string() || replacement.get<std::string>().empty() ||
+        Utf8SequenceLength(replacement.get<std::string>(), 0) != replacement.get<std::string>().size()) {
+      return KeyError(path, key + ".replacement", "expected a string of one character");
+    }
+    options.replacement = replacement.get<std::string>();
+  }
+  if (node.contains("split") && !node["split"].is_null()) {
+    if (!node["split"].is_boolean()) return KeyError(path, key + ".split", "expected true or false");
+    options.split = node["split"].get<bool>();
+  }
+  // prepend_scheme, "always" by default; the legacy add_prefix_space true changes nothing, false needs "never".
+  const bool no_prefix = node.contains("add_prefix_space") && node["add_prefix_space"].is_boolean() &&
+                         !node["add_prefix_space"].get<bool>();
+  if (node.contains("prepend_scheme") && !node["prepend_scheme"].is_null()) {
+    const std::string scheme = node["prepend_scheme"].is_string() ? node["prepend_scheme"].get<std::string>() : "";
+    if (scheme == "always") {
+      options.prepend = MetaspacePreTokenizer::Prepend::kAlways;
+    } else if (scheme == "first") {
+      options.prepend = MetaspacePreTokenizer::Prepend::kFirst;
+    } else if (scheme == "never") {
+      options.prepend = MetaspacePreTokenizer::Prepend::kNever;
+    } else {
+      return KeyError(path, key + ".prepend_scheme", "expected \"always\", \"first\" or \"never\"");
+    }
+  }
+  // Hugging Face refuses add_prefix_space false unless prepend_scheme is "never" (its default is "always").
+  if (no_prefix && options.prepend != MetaspacePreTokenizer::Prepend::kNever) {
+    return KeyError(path, key + ".add_prefix_space",
+                    "false does not match prepend_scheme (\"always\" unless given); use prepend_scheme \"never\"");
+  }
+  return options;
+}
+
 }  // namespace
 
 std::string PresetOfRegex(std::string_view regex) {
@@ -309,6 +354,75 @@ absl::StatusOr<std::unique_ptr<HfPreTokenizer>> ReadHfSplitSteps(const std::vect
     stored.push_back(*node.node);
   }
   return std::make_unique<HfPreTokenizer>(std::move(steps), stored.dump());
+}
+
+bool HfPreTokenizerIsByteLevel(const Json* node) {
+  if (node == nullptr) return false;
+  const Json& pre = *node;
+  if (!pre.is_object()) return !pre.is_null();  // Not an object: ReadHfByteLevelPreTokenizer names the problem.
+  if (OptionalString(pre, "type") == "ByteLevel") return true;
+  if (OptionalString(pre, "type") != "Sequence" || !pre.contains("pretokenizers") || !pre["pretokenizers"].is_array()) {
+    return OptionalString(pre, "type") == "Sequence";
+  }
+  for (const Json& item : pre["pretokenizers"]) {
+    if (item.is_object() && OptionalString(item, "type") == "ByteLevel") return true;
+  }
+  return false;
+}
+
+absl::StatusOr<std::unique_ptr<PreTokenizer>> ReadHfCodePointPreTokenizer(const Json* node, const std::string& path,
+                                                                         const std::string& model,
+                                                                         HfCodePointShapes fast) {
+  if (node == nullptr || node->is_null()) return std::make_unique<WholeTextPreTokenizer>();
+  const std::string type = OptionalString(*node, "type");
+  if (fast.bert && type == "BertPreTokenizer") return std::make_unique<BertPreTokenizer>();
+  if (fast.whitespace_split && type == "WhitespaceSplit") return std::make_unique<WhitespacePreTokenizer>();
+  if (fast.whitespace_metaspace && type == "Sequence" && node->contains("pretokenizers") &&
+      (*node)["pretokenizers"].is_array() && (*node)["pretokenizers"].size() == 2 &&
+      (*node)["pretokenizers"][0].is_object() &&
+      OptionalString((*node)["pretokenizers"][0], "type") == "WhitespaceSplit" &&
+      (*node)["pretokenizers"][1].is_object() && OptionalString((*node)["pretokenizers"][1], "type") == "Metaspace") {
+    TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options,
+                            ReadMetaspace((*node)["pretokenizers"][1], path, "pre_tokenizer.pretokenizers[1]"));
+    options.whitespace_split = true;
+    return std::make_unique<MetaspacePreTokenizer>(std::move(options));
+  }
+  if (type == "Metaspace") {
+    TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options, ReadMetaspace(*node, path, "pre_tokenizer"));
+    return std::make_unique<MetaspacePreTokenizer>(std::move(options));
+  }
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<HfPreTokenizerNode> nodes, FlattenHfPreTokenizer(*node, path, "pre_tokenizer"));
+  std::optional<size_t> metaspace;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const std::string step = (*nodes[i].node)["type"].get<std::string>();
+    if (step == "Metaspace" && metaspace) {
+      return KeyError(path, nodes[i].key, "a second Metaspace is not supported");
+    }
+    if (step == "Metaspace") metaspace = i;
+    if (step != "Metaspace" && step != "Split" && step != "Digits" && step != "Punctuation" && step != "Whitespace" &&
+        step != "WhitespaceSplit" && step != "CharDelimiterSplit" && step != "UnicodeScripts" &&
+        step != "BertPreTokenizer") {
+      return KeyError(path, nodes[i].key + ".type",
+                      fmt::format("pre-tokenizer '{}' is not supported with {} (supported: null, Metaspace, Split, "
+                                  "Digits, Punctuation, Whitespace, WhitespaceSplit, CharDelimiterSplit, "
+                                  "UnicodeScripts, BertPreTokenizer, Sequence{})",
+                                  step, model == "BPE" ? "a BPE model over code points" : model,
+                                  model == "BPE" ? "; ByteLevel in the top Sequence makes a byte-level model" : ""));
+    }
+  }
+  if (!metaspace) return ReadHfSplitSteps(nodes, path);
+  TOKVEC_ASSIGN_OR_RETURN(MetaspacePreTokenizer::Options options,
+                          ReadMetaspace(*nodes[*metaspace].node, path, nodes[*metaspace].key));
+  std::unique_ptr<PreTokenizer> before;
+  std::unique_ptr<PreTokenizer> after;
+  const auto middle = nodes.begin() + static_cast<std::ptrdiff_t>(*metaspace);
+  if (middle != nodes.begin()) {
+    TOKVEC_ASSIGN_OR_RETURN(before, ReadHfSplitSteps({nodes.begin(), middle}, path));
+  }
+  if (middle + 1 != nodes.end()) {
+    TOKVEC_ASSIGN_OR_RETURN(after, ReadHfSplitSteps({middle + 1, nodes.end()}, path));
+  }
+  return std::make_unique<MetaspaceSequencePreTokenizer>(std::move(options), std::move(before), std::move(after));
 }
 
 }  // namespace tokvec

@@ -85,6 +85,29 @@ absl::StatusOr<std::vector<HfPreTokenizerNode>> FlattenHfPreTokenizer(const nloh
 absl::StatusOr<std::unique_ptr<HfPreTokenizer>> ReadHfSplitSteps(const std::vector<HfPreTokenizerNode>& nodes,
                                                                  const std::string& path);
 
+// The pre_tokenizer of a model over code points: BPE over code points (SentencePiece-style), and WordPiece and
+// Unigram in other shapes than their fast ones. `node` null (absent) or JSON null: the normalized text is one piece
+// (whole_text_pre_tokenizer.h); Metaspace {replacement, prepend_scheme (or the older add_prefix_space), split}
+// (metaspace_pre_tokenizer.h); or splitters (every type above but ByteLevel), a Sequence flattened, with at most
+// one Metaspace among them (metaspace_sequence_pre_tokenizer.h); each piece is then merged on its own. `model`
+// names the model in messages ("BPE", "WordPiece", "Unigram").
+// `fast` names the shapes a model's reader takes with a splitter of its own, which FindCut can cut (Hugging Face's
+// semantics all the same): BertPreTokenizer (WordPiece), WhitespaceSplit (WordPiece, Unigram), and Sequence
+// [WhitespaceSplit, Metaspace] as one Metaspace (Unigram: T5).
+struct HfCodePointShapes {
+  bool bert = false;
+  bool whitespace_split = false;
+  bool whitespace_metaspace = false;
+};
+absl::StatusOr<std::unique_ptr<PreTokenizer>> ReadHfCodePointPreTokenizer(const nlohmann::json* node,
+                                                                         const std::string& path,
+                                                                         const std::string& model,
+                                                                         HfCodePointShapes fast = {});
+
+// True when `node` (a pre_tokenizer; nullptr: absent) is ByteLevel or a Sequence holding one: a BPE vocabulary is
+// then spelled in GPT-2's byte alphabet. Otherwise (null, absent, anything else) a BPE model works on code points.
+bool HfPreTokenizerIsByteLevel(const nlohmann::json* node);
+
 // The canonical preset name ("gpt2", "cl100k", "o200k") whose regex is exactly `regex`, else empty.
 std::string PresetOfRegex(std::string_view regex);
 

@@ -22,6 +22,7 @@
 #include "server/batcher.h"
 #include "server/metrics.h"
 #include "server/viewer_page.h"
+#include "tokenizer/batch/encode_texts.h"
 #include "tokenizer/readable_token.h"
 
 namespace tokvec::server {
@@ -82,10 +83,22 @@ struct Server::Impl {
     return options.max_input_tokens > 0 ? std::min(options.max_input_tokens, max_len) : max_len;
   }
 
+  // The ids of the text inputs of a request (ids inputs are skipped), each text on its own, through the library's
+  // batch encoder (tokenizer/batch/encode_texts.h). On the connection's thread: connections already run side by
+  // side on the HTTP pool, and a request's tokenizing is small beside embedding it.
+  static EncodedTexts EncodeTextInputs(const ServedModel& m, const std::vector<EmbeddingInput>& inputs) {
+    std::vector<std::string_view> texts;
+    for (const EmbeddingInput& input : inputs) {
+      if (!input.is_ids) texts.push_back(input.text);
+    }
+    return EncodeTexts(m.dir->tokenizer(), texts, {}, /*pool=*/nullptr);
+  }
+
   // An input's ids with the model's special tokens, checked against the vocabulary and the length limit (cut
-  // when `truncate`, keeping the special tokens at both ends).
+  // when `truncate`, keeping the special tokens at both ends). A text input's ids come from EncodeTextInputs:
+  // `encoded` and the input's place among the texts.
   absl::StatusOr<std::vector<uint32_t>> InputIds(const ServedModel& m, const EmbeddingInput& input, size_t index,
-                                                 bool truncate) const {
+                                                 bool truncate, const EncodedTexts& encoded, size_t text_index) const {
     const ModelDirectory& dir = *m.dir;
     std::vector<uint32_t> ids;
     if (input.is_ids) {
@@ -99,11 +112,9 @@ struct Server::Impl {
       }
       ids = dir.WithSpecialTokens(input.ids);
     } else {
-      absl::StatusOr<std::vector<uint32_t>> r = dir.Tokenize(input.text);
-      if (!r.ok()) {
-        return absl::InvalidArgumentError(fmt::format("input {}: {}", index, std::string(r.status().message())));
-      }
-      ids = std::move(*r);
+      const absl::Status& error = encoded.errors[text_index];
+      if (!error.ok()) return absl::InvalidArgumentError(fmt::format("input {}: {}", index, std::string(error.message())));
+      ids = dir.WithSpecialTokens(encoded.ids[text_index]);
     }
     const int64_t limit = MaxInputTokens(m);
     if (static_cast<int64_t>(ids.size()) > limit) {
@@ -140,8 +151,11 @@ struct Server::Impl {
     }
     std::vector<std::vector<uint32_t>> sequences;
     int64_t tokens = 0;
-    for (size_t i = 0; i < request.inputs.size(); ++i) {
-      TOKVEC_ASSIGN_OR_RETURN(std::vector<uint32_t> ids, InputIds(*m, request.inputs[i], i, request.truncate));
+    const EncodedTexts encoded = EncodeTextInputs(*m, request.inputs);
+    for (size_t i = 0, text = 0; i < request.inputs.size(); ++i) {
+      const size_t text_index = request.inputs[i].is_ids ? 0 : text++;
+      TOKVEC_ASSIGN_OR_RETURN(std::vector<uint32_t> ids,
+                              InputIds(*m, request.inputs[i], i, request.truncate, encoded, text_index));
       tokens += static_cast<int64_t>(ids.size());
       sequences.push_back(std::move(ids));
     }
@@ -211,7 +225,9 @@ struct Server::Impl {
       return absl::InvalidArgumentError(fmt::format(
           "'head' is {}; model '{}' has heads 0 to {} (-1: their mean)", request.head, m->name, config.n_heads - 1));
     }
-    TOKVEC_ASSIGN_OR_RETURN(std::vector<uint32_t> ids, InputIds(*m, {.text = request.text}, 0, false));
+    const std::vector<EmbeddingInput> inputs = {{.text = request.text}};
+    const EncodedTexts encoded = EncodeTextInputs(*m, inputs);
+    TOKVEC_ASSIGN_OR_RETURN(std::vector<uint32_t> ids, InputIds(*m, inputs[0], 0, false, encoded, 0));
     request_log.tokens = static_cast<int64_t>(ids.size());
     TOKVEC_ASSIGN_OR_RETURN(EmbeddedText embedded,
                             m->dir->EmbedIds(ids, {.threads = options.threads, .keep_weights_of = {request.layer}}));

@@ -1,6 +1,6 @@
 // Many texts, each encoded on its own (Hugging Face's encode_batch): the library's batch encoding of short texts,
-// as ChunkedEncoder (chunked_encoder.h) is of one large input. The Python module's Tokenizer.encode_batch runs on
-// it.
+// as ChunkedEncoder (chunked_encoder.h) is of one large input. Python's Tokenizer.encode_batch and the server's
+// text inputs (/v1/embeddings, /attention) run on it.
 //
 //   WorkerPool pool(2);
 //   EncodedTexts out = EncodeTexts(tokenizer, {"hello world", "goodbye"}, {}, &pool);

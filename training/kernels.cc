@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "training/dropout_mask.h"
 #include "training/vector_math.h"
 
 namespace tokvec::training {
@@ -235,22 +236,7 @@ void ActivationBackward(Activation activation, float* dinp, const float* inp, co
 
 // ---- dropout ------------------------------------------------------------------------------------------------------
 
-namespace {
-
-// splitmix64's finalizer (Steele et al. 2014): a bijective 64-bit mix.
-uint64_t Mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
-
-float DropoutUniform(uint64_t seed, uint64_t index) {
-  // A counter-based generator: element `index` is computable on its own, by any thread.
-  const uint64_t z = Mix64(seed + (index + 1) * 0x9E3779B97F4A7C15ULL);
-  return static_cast<float>(z >> 40) * 0x1.0p-24f;  // 24 random bits
-}
+float DropoutUniform(uint64_t seed, uint64_t index) { return InlineDropoutUniform(seed, index); }
 
 uint64_t DropoutSeed(uint64_t base, uint64_t a, uint64_t b) {
   return Mix64(Mix64(base + (a + 1) * 0x9E3779B97F4A7C15ULL) + (b + 1) * 0xC2B2AE3D27D4EB4FULL);
@@ -399,7 +385,7 @@ void SpanProductsTransposed(const BlockKeys& bk, const float* m, int64_t rows, c
 float DropoutMultiplier(float dropout, float keep_scale, uint64_t seed, int64_t bh, int64_t T, int64_t i,
                         int64_t j) {
   const uint64_t index = static_cast<uint64_t>((bh * T + i) * T + j);
-  return DropoutUniform(seed, index) >= dropout ? keep_scale : 0.0f;
+  return InlineDropoutUniform(seed, index) >= dropout ? keep_scale : 0.0f;
 }
 
 HeadView MakeHeadView(const float* qkv, int64_t b, int64_t h, int64_t T, int64_t C, int64_t H, bool causal,

@@ -1,0 +1,406 @@
+// Tokenizer's encode path (tokenizer/tokenizer.h): the added tokens matched in the input (or in its normalization)
+// cut the text, and each stretch between them is normalized, pre-tokenized and run through the model (BPE with its
+// piece cache, WordPiece, Unigram), its offsets mapped back to input bytes; then the post-processor trims offsets
+// and adds its special tokens. FindCut says where a long input may be cut into chunks encoded on their own.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status_macros.h"
+#include "fmt/format.h"
+#include "tokenizer/normalizers/sequence_normalizer.h"
+#include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
+#include "tokenizer/text/bert_unicode.h"
+#include "tokenizer/text/character_offsets.h"
+#include "tokenizer/text/utf8.h"
+#include "tokenizer/tokenizer.h"
+
+namespace tokvec {
+namespace {
+
+// The byte_ids_ entry of a byte the vocabulary has no token for (Create writes it, tokenizer.cc).
+
+constexpr TokenId kNoToken = ~TokenId{0};
+
+// Length of the UTF-8 sequence that starts with `lead` (1 for a stray byte; callers validated the text).
+size_t Utf8Length(unsigned char lead) {
+  if (lead < 0x80) return 1;
+  if ((lead >> 5) == 0x6) return 2;
+  if ((lead >> 4) == 0xE) return 3;
+  if ((lead >> 3) == 0x1E) return 4;
+  return 1;
+}
+
+}  // namespace
+
+absl::StatusOr<Encoding> Tokenizer::Encode(std::string_view text, const EncodeOptions& options) const {
+  Encoding out;
+  TOKVEC_RETURN_IF_ERROR(EncodeInto(text, options, 0, Caches{nullptr, nullptr}, Sink{&out.ids, &out.offsets}));
+  if (spec_.whole_character_offsets) {
+    for (Offset& offset : out.offsets) WidenToCharacters(text, &offset.begin, &offset.end);
+  }
+  if (spec_.post_processor != nullptr) PostProcess(text, options.add_special_tokens, &out);
+  return out;
+}
+
+absl::Status Tokenizer::EncodeIds(std::string_view text, const EncodeOptions& options, std::vector<TokenId>* ids,
+                                  size_t base) const {
+  return EncodeInto(text, options, base, Caches{nullptr, nullptr}, Sink{ids, nullptr});
+}
+
+absl::Status Tokenizer::EncodeIds(std::string_view text, const EncodeOptions& options, std::vector<TokenId>* ids,
+                                  size_t base, const PieceCache* shared, PieceCache* local) const {
+  if (shared != nullptr && shared->serial() != cache_serial_) shared = nullptr;
+  if (local != nullptr && local->serial() != cache_serial_) local = nullptr;
+  return EncodeInto(text, options, base, Caches{shared, local}, Sink{ids, nullptr});
+}
+
+absl::StatusOr<std::shared_ptr<const Tokenizer::AddedMatchers>> Tokenizer::MatchersFor(
+    const EncodeOptions& options) const {
+  if (options.allow_all_special) return all_matchers_;
+  if (options.allowed_special.empty()) return default_matchers_;
+  std::vector<std::string> names = options.allowed_special;
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  std::string key;
+  for (const std::string& name : names) key += name + '\0';
+  std::lock_guard<std::mutex> lock(list_matchers_mutex_);
+  auto cached = list_matchers_.find(key);
+  if (cached != list_matchers_.end()) return cached->second;
+  std::vector<const SpecialToken*> tokens;
+  for (const SpecialToken& token : spec_.special_tokens) {
+    if (!token.special) tokens.push_back(&token);
+  }
+  for (const std::string& name : names) {
+    auto it = std::find_if(spec_.special_tokens.begin(), spec_.special_tokens.end(),
+                           [&](const SpecialToken& s) { return s.text == name; });
+    if (it == spec_.special_tokens.end()) {
+      return absl::InvalidArgumentError(
+          fmt::format("'{}' is not a special token of this model (see `tokvec inspect`)", name));
+    }
+    if (it->special) tokens.push_back(&*it);
+  }
+  std::shared_ptr<const AddedMatchers> built = BuildMatchers(tokens);
+  if (list_matchers_.size() < 64) list_matchers_[key] = built;
+  return built;
+}
+
+absl::Status Tokenizer::EncodeInto(std::string_view text, const EncodeOptions& options, size_t base, Caches caches,
+                                   Sink out) const {
+  // 1. Which added tokens may be matched in this text; none: the text is all ordinary (the fast path).
+  TOKVEC_ASSIGN_OR_RETURN(std::shared_ptr<const AddedMatchers> matchers, MatchersFor(options));
+  if (matchers == nullptr) return EncodeOrdinary(text, base, caches, out);
+  // 2. Cut the text at the tokens matched in the input (leftmost-longest, added_token_matcher.h); encode what
+  // lies between.
+  std::vector<AddedTokenMatcher::Match> matches;
+  matchers->raw.FindAll(text, &matches);
+  size_t pos = 0;
+  for (const AddedTokenMatcher::Match& match : matches) {
+    if (match.begin > pos) {
+      TOKVEC_RETURN_IF_ERROR(
+          EncodeBetween(text.substr(pos, match.begin - pos), *matchers, base + pos, caches, out, pos == 0));
+    }
+    out.ids->push_back(match.id);
+    if (out.offsets != nullptr) out.offsets->push_back({base + match.begin, base + match.end});
+    pos = match.end;  // as Hugging Face: after an overlap, text the rstrip took may be encoded again
+  }
+  return EncodeBetween(text.substr(pos), *matchers, base + pos, caches, out, pos == 0);
+}
+
+absl::Status Tokenizer::EncodeBetween(std::string_view text, const AddedMatchers& matchers, size_t base,
+                                      Caches caches, Sink out, bool at_start) const {
+  if (matchers.normalized.empty() || text.empty() || FindInvalidUtf8(text)) {
+    return EncodeOrdinary(text, base, caches, out, at_start);
+  }
+  TOKVEC_ASSIGN_OR_RETURN(NormalizedText normalized, match_normalizer_->Normalize(text));
+  std::vector<AddedTokenMatcher::Match> matches;
+  matchers.normalized.FindAll(normalized.text, &matches);
+  if (matches.empty()) return EncodeOrdinary(text, base, caches, out, at_start);
+  // Encode the normalized text between the matches (normalizing it again changes nothing), then map offsets in
+  // the normalized text back to the input.
+  const size_t first = out.offsets != nullptr ? out.offsets->size() : 0;
+  const std::string_view n = normalized.text;
+  size_t pos = 0;
+  for (const AddedTokenMatcher::Match& match : matches) {
+    if (match.begin > pos) {
+      TOKVEC_RETURN_IF_ERROR(EncodeOrdinary(n.substr(pos, match.begin - pos), pos, caches, out, at_start && pos == 0));
+    }
+    out.ids->push_back(match.id);
+    if (out.offsets != nullptr) out.offsets->push_back({match.begin, match.end});
+    pos = match.end;  // as Hugging Face: after an overlap, text the rstrip took may be encoded again
+  }
+  TOKVEC_RETURN_IF_ERROR(EncodeOrdinary(n.substr(pos), pos, caches, out, at_start && pos == 0));
+  if (out.offsets == nullptr) return absl::OkStatus();
+  for (size_t i = first; i < out.offsets->size(); ++i) {
+    Offset& offset = (*out.offsets)[i];
+    const size_t begin = offset.begin < n.size() ? normalized.source_begin[offset.begin] : text.size();
+    const size_t end = offset.end > offset.begin ? normalized.source_end[offset.end - 1] : begin;
+    offset = {base + begin, base + std::max(begin, end)};
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Caches caches, Sink out,
+                                       bool at_start) const {
+  if (text.empty()) return absl::OkStatus();
+  // Per-thread scratch, kept between calls; a huge text's piece list is released at the next call.
+  thread_local std::vector<Piece> pieces;
+  thread_local std::vector<BpeModel::Symbol> scratch;
+  pieces.clear();
+  if (pieces.capacity() > (size_t{1} << 20)) pieces.shrink_to_fit();
+  if (spec_.type != ModelType::kByte) {
+    caches = {nullptr, nullptr};
+  } else if (caches.local == nullptr) {
+    caches.local = &PieceCache::ForThread(cache_serial_);
+  }
+  if (spec_.type == ModelType::kWordPiece || spec_.type == ModelType::kChar || spec_.type == ModelType::kUnigram) {
+    // Checked before normalization, which would pass bad bytes on: offsets name the input byte.
+    if (std::optional<size_t> bad = FindInvalidUtf8(text)) {
+      return absl::InvalidArgumentError(
+          fmt::format("invalid UTF-8 at byte offset {} (byte 0x{:02X}); {} models need UTF-8 text", base + *bad,
+                      static_cast<unsigned char>(text[*bad]),
+                      spec_.type == ModelType::kChar      ? "char"
+                      : spec_.type == ModelType::kUnigram ? "Unigram"
+                                                          : "WordPiece"));
+    }
+  }
+  if (spec_.normalizer == nullptr && !spec_.pre_tokenizer->Rewrites()) {
+    absl::Status split = spec_.pre_tokenizer->Split(text, &pieces);
+    if (!split.ok()) {
+      // Word models reject invalid UTF-8; name its offset in the whole input (`text` may be one chunk of it).
+      if (std::optional<size_t> bad = FindInvalidUtf8(text)) {
+        return absl::InvalidArgumentError(
+            fmt::format("invalid UTF-8 at byte offset {} (byte 0x{:02X}); word models need UTF-8 text", base + *bad,
+                        static_cast<unsigned char>(text[*bad])));
+      }
+      return absl::Status(split.code(), fmt::format("{} (at input byte {})", std::string(split.message()), base));
+    }
+    if (spec_.type == ModelType::kUnigram) return EncodeUnigramPieces(text, pieces, base, out);
+    for (const Piece& piece : pieces) EncodePiece(text, piece, base, scratch, caches, out);
+    return absl::OkStatus();
+  }
+  // Normalized (or rewritten) text: encode it, then map each token's offsets back to the input bytes it came from.
+  NormalizedText normalized;
+  if (spec_.normalizer != nullptr) {
+    TOKVEC_ASSIGN_OR_RETURN(normalized, spec_.normalizer->Normalize(text));
+  } else {
+    normalized = IdentityNormalized(text);
+  }
+  if (spec_.pre_tokenizer->Rewrites()) {
+    NormalizedText rewritten;
+    TOKVEC_RETURN_IF_ERROR(spec_.pre_tokenizer->Rewrite(normalized.text, at_start, &rewritten, &pieces));
+    normalized = ComposeNormalized(normalized, std::move(rewritten), text.size());
+  } else {
+    TOKVEC_RETURN_IF_ERROR(spec_.pre_tokenizer->Split(normalized.text, &pieces));
+  }
+  const size_t first = out.ids->size();
+  if (spec_.type == ModelType::kUnigram) {
+    TOKVEC_RETURN_IF_ERROR(EncodeUnigramPieces(normalized.text, pieces, 0, out));
+  } else {
+    for (const Piece& piece : pieces) EncodePiece(normalized.text, piece, 0, scratch, caches, out);
+  }
+  if (out.offsets == nullptr) return absl::OkStatus();
+  const size_t n = normalized.text.size();
+  for (size_t i = first; i < out.offsets->size(); ++i) {
+    Offset& offset = (*out.offsets)[i];
+    size_t begin = offset.begin < n ? normalized.source_begin[offset.begin] : text.size();
+    size_t end = offset.end > offset.begin ? normalized.source_end[offset.end - 1] : begin;
+    offset = {base + begin, base + std::max(begin, end)};
+  }
+  return absl::OkStatus();
+}
+
+void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std::vector<BpeModel::Symbol>& scratch,
+                            Caches caches, Sink out) const {
+  std::string_view bytes = text.substr(piece.begin, piece.end - piece.begin);
+  if (bytes.empty()) return;
+  scratch.clear();
+  if (spec_.type == ModelType::kWordPiece) {
+    spec_.wordpiece.Tokenize(bytes, piece.begin, &scratch);
+  } else if (spec_.type == ModelType::kChar) {
+    std::optional<TokenId> whole;
+    if (spec_.ignore_merges) whole = spec_.bpe.Find(bytes);
+    if (whole) {
+      scratch.push_back({*whole, piece.begin});
+    } else {
+      if (spec_.affixes) {
+        AffixSymbols(bytes, piece.begin, spec_.bpe, *spec_.affixes, &scratch);
+      } else {
+        CharSymbols(bytes, piece.begin, spec_.bpe, spec_.char_bpe, byte_ids_, &scratch);
+      }
+      spec_.bpe.Merge(scratch);
+    }
+  } else if (spec_.type == ModelType::kByte) {
+    // A piece seen before is copied from a cache (piece_cache.h).
+    const uint64_t hash = PieceCache::Hash(bytes);
+    const PieceCache* cache = nullptr;
+    const PieceCache::Entry* hit = caches.Find(hash, bytes, &cache);
+    if (hit != nullptr) {
+      const TokenId* ids = cache->ids(*hit);
+      for (size_t i = 0; i < hit->count; ++i) out.ids->push_back(ids[i]);
+      if (out.offsets != nullptr) {
+        const uint8_t* begins = cache->begins(*hit);
+        for (size_t i = 0; i < hit->count; ++i) {
+          const size_t end = i + 1 < hit->count ? piece.begin + begins[i + 1] : piece.end;
+          out.offsets->push_back({base + piece.begin + begins[i], base + end});
+        }
+      }
+      return;
+    }
+    MergeBytePiece(text, piece, scratch);
+    caches.local->Insert(hash, bytes, scratch, piece.begin);
+  } else {
+    for (size_t i = 0; i < bytes.size();) {
+      size_t len = std::min(Utf8Length(static_cast<unsigned char>(bytes[i])), bytes.size() - i);
+      std::optional<TokenId> id = spec_.bpe.Find(bytes.substr(i, len));
+      scratch.push_back({id.value_or(*spec_.unk_id), piece.begin + i});
+      i += len;
+    }
+    scratch.push_back({*spec_.end_of_word_id, piece.end});
+    spec_.bpe.Merge(scratch);
+  }
+  for (size_t i = 0; i < scratch.size(); ++i) {
+    out.ids->push_back(scratch[i].id);
+    if (out.offsets != nullptr) {
+      size_t end = i + 1 < scratch.size() ? scratch[i + 1].begin : piece.end;
+      out.offsets->push_back({base + scratch[i].begin, base + end});
+    }
+  }
+}
+
+void Tokenizer::MergeBytePiece(std::string_view text, Piece piece, std::vector<BpeModel::Symbol>& scratch) const {
+  const std::string_view bytes = text.substr(piece.begin, piece.end - piece.begin);
+  scratch.clear();
+  std::optional<TokenId> whole;
+  if (spec_.ignore_merges) whole = spec_.bpe.Find(bytes);
+  if (whole) {
+    scratch.push_back({*whole, piece.begin});
+  } else if (spec_.affixes) {
+    AffixSymbols(bytes, piece.begin, spec_.bpe, *spec_.affixes, &scratch);
+    spec_.bpe.Merge(scratch);
+  } else {
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      TokenId id = byte_ids_[static_cast<unsigned char>(bytes[i])];
+      if (id == kNoToken) continue;  // A vocabulary without this byte cannot represent it.
+      scratch.push_back({id, piece.begin + i});
+    }
+    spec_.bpe.Merge(scratch);
+  }
+}
+
+absl::Status Tokenizer::EncodeUnigramPieces(std::string_view text, const std::vector<Piece>& pieces, size_t base,
+                                            Sink out) const {
+  thread_local std::vector<BpeModel::Symbol> symbols;
+  for (const Piece& piece : pieces) {
+    if (piece.end <= piece.begin) continue;
+    symbols.clear();
+    TOKVEC_RETURN_IF_ERROR(
+        spec_.unigram.Tokenize(text.substr(piece.begin, piece.end - piece.begin), piece.begin, &symbols));
+    size_t next = 0;  // The first symbol that begins after symbols[i].
+    for (size_t i = 0; i < symbols.size(); ++i) {
+      out.ids->push_back(symbols[i].id);
+      if (out.offsets != nullptr) {
+        // Byte tokens of one stretch share its start and each covers the stretch (Hugging Face's offsets).
+        next = std::max(next, i + 1);
+        while (next < symbols.size() && symbols[next].begin == symbols[i].begin) ++next;
+        const size_t end = next < symbols.size() ? symbols[next].begin : piece.end;
+        out.offsets->push_back({base + symbols[i].begin, base + end});
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+size_t Tokenizer::FindCut(std::string_view text, size_t limit, const EncodeOptions& options) const {
+  // WordPiece pre-tokenizers cut only before ASCII white space, where the normalizer must cut too (checked
+  // against Hugging Face on whole texts by scripts/conformance.sh); BPE keeps normalized text whole.
+  if (spec_.normalizer != nullptr && spec_.type != ModelType::kWordPiece) return 0;
+  // An added token that holds or strips white space could span the cut.
+  absl::StatusOr<std::shared_ptr<const AddedMatchers>> matchers = MatchersFor(options);
+  if (!matchers.ok() || (*matchers != nullptr && !(*matchers)->cuttable)) return 0;
+  const size_t cut = spec_.pre_tokenizer->FindCut(text, limit);
+  if (cut != 0 && spec_.normalizer != nullptr &&
+      (cut >= text.size() || !spec_.normalizer->CutsBefore(text[cut]))) {
+    return 0;
+  }
+  return cut;
+}
+
+namespace {
+
+// The bytes of the White_Space characters `text` begins (leading) or ends with.
+size_t WhitespaceBytes(std::string_view text, bool leading) {
+  size_t count = 0;
+  while (count < text.size()) {
+    size_t length = 0;
+    if (leading) {
+      if (Utf8SequenceLength(text, count) == 0) break;
+      if (!IsBertWhitespace(DecodeWellFormedUtf8(text, count, &length))) break;
+    } else {
+      // The character ending at text.size() - count: step back over continuation bytes.
+      size_t start = text.size() - count - 1;
+      while (start > 0 && text.size() - count - start < 4 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) {
+        --start;
+      }
+      if (Utf8SequenceLength(text, start) != text.size() - count - start) break;
+      if (!IsBertWhitespace(DecodeWellFormedUtf8(text, start, &length))) break;
+    }
+    count += length;
+  }
+  return count;
+}
+
+}  // namespace
+
+void Tokenizer::PostProcess(std::string_view text, bool add_special_tokens, Encoding* encoding) const {
+  const PostProcessor& post = *spec_.post_processor;
+  // Spaces a token begins or ends with: an added token's are the input it covers, a byte token's its bytes.
+  auto spaces = [&](size_t i, bool leading) {
+    const TokenId id = encoding->ids[i];
+    const Offset& offset = encoding->offsets[i];
+    std::string_view spelling;
+    if (is_special_[id]) {
+      spelling = text.substr(offset.begin, offset.end - offset.begin);
+    } else if (spec_.type == ModelType::kByte && id < spec_.bpe.size()) {
+      spelling = spec_.bpe.token(id);
+    }
+    // Hugging Face counts 'Ġ' (a space byte) and white space characters of the token's spelling: byte tokens
+    // spell other white space bytes as letters ('Ċ'), added tokens are their text (any White_Space character,
+    // e.g. U+3000, whose bytes are all skipped).
+    if (is_special_[id]) return WhitespaceBytes(spelling, leading);
+    size_t count = 0;
+    if (leading) {
+      while (count < spelling.size() && spelling[count] == ' ') ++count;
+    } else {
+      while (count < spelling.size() && spelling[spelling.size() - 1 - count] == ' ') ++count;
+    }
+    return count;
+  };
+  for (const PostProcessor::Step& step : post.steps) {
+    if (step.kind != PostProcessor::Step::kTrimOffsets) continue;
+    for (size_t i = 0; i < encoding->ids.size(); ++i) {
+      Offset& offset = encoding->offsets[i];
+      size_t leading = spaces(i, true);
+      const size_t trailing = spaces(i, false);
+      if (leading > 0) {
+        if ((i == 0 || offset.begin == 0) && step.add_prefix_space && leading == 1) leading = 0;
+        offset.begin = std::min(offset.begin + leading, offset.end);
+      }
+      if (trailing > 0 && offset.end >= trailing) offset.end = std::max(offset.end - trailing, offset.begin);
+    }
+  }
+  if (!add_special_tokens) return;
+  const std::vector<TokenId> before = post.SingleBefore();
+  const std::vector<TokenId> after = post.SingleAfter();
+  encoding->ids.insert(encoding->ids.begin(), before.begin(), before.end());
+  encoding->ids.insert(encoding->ids.end(), after.begin(), after.end());
+  encoding->offsets.insert(encoding->offsets.begin(), before.size(), Offset{0, 0});
+  encoding->offsets.insert(encoding->offsets.end(), after.size(), Offset{0, 0});
+}
+
+}  // namespace tokvec

@@ -200,7 +200,7 @@ def make_batches():
     return inputs, targets
 
 
-P_SITES = {"attention": 0, "attn_residual": 1, "mlp_residual": 2, "embedding": 3}  # training/gpt2_model.cc
+P_SITES = {"attention": 0, "attn_residual": 1, "mlp_residual": 2, "embedding": 3}  # training/gpt2_model_internal.h
 MASK64 = (1 << 64) - 1
 
 

@@ -31,7 +31,6 @@
 //   tokvec encode -m gpt2.tiktoken --lines --shard 1/4 -o parts/ big.txt && tokvec encode --gather parts/ -o all.ids
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -42,27 +41,19 @@
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "cli/command.h"
+#include "cli/encode_chunks.h"
 #include "cli/shard_option.h"
 #include "distributed/line_parts.h"
 #include "distributed/world.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "tokenizer/batch/chunked_encoder.h"
+#include "tokenizer/encoding_text.h"
 #include "tokenizer/models/bpe/piece_cache.h"
-#include "tokenizer/pair_encoding.h"
-#include "tokenizer/readable_token.h"
-#include "tokenizer/text/utf8.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec::cli {
 namespace {
-
-// kReadable: --tokens --readable, each token as tokenizer/readable_token.h shows it (`␣cat`, `⏎`, `<0xE6>`).
-enum class Format { kIds, kTokens, kReadable, kJson };
-
-std::string Spell(const Tokenizer& tokenizer, TokenId id, Format format) {
-  return format == Format::kReadable ? ReadableToken(tokenizer, id) : tokenizer.TokenSpelling(id);
-}
 
 // The value of `--allow-special` given without a list (CLI11 flags take a value only as `--flag=VALUE`, so the
 // FILE after a bare `--allow-special` is never taken as its list).
@@ -86,228 +77,13 @@ struct EncodeCommandOptions {
   std::string output;               // the parts' folder (sharded), or the gathered file
 };
 
-void AppendNumber(uint64_t value, std::string* out) {
-  char buffer[24];
-  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  out->append(buffer, result.ptr);
-}
-
-// Appends ids as space-separated decimals (a leading space when `space_first`), formatted into one buffer by
-// WriteSpaceAndId (tokenizer/id_text.h): std::to_chars plus std::string::append per id took ~6% of
-// `tokvec encode` (perf).
-void AppendIds(const TokenId* ids, size_t n, bool space_first, std::string* out) {
-  char buffer[4096];  // filled, then appended: no zero-fill of the output as resize would do
-  char* p = buffer;
-  const char* from = n > 0 && !space_first ? buffer + 1 : buffer;  // past the first id's space
-  for (size_t i = 0; i < n; ++i) {
-    if (p > buffer + sizeof(buffer) - 12) {
-      out->append(from, static_cast<size_t>(p - from));
-      p = buffer;
-      from = buffer;
-    }
-    p = WriteSpaceAndId(p, ids[i]);
-  }
-  out->append(from, static_cast<size_t>(p - from));
-}
-
-// A JSON string; bytes that are not UTF-8 (never in token spellings) become U+FFFD.
-void AppendJsonString(std::string_view text, std::string* out) {
-  *out += '"';
-  for (size_t i = 0; i < text.size();) {
-    const unsigned char byte = static_cast<unsigned char>(text[i]);
-    if (byte >= 0x80) {
-      size_t len = Utf8SequenceLength(text, i);
-      if (len == 0) {
-        *out += "\\ufffd";
-        ++i;
-      } else {
-        out->append(text.substr(i, len));
-        i += len;
-      }
-      continue;
-    }
-    if (byte == '"' || byte == '\\') {
-      *out += '\\';
-      *out += static_cast<char>(byte);
-    } else if (byte < 0x20) {
-      *out += fmt::format("\\u{:04x}", byte);
-    } else {
-      *out += static_cast<char>(byte);
-    }
-    ++i;
-  }
-  *out += '"';
-}
-
-// Appends one encoding as one output line.
-void AppendEncoding(const Tokenizer& tokenizer, const Encoding& encoding, Format format, std::string* out) {
-  const size_t n = encoding.ids.size();
-  switch (format) {
-    case Format::kIds:
-      AppendIds(encoding.ids.data(), n, /*space_first=*/false, out);
-      break;
-    case Format::kTokens:
-    case Format::kReadable:
-      for (size_t i = 0; i < n; ++i) {
-        if (i > 0) *out += ' ';
-        *out += Spell(tokenizer, encoding.ids[i], format);
-      }
-      break;
-    case Format::kJson:
-      *out += "{\"ids\": [";
-      for (size_t i = 0; i < n; ++i) {
-        if (i > 0) *out += ", ";
-        AppendNumber(encoding.ids[i], out);
-      }
-      *out += "], \"tokens\": [";
-      for (size_t i = 0; i < n; ++i) {
-        if (i > 0) *out += ", ";
-        AppendJsonString(tokenizer.TokenSpelling(encoding.ids[i]), out);
-      }
-      *out += "], \"offsets\": [";
-      for (size_t i = 0; i < n; ++i) {
-        if (i > 0) *out += ", ";
-        *out += '[';
-        AppendNumber(encoding.offsets[i].begin, out);
-        *out += ", ";
-        AppendNumber(encoding.offsets[i].end, out);
-        *out += ']';
-      }
-      *out += "]}";
-      break;
-  }
-  *out += '\n';
-}
-
-// --pairs: encodes one line "A<TAB>B" as a pair and appends it as one output line (json: with "type_ids", offsets
-// into the line).
-absl::Status AppendPairLine(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format,
-                            std::string_view line, std::string* out) {
-  const size_t tab = line.find('\t');
-  if (tab == std::string_view::npos) {
-    return absl::InvalidArgumentError("--pairs expects text A, a tab, text B; the line has no tab");
-  }
-  if (line.find('\t', tab + 1) != std::string_view::npos) {
-    return absl::InvalidArgumentError(
-        "--pairs expects text A, a tab, text B; the line has more than one tab (a third column?)");
-  }
-  TOKVEC_ASSIGN_OR_RETURN(PairEncoding pair, EncodePair(tokenizer, line.substr(0, tab), line.substr(tab + 1), encode));
-  Encoding encoding{.ids = std::move(pair.ids), .offsets = std::move(pair.offsets)};
-  for (size_t i = 0; i < encoding.offsets.size(); ++i) {
-    if (pair.sequence_ids[i] == 1) {  // B's offsets count from the line's start
-      encoding.offsets[i].begin += tab + 1;
-      encoding.offsets[i].end += tab + 1;
-    }
-  }
-  AppendEncoding(tokenizer, encoding, format, out);
-  if (format == Format::kJson) {  // the object's end "]}\n" becomes "], \"type_ids\": [...]}\n"
-    out->resize(out->size() - 2);
-    *out += ", \"type_ids\": [";
-    for (size_t i = 0; i < pair.type_ids.size(); ++i) {
-      if (i > 0) *out += ", ";
-      AppendNumber(pair.type_ids[i], out);
-    }
-    *out += "]}\n";
-  }
-  return absl::OkStatus();
-}
-
-// --add-special-tokens: the post-processor's ids before / after a text (none without a post-processor).
-std::vector<TokenId> SpecialIdsBefore(const Tokenizer& tokenizer) {
-  const auto& post = tokenizer.spec().post_processor;
-  return post != nullptr ? post->SingleBefore() : std::vector<TokenId>();
-}
-std::vector<TokenId> SpecialIdsAfter(const Tokenizer& tokenizer) {
-  const auto& post = tokenizer.spec().post_processor;
-  return post != nullptr ? post->SingleAfter() : std::vector<TokenId>();
-}
-
-// The ids or spellings of `ids`, space-separated (whole-text output).
-std::string SpellAll(const Tokenizer& tokenizer, const std::vector<TokenId>& ids, Format format) {
-  std::string out;
-  if (format == Format::kIds) {
-    AppendIds(ids.data(), ids.size(), /*space_first=*/false, &out);
-    return out;
-  }
-  for (size_t i = 0; i < ids.size(); ++i) out += (i > 0 ? " " : "") + Spell(tokenizer, ids[i], format);
-  return out;
-}
-
-// Encodes each line of `chunk` (line ends removed) as one output line.
-void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format,
-                      const IdTextCaches& caches, EncodeChunk* chunk, bool pairs = false) {
-  const std::string_view text = chunk->text;
-  uint64_t line_number = chunk->first_line;
-  for (size_t at = 0; at < text.size(); ++line_number) {
-    const size_t newline = text.find('\n', at);
-    const size_t end = newline == std::string_view::npos ? text.size() : newline;
-    std::string_view line = text.substr(at, end - at);
-    if (!line.empty() && line.back() == '\r' && newline != std::string_view::npos) line.remove_suffix(1);
-    at = newline == std::string_view::npos ? text.size() : newline + 1;
-    absl::Status status;
-    if (pairs) {
-      status = AppendPairLine(tokenizer, encode, format, line, &chunk->output);
-    } else if (format == Format::kIds) {
-      thread_local IdTextBuffer line_ids;  // " id id ...", with the post-processor's tokens when asked
-      line_ids.Clear();
-      auto write = [&](const std::vector<TokenId>& special) {
-        char* p = line_ids.Reserve(11 * special.size());
-        for (TokenId id : special) p = WriteSpaceAndId(p, id);
-        line_ids.Commit(p);
-      };
-      if (encode.add_special_tokens) write(SpecialIdsBefore(tokenizer));
-      status = tokenizer.EncodeIdText(line, encode, 0, caches, &line_ids);
-      if (encode.add_special_tokens) write(SpecialIdsAfter(tokenizer));
-      if (status.ok()) {
-        if (line_ids.size() > 0) chunk->output.append(line_ids.view().substr(1));
-        chunk->output += '\n';
-      }
-    } else {
-      absl::StatusOr<Encoding> result = tokenizer.Encode(line, encode);
-      status = result.status();
-      if (status.ok()) AppendEncoding(tokenizer, *result, format, &chunk->output);
-    }
-    if (!status.ok()) {
-      chunk->status =
-          absl::Status(status.code(), fmt::format("line {}: {}", line_number, std::string(status.message())));
-      return;
-    }
-  }
-}
-
-// Encodes a chunk of the whole text: its ids (or token spellings) separated by spaces, no line end.
-void EncodeTextChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format,
-                     const IdTextCaches& caches, EncodeChunk* chunk) {
-  if (chunk->id_text != nullptr) {
-    // Room for twice the chunk's bytes at once (the ids of the 100 MB bench input take 1.9 bytes of text per
-    // byte with gpt2, 1.4 with o200k): growing each buffer by doublings from 4 KB copied it 7 times into fresh
-    // pages, a quarter of the command's page faults.
-    chunk->id_text->Reserve(2 * chunk->text.size() + 16384);
-    chunk->status = tokenizer.EncodeIdText(chunk->text, encode, chunk->base, caches, chunk->id_text);
-    return;
-  }
-  thread_local std::vector<TokenId> ids;
-  ids.clear();
-  chunk->status =
-      tokenizer.EncodeIds(chunk->text, encode, &ids, chunk->base, caches.shared_pieces, caches.local_pieces);
-  if (!chunk->status.ok()) return;
-  if (format == Format::kIds) {
-    AppendIds(ids.data(), ids.size(), /*space_first=*/false, &chunk->output);
-    return;
-  }
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (i > 0) chunk->output += ' ';
-    chunk->output += Spell(tokenizer, ids[i], format);
-  }
-}
-
 // The whole input (or each line, --lines) through the library's ChunkedEncoder (tokenizer/batch/chunked_encoder.h):
 // chunks encoded on the workers, written here in input order.
-absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format,
+absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode, EncodingTextFormat format,
                         const EncodeCommandOptions& options) {
   TOKVEC_ASSIGN_OR_RETURN(TextSource source, TextSource::Open(options.input));
   // Whole text as ids: each chunk writes " id id ..." straight into its buffer (Tokenizer::EncodeIdText).
-  const bool id_text = !options.lines && format == Format::kIds;
+  const bool id_text = !options.lines && format == EncodingTextFormat::kIds;
   ChunkedEncoder encoder(tokenizer,
                          {.encode = encode, .lines = options.lines, .threads = options.threads, .id_text = id_text});
   bool wrote_any = false;  // whole text: something written, so the next chunk starts with a space
@@ -349,14 +125,14 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
 }
 
 // The part's file extension for each output format.
-const char* PartExtension(Format format) {
-  return format == Format::kIds ? "ids" : format == Format::kJson ? "jsonl" : "tokens";
+const char* PartExtension(EncodingTextFormat format) {
+  return format == EncodingTextFormat::kIds ? "ids" : format == EncodingTextFormat::kJson ? "jsonl" : "tokens";
 }
 
 // A sharded run: lines n with n mod parts = part of the inputs (their lines in order, split as --lines splits
 // them), one output line each, as a part file with its record (distributed/line_parts.h). One thread per part:
 // the parallelism is the parts.
-absl::Status RunSharded(const Tokenizer& tokenizer, const EncodeOptions& encode, Format format,
+absl::Status RunSharded(const Tokenizer& tokenizer, const EncodeOptions& encode, EncodingTextFormat format,
                         const EncodeCommandOptions& options, int64_t part, int64_t parts,
                         const distributed::World& world) {
   std::error_code error;
@@ -410,20 +186,22 @@ absl::Status RunEncode(const EncodeCommandOptions& options, bool allow_special_g
     return WriteFileAtomically(options.output, all);
   }
   if (options.model.empty()) return absl::InvalidArgumentError(fmt::format("{}--model is required", kUsagePrefix));
-  Format format = options.format == "json" ? Format::kJson : options.format == "tokens" ? Format::kTokens : Format::kIds;
+  EncodingTextFormat format = options.format == "json"     ? EncodingTextFormat::kJson
+                              : options.format == "tokens" ? EncodingTextFormat::kTokens
+                                                           : EncodingTextFormat::kIds;
   if (options.tokens) {
-    if (format == Format::kJson) {
+    if (format == EncodingTextFormat::kJson) {
       return absl::InvalidArgumentError(
           fmt::format("{}--tokens is --format tokens; it cannot be combined with --format json", kUsagePrefix));
     }
-    format = Format::kTokens;
+    format = EncodingTextFormat::kTokens;
   }
   if (options.readable) {
-    if (format != Format::kTokens) {
+    if (format != EncodingTextFormat::kTokens) {
       return absl::InvalidArgumentError(
           fmt::format("{}--readable shows tokens; use it with --tokens (or --format tokens)", kUsagePrefix));
     }
-    format = Format::kReadable;
+    format = EncodingTextFormat::kReadable;
   }
   if (options.threads < 1) {
     return absl::InvalidArgumentError(fmt::format("{}--threads must be at least 1, not {}", kUsagePrefix, options.threads));
@@ -461,7 +239,7 @@ absl::Status RunEncode(const EncodeCommandOptions& options, bool allow_special_g
         "standard output",
         kUsagePrefix));
   }
-  if (options.lines || format != Format::kJson) return RunChunked(*tokenizer, encode, format, options);
+  if (options.lines || format != EncodingTextFormat::kJson) return RunChunked(*tokenizer, encode, format, options);
   // A whole text as json (ids, spellings and offsets into the whole input) is encoded in one piece.
   TOKVEC_ASSIGN_OR_RETURN(std::string text, ReadFile(options.input));
   TOKVEC_ASSIGN_OR_RETURN(Encoding encoding, tokenizer->Encode(text, encode));

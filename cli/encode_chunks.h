@@ -1,0 +1,25 @@
+// The work `tokvec encode` gives each chunk of its input (cli/encode_command.cc runs it on the library's
+// ChunkedEncoder, tokenizer/batch/chunked_encoder.h, and on the lines of a sharded run): the chunk's text in,
+// its output text (tokenizer/encoding_text.h's formats) out, in chunk->output or chunk->id_text.
+#ifndef TOKVEC_CLI_ENCODE_CHUNKS_H_
+#define TOKVEC_CLI_ENCODE_CHUNKS_H_
+
+#include "absl/status/status.h"
+#include "tokenizer/batch/chunked_encoder.h"
+#include "tokenizer/encoding_text.h"
+#include "tokenizer/tokenizer.h"
+
+namespace tokvec::cli {
+
+// Encodes each line of `chunk` (line ends removed) as one output line; with `pairs` each line is a pair
+// (AppendPairLine). An error names its line: "line N: ...".
+void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, EncodingTextFormat format,
+                      const IdTextCaches& caches, EncodeChunk* chunk, bool pairs = false);
+
+// Encodes a chunk of the whole text: its ids (or token spellings) separated by spaces, no line end.
+void EncodeTextChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, EncodingTextFormat format,
+                     const IdTextCaches& caches, EncodeChunk* chunk);
+
+}  // namespace tokvec::cli
+
+#endif  // TOKVEC_CLI_ENCODE_CHUNKS_H_

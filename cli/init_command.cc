@@ -6,10 +6,8 @@
 // DIR gets the tokenizer file(s) (copied), config.json (GPT-2 key names) and model.safetensors (F32). Everything is
 // written into DIR.tmp-XXXXXX first and renamed to DIR at the end, so an error or interrupt leaves no half model.
 //
-// Initialisation, GPT-2's scheme (Radford et al. 2019; transformers' GPT2PreTrainedModel._init_weights): every
-// weight matrix normal(0, 0.02), the residual projections (attn.c_proj, mlp.c_proj) normal(0, 0.02 / sqrt(2 L)),
-// biases 0, LayerNorm gamma 1 and beta 0. Tensors are drawn in a fixed order (wte, wpe, then per layer c_attn,
-// attn.c_proj, c_fc, mlp.c_proj) from one NormalSampler(seed), so a seed always gives the same model.
+// Initialisation: GPT-2's scheme from one NormalSampler(seed), so a seed always gives the same model
+// (models/random_weights.h).
 //
 // --positions rotary: no wpe table (and no sinusoid for the encoder); config.json gets
 // "position_embedding_type": "rotary" and "rope_theta", and every layer rotates its queries and keys (RoPE).
@@ -22,10 +20,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 #include <memory>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -33,10 +29,9 @@
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "cli/command.h"
-#include "embeddings/random_init.h"
-#include "embeddings/safetensors.h"
 #include "fmt/format.h"
 #include "models/model_config.h"
+#include "models/random_weights.h"
 #include "tokenizer/tokenizer.h"
 #include "word2vec/vectors.h"
 
@@ -60,9 +55,6 @@ struct InitOptions {
   double rope_theta = 10000.0;
   std::vector<std::string> attention;  // one kind for every layer, or one per layer; empty: full
 };
-
-// wte rows to replace: (token id, vector of d_model floats).
-using TokenRows = std::vector<std::pair<int64_t, const float*>>;
 
 // Removes a temporary directory unless released.
 class TempDirGuard {
@@ -113,88 +105,6 @@ absl::StatusOr<std::vector<std::pair<fs::path, std::string>>> TokenizerFiles(con
     return std::vector<std::pair<fs::path, std::string>>{{file, "tokenizer.json"}};
   }
   return std::vector<std::pair<fs::path, std::string>>{{file, "tokenizer.tokvec"}};
-}
-
-absl::Status WriteRandomWeightsUnchecked(const ModelConfig& config, uint64_t seed, const TokenRows& token_rows,
-                                         const std::string& path);
-
-// GPT-2-initialised weights to `path` (see the file comment).
-absl::Status WriteRandomWeights(const ModelConfig& config, uint64_t seed, const TokenRows& token_rows,
-                                const std::string& path) {
-  // 1. Refuse sizes that cannot be held in memory before allocating anything.
-  const double d = static_cast<double>(config.d_model), f = static_cast<double>(config.d_ff);
-  const double positions =
-      config.arch == Architecture::kGpt2 && !config.rotary ? static_cast<double>(config.max_len) : 0.0;
-  double floats = (static_cast<double>(config.vocab_size) + positions) * d +
-                  static_cast<double>(config.n_layers) * (4 * d * d + 2 * d * f + 9 * d + f);
-  for (const AttentionKind& kind : config.attention) {  // linformer E and F
-    floats += 2.0 * static_cast<double>(kind.rank) * static_cast<double>(config.max_len);
-  }
-  constexpr double kMaxFloats = 4.0e9;  // 16 GB of float32
-  if (floats > kMaxFloats) {
-    return absl::ResourceExhaustedError(fmt::format(
-        "the model would have {:.3g} parameters ({:.1f} GB); tokvec init stops at {:.0f} GB", floats,
-        floats * 4 / 1e9, kMaxFloats * 4 / 1e9));
-  }
-  try {
-    return WriteRandomWeightsUnchecked(config, seed, token_rows, path);
-  } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError(
-        fmt::format("out of memory creating {:.3g} parameters ({:.1f} GB)", floats, floats * 4 / 1e9));
-  }
-}
-
-absl::Status WriteRandomWeightsUnchecked(const ModelConfig& config, uint64_t seed, const TokenRows& token_rows,
-                                         const std::string& path) {
-  NormalSampler sampler(seed);
-  const int64_t d = config.d_model, f = config.d_ff;
-  const float stddev = 0.02f;
-  const float residual_stddev = static_cast<float>(0.02 / std::sqrt(2.0 * static_cast<double>(config.n_layers)));
-  std::vector<std::unique_ptr<std::vector<float>>> storage;
-  std::vector<NamedTensor> tensors;
-  auto add = [&](std::string name, std::vector<int64_t> shape, float fill, float sample_stddev) {
-    int64_t n = 1;
-    for (int64_t s : shape) n *= s;
-    auto values = std::make_unique<std::vector<float>>(static_cast<size_t>(n), fill);
-    if (sample_stddev > 0) sampler.Fill(*values, 0.0f, sample_stddev);
-    tensors.push_back({std::move(name), std::move(shape), values->data()});
-    storage.push_back(std::move(values));
-  };
-  add("wte.weight", {config.vocab_size, d}, 0, stddev);
-  for (const auto& [id, vector] : token_rows) {  // [V, D] rows from --token-embeddings
-    std::copy(vector, vector + d, storage.back()->data() + id * d);
-  }
-  if (config.arch == Architecture::kGpt2 && !config.rotary) add("wpe.weight", {config.max_len, d}, 0, stddev);
-  for (int64_t i = 0; i < config.n_layers; ++i) {
-    const std::string p = fmt::format("h.{}.", i);
-    add(p + "ln_1.weight", {d}, 1, 0);
-    add(p + "ln_1.bias", {d}, 0, 0);
-    add(p + "attn.c_attn.weight", {d, 3 * d}, 0, stddev);
-    add(p + "attn.c_attn.bias", {3 * d}, 0, 0);
-    add(p + "attn.c_proj.weight", {d, d}, 0, residual_stddev);
-    add(p + "attn.c_proj.bias", {d}, 0, 0);
-    add(p + "ln_2.weight", {d}, 1, 0);
-    add(p + "ln_2.bias", {d}, 0, 0);
-    add(p + "mlp.c_fc.weight", {d, f}, 0, stddev);
-    add(p + "mlp.c_fc.bias", {f}, 0, 0);
-    add(p + "mlp.c_proj.weight", {f, d}, 0, residual_stddev);
-    add(p + "mlp.c_proj.bias", {d}, 0, 0);
-    if (static_cast<size_t>(i) < config.attention.size() &&
-        config.attention[static_cast<size_t>(i)].type == AttentionKindType::kLinformer) {
-      // Linformer's E, F [K, N]: k' = E[:, :T]·k sums T rows, so entries of 1/√N keep k' at k's scale.
-      const int64_t rank = config.attention[static_cast<size_t>(i)].rank;
-      const float projection_stddev = static_cast<float>(1.0 / std::sqrt(static_cast<double>(config.max_len)));
-      add(p + "attn.linformer_e", {rank, config.max_len}, 0, projection_stddev);
-      add(p + "attn.linformer_f", {rank, config.max_len}, 0, projection_stddev);
-    }
-  }
-  if (config.arch == Architecture::kGpt2) {
-    add("ln_f.weight", {d}, 1, 0);
-    add("ln_f.bias", {d}, 0, 0);
-  }
-  return WriteSafetensors(path, tensors,
-                          {{"format", "pt"}, {"tokvec_seed", std::to_string(seed)},
-                           {"tokvec_init", "normal(0, 0.02), residual projections 0.02/sqrt(2L)"}});
 }
 
 absl::Status RunInit(const InitOptions& options) {

@@ -29,13 +29,12 @@
 // input files go to -o DIR/part-iiiii.ids (.tokens, .jsonl) with a record (distributed/line_parts.h); a re-run
 // skips a complete part; `tokvec encode --gather DIR [-o FILE]` joins the parts into the lines one process writes.
 //   tokvec encode -m gpt2.tiktoken --lines --shard 1/4 -o parts/ big.txt && tokvec encode --gather parts/ -o all.ids
-#include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "base/file_io.h"

@@ -19,9 +19,8 @@ void AppendNumber(uint64_t value, std::string* out) {
   out->append(buffer, result.ptr);
 }
 
-// Appends ids as space-separated decimals (a leading space when `space_first`), formatted into one buffer by
-// WriteSpaceAndId (tokenizer/id_text.h): std::to_chars plus std::string::append per id took ~6% of
-// `tokvec encode` (perf).
+// Formatted into one buffer by WriteSpaceAndId (tokenizer/id_text.h): std::to_chars plus std::string::append per
+// id took ~6% of `tokvec encode` (perf).
 void AppendIds(const TokenId* ids, size_t n, bool space_first, std::string* out) {
   char buffer[4096];  // filled, then appended: no zero-fill of the output as resize would do
   char* p = buffer;
@@ -37,7 +36,6 @@ void AppendIds(const TokenId* ids, size_t n, bool space_first, std::string* out)
   out->append(from, static_cast<size_t>(p - from));
 }
 
-// A JSON string; bytes that are not UTF-8 (never in token spellings) become U+FFFD.
 void AppendJsonString(std::string_view text, std::string* out) {
   *out += '"';
   for (size_t i = 0; i < text.size();) {
@@ -66,7 +64,6 @@ void AppendJsonString(std::string_view text, std::string* out) {
   *out += '"';
 }
 
-// Appends one encoding as one output line.
 void AppendEncoding(const Tokenizer& tokenizer, const Encoding& encoding, EncodingTextFormat format, std::string* out) {
   const size_t n = encoding.ids.size();
   switch (format) {
@@ -106,7 +103,6 @@ void AppendEncoding(const Tokenizer& tokenizer, const Encoding& encoding, Encodi
   *out += '\n';
 }
 
-// --add-special-tokens: the post-processor's ids before / after a text (none without a post-processor).
 std::vector<TokenId> SpecialIdsBefore(const Tokenizer& tokenizer) {
   const auto& post = tokenizer.spec().post_processor;
   return post != nullptr ? post->SingleBefore() : std::vector<TokenId>();
@@ -116,14 +112,16 @@ std::vector<TokenId> SpecialIdsAfter(const Tokenizer& tokenizer) {
   return post != nullptr ? post->SingleAfter() : std::vector<TokenId>();
 }
 
-// The ids or spellings of `ids`, space-separated (whole-text output).
 std::string SpellAll(const Tokenizer& tokenizer, const std::vector<TokenId>& ids, EncodingTextFormat format) {
   std::string out;
   if (format == EncodingTextFormat::kIds) {
     AppendIds(ids.data(), ids.size(), /*space_first=*/false, &out);
     return out;
   }
-  for (size_t i = 0; i < ids.size(); ++i) out += (i > 0 ? " " : "") + SpellToken(tokenizer, ids[i], format);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i > 0) out += ' ';
+    out += SpellToken(tokenizer, ids[i], format);
+  }
   return out;
 }
 

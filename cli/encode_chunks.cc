@@ -8,7 +8,7 @@
 
 #include "base/status_macros.h"
 #include "fmt/format.h"
-#include "tokenizer/encoding_text.h"
+#include "tokenizer/batch/encoding_text.h"
 #include "tokenizer/pair_encoding.h"
 
 namespace tokvec::cli {

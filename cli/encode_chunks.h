@@ -1,12 +1,12 @@
 // The work `tokvec encode` gives each chunk of its input (cli/encode_command.cc runs it on the library's
 // ChunkedEncoder, tokenizer/batch/chunked_encoder.h, and on the lines of a sharded run): the chunk's text in,
-// its output text (tokenizer/encoding_text.h's formats) out, in chunk->output or chunk->id_text.
+// its output text (tokenizer/batch/encoding_text.h's formats) out, in chunk->output or chunk->id_text.
 #ifndef TOKVEC_CLI_ENCODE_CHUNKS_H_
 #define TOKVEC_CLI_ENCODE_CHUNKS_H_
 
 #include "absl/status/status.h"
 #include "tokenizer/batch/chunked_encoder.h"
-#include "tokenizer/encoding_text.h"
+#include "tokenizer/batch/encoding_text.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec::cli {

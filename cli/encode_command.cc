@@ -47,7 +47,7 @@
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "tokenizer/batch/chunked_encoder.h"
-#include "tokenizer/encoding_text.h"
+#include "tokenizer/batch/encoding_text.h"
 #include "tokenizer/models/bpe/piece_cache.h"
 #include "tokenizer/tokenizer.h"
 

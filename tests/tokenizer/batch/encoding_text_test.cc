@@ -1,6 +1,6 @@
-// The formats of tokenizer/encoding_text.h, checked by hand on GPT-2's "Hello world" (ids 15496 995, spelled
+// The formats of tokenizer/batch/encoding_text.h, checked by hand on GPT-2's "Hello world" (ids 15496 995, spelled
 // `Hello` `Ġworld`), and the id writer against a plain std::to_string join across its 4 KB buffer.
-#include "tokenizer/encoding_text.h"
+#include "tokenizer/batch/encoding_text.h"
 
 #include <filesystem>
 #include <memory>

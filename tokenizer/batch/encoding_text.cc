@@ -1,4 +1,4 @@
-#include "tokenizer/encoding_text.h"
+#include "tokenizer/batch/encoding_text.h"
 
 #include <charconv>
 

@@ -8,8 +8,8 @@
 //
 //   std::string out;
 //   AppendEncoding(tokenizer, encoding, EncodingTextFormat::kJson, &out);  // the object and a '\n'
-#ifndef TOKVEC_TOKENIZER_ENCODING_TEXT_H_
-#define TOKVEC_TOKENIZER_ENCODING_TEXT_H_
+#ifndef TOKVEC_TOKENIZER_BATCH_ENCODING_TEXT_H_
+#define TOKVEC_TOKENIZER_BATCH_ENCODING_TEXT_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -50,4 +50,4 @@ std::string SpellAll(const Tokenizer& tokenizer, const std::vector<TokenId>& ids
 
 }  // namespace tokvec
 
-#endif  // TOKVEC_TOKENIZER_ENCODING_TEXT_H_
+#endif  // TOKVEC_TOKENIZER_BATCH_ENCODING_TEXT_H_

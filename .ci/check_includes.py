@@ -4,8 +4,10 @@
 wrong include (it builds a small tree with one and expects the check to fail).
 
 The libraries, lowest first (each may include itself and what its line lists):
-  base; kernels; embeddings; attention; models; tokenizer; pipeline; training; server; word2vec; distributed;
+  base; kernels; embeddings; attention; models; tokenizer; pipeline; api; training; server; word2vec; distributed;
   cli and python (front ends: anything).
+The public headers (include/tokvec/*.h, installed) include no library header at all: only the standard library,
+absl and each other (<tokvec/...>); api/ implements them over the libraries.
 Inside tokenizer/, stages run one way, lowest first:
   text < normalizers < pre_tokenizers < models < processors, decoders < the facade (tokenizer/*.h, *.cc)
   < formats, batch < trainers
@@ -23,12 +25,14 @@ ALLOWED = {
     "models": {"base", "kernels", "embeddings", "attention", "models"},
     "tokenizer": {"base", "tokenizer"},
     "pipeline": {"base", "kernels", "embeddings", "attention", "models", "tokenizer", "pipeline"},
+    "include": set(),  # the installed public headers: nothing of the libraries
+    "api": {"base", "kernels", "embeddings", "attention", "models", "tokenizer", "pipeline", "api"},
     "training": {"base", "kernels", "embeddings", "attention", "models", "tokenizer", "pipeline", "training"},
     "server": {"base", "kernels", "embeddings", "attention", "models", "tokenizer", "pipeline", "server"},
     "word2vec": {"base", "tokenizer", "word2vec"},
     "distributed": {"base", "kernels", "embeddings", "tokenizer", "distributed"},
 }
-LIBRARIES = set(ALLOWED) | {"cli", "python"}
+LIBRARIES = (set(ALLOWED) - {"include"}) | {"cli", "python"}
 TOKENIZER_STAGE = {"text": 0, "normalizers": 1, "pre_tokenizers": 2, "models": 3, "processors": 4, "decoders": 4,
                    "": 5, "formats": 6, "batch": 6, "trainers": 7}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
@@ -58,7 +62,10 @@ def check(root):
             top = target.split("/")[0]
             if top not in LIBRARIES:
               continue  # third-party or generated
-            if top not in ALLOWED[lib]:
+            if lib == "include" and top in LIBRARIES:
+              problems.append(f"{path}:{number}: the public header includes {target} (installed headers include "
+                              "no library header; implement the call in api/)")
+            elif top not in ALLOWED[lib]:
               problems.append(f"{path}:{number}: {lib}/ includes {target} ({top}/ is above {lib}/)")
             elif lib == "tokenizer" and top == "tokenizer":
               here, there = tokenizer_stage(path), tokenizer_stage(target)
@@ -77,13 +84,18 @@ def self_test():
       f.write('#include "kernels/gemm.h"\n#include "models/model.h"\n')
     with open(os.path.join(root, "tokenizer", "models", "bpe", "bpe_model.cc"), "w") as f:
       f.write('#include "tokenizer/text/utf8.h"\n#include "tokenizer/tokenizer.h"\n')
+    os.makedirs(os.path.join(root, "include", "tokvec"))
+    with open(os.path.join(root, "include", "tokvec", "embed.h"), "w") as f:
+      f.write('#include "absl/status/statusor.h"\n#include "tokvec/tokenizer.h"\n#include "pipeline/pooling.h"\n')
     _, problems = check(root)
-    expected = ["kernels/gemm.cc:2: kernels/ includes models/model.h (models/ is above kernels/)",
+    expected = ["include/tokvec/embed.h:3: the public header includes pipeline/pooling.h (installed headers "
+                "include no library header; implement the call in api/)",
+                "kernels/gemm.cc:2: kernels/ includes models/model.h (models/ is above kernels/)",
                 "tokenizer/models/bpe/bpe_model.cc:2: includes tokenizer/tokenizer.h, a later tokenizer stage"]
     if problems != expected:
       print("check_includes self-test FAILED: got", problems, file=sys.stderr)
       return 1
-    print("check_includes self-test: a wrong include is caught (2 of 2)")
+    print("check_includes self-test: a wrong include is caught (3 of 3)")
     return 0
 
 

@@ -1,24 +1,49 @@
-// encode_and_embed TOKENIZER MODEL_DIR TEXT: prints TEXT's ids, then its mean-pooled unit vector (tab-separated).
+// encode_and_embed TOKENIZER MODEL_DIR TEXT: prints TEXT's ids (as `tokvec encode`), then its mean-pooled unit
+// vector, tab-separated (as `tokvec embed --lines --pooling mean --normalize --format tsv`).
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
+#include <span>
 #include <string>
+#include <vector>
 
-#include "fmt/format.h"
-#include "pipeline/embed_texts.h"
-#include "tokenizer/tokenizer.h"
+#include <absl/status/status.h>
+#include <tokvec/embed.h>
+#include <tokvec/tokenizer.h>
+
+namespace tv = tokvec::api;
+
+// One line of numbers, each written as the shortest text that reads back to the same value.
+template <typename T>
+void PrintLine(std::span<const T> values, const char* separator) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    char text[32];
+    std::to_chars_result end = std::to_chars(text, text + sizeof(text), values[i]);
+    std::printf("%s%.*s", i > 0 ? separator : "", static_cast<int>(end.ptr - text), text);
+  }
+  std::printf("\n");
+}
+
+int Fail(const absl::Status& status) {
+  std::fprintf(stderr, "error: %s\n", status.ToString().c_str());
+  return 1;
+}
 
 int main(int argc, char** argv) {
   if (argc != 4) return std::fprintf(stderr, "usage: encode_and_embed TOKENIZER MODEL_DIR TEXT\n"), 2;
-  auto tokenizer = tokvec::Tokenizer::Load(argv[1]);
-  if (!tokenizer.ok()) return std::fprintf(stderr, "error: %s\n", tokenizer.status().ToString().c_str()), 1;
-  auto encoding = (*tokenizer)->Encode(argv[3]);
-  if (!encoding.ok()) return std::fprintf(stderr, "error: %s\n", encoding.status().ToString().c_str()), 1;
-  fmt::print("{}\n", fmt::join(encoding->ids, " "));
+  const std::string text = argv[3];
 
-  auto model = tokvec::ModelDirectory::Load(argv[2]);
-  if (!model.ok()) return std::fprintf(stderr, "error: %s\n", model.status().ToString().c_str()), 1;
-  auto vectors = tokvec::EmbedTexts(*model, {argv[3]}, {.pooling = tokvec::Pooling::kMean, .normalize = true});
-  if (!vectors.ok()) return std::fprintf(stderr, "error: %s\n", vectors.status().ToString().c_str()), 1;
-  const tokvec::Matrix& v = (*vectors)[0].vectors;  // [1, D]
-  fmt::print("{}\n", fmt::join(v.data(), v.data() + v.cols(), "\t"));
+  absl::StatusOr<tv::Tokenizer> tokenizer = tv::Tokenizer::Load(argv[1]);
+  if (!tokenizer.ok()) return Fail(tokenizer.status());
+  absl::StatusOr<tv::Encoding> encoding = tokenizer->Encode(text);
+  if (!encoding.ok()) return Fail(encoding.status());
+  PrintLine(std::span<const uint32_t>(encoding->ids), " ");
+
+  absl::StatusOr<tv::Model> model = tv::Model::Load(argv[2]);
+  if (!model.ok()) return Fail(model.status());
+  absl::StatusOr<std::vector<tv::TextVectors>> vectors =
+      model->Embed({text}, {.pooling = tv::Pooling::kMean, .normalize = true});
+  if (!vectors.ok()) return Fail(vectors.status());
+  PrintLine((*vectors)[0].Row(0), "\t");  // [D]
   return 0;
 }

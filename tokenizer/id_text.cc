@@ -143,7 +143,7 @@ absl::Status Tokenizer::EncodeIdText(std::string_view text, const EncodeOptions&
   const PieceCache* shared = mine(given.shared_pieces) ? given.shared_pieces : nullptr;
   PieceCache* local = mine(given.local_pieces) ? given.local_pieces : nullptr;
   TOKVEC_ASSIGN_OR_RETURN(std::shared_ptr<const AddedMatchers> matchers, MatchersFor(options));
-  if (matchers != nullptr || spec_.type != ModelType::kByte || spec_.normalizer != nullptr ||
+  if (matchers != nullptr || byte_model_ == nullptr || spec_.normalizer != nullptr ||
       spec_.pre_tokenizer->Rewrites() || !spec_.pre_tokenizer->SplitsIncrementally()) {
     // The general path: the ids of EncodeIds, formatted.
     thread_local std::vector<TokenId> ids;
@@ -235,7 +235,7 @@ absl::Status Tokenizer::EncodeIdText(std::string_view text, const EncodeOptions&
         std::memcpy(p, known.data(), known.size());
         p += known.size();
       } else {
-        MergeBytePiece(text, piece, scratch);
+        byte_model_->MergePiece(text, piece, scratch);
         start = p = out->Reserve(11 * scratch.size());
         for (const BpeModel::Symbol& symbol : scratch) p = WriteSpaceAndId(p, symbol.id);
         const std::string_view formatted(start, static_cast<size_t>(p - start));

@@ -37,7 +37,7 @@ std::string ReadableToken(const Tokenizer& tokenizer, TokenId id) {
   for (const SpecialToken& special : tokenizer.special_tokens()) {
     if (special.id == id) return special.text;
   }
-  if (tokenizer.type() != ModelType::kByte || id >= tokenizer.bpe().size()) return tokenizer.TokenSpelling(id);
+  if (tokenizer.byte_level() == nullptr || id >= tokenizer.bpe().size()) return tokenizer.TokenSpelling(id);
   return ReadableBytes(tokenizer.bpe().token(id));
 }
 

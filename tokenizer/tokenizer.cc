@@ -2,32 +2,12 @@
 
 #include <algorithm>
 
+#include "base/status_macros.h"
 #include "fmt/format.h"
+#include "tokenizer/models/model_factory.h"
 #include "tokenizer/normalizers/icu_normalizer.h"
-#include "tokenizer/text/byte_unicode.h"
 
 namespace tokvec {
-namespace {
-
-constexpr TokenId kNoToken = ~TokenId{0};
-
-}  // namespace
-
-std::string_view ModelTypeName(ModelType type) {
-  switch (type) {
-    case ModelType::kWord:
-      return "word";
-    case ModelType::kByte:
-      return "byte";
-    case ModelType::kWordPiece:
-      return "wordpiece";
-    case ModelType::kChar:
-      return "char";
-    case ModelType::kUnigram:
-      return "unigram";
-  }
-  return "unknown";
-}
 
 Tokenizer::Tokenizer(TokenizerSpec spec) : spec_(std::move(spec)) {}
 
@@ -35,9 +15,20 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
   if (spec.pre_tokenizer == nullptr) return absl::InvalidArgumentError("tokenizer has no pre-tokenizer");
   std::unique_ptr<Tokenizer> tokenizer(new Tokenizer(std::move(spec)));
   const TokenizerSpec& s = tokenizer->spec_;
-  size_t vocab_size = s.type == ModelType::kWordPiece ? s.wordpiece.size()
-                      : s.type == ModelType::kUnigram ? s.unigram.size()
-                                                      : s.bpe.size();
+  tokenizer->model_ = MakeTokenizerModel({.type = s.type,
+                                          .bpe = &s.bpe,
+                                          .wordpiece = &s.wordpiece,
+                                          .unigram = &s.unigram,
+                                          .unk_id = s.unk_id,
+                                          .end_of_word_id = s.end_of_word_id,
+                                          .ignore_merges = s.ignore_merges,
+                                          .char_bpe = &s.char_bpe,
+                                          .affixes = &s.affixes,
+                                          .unreachable = &s.unreachable_tokens,
+                                          .cache_serial = tokenizer->cache_serial_},
+                                         &tokenizer->byte_model_);
+  if (tokenizer->model_ == nullptr) return absl::InvalidArgumentError("unknown model type");
+  size_t vocab_size = tokenizer->model_->size();
   for (const UnreachableToken& unreachable : s.unreachable_tokens) {
     vocab_size = std::max<size_t>(vocab_size, size_t{unreachable.id} + 1);
   }
@@ -79,33 +70,17 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
   }
   tokenizer->default_matchers_ = tokenizer->BuildMatchers(ordinary);
   tokenizer->all_matchers_ = tokenizer->BuildMatchers(all);
-  if (s.affixes && s.type != ModelType::kByte && s.type != ModelType::kChar) {
-    return absl::InvalidArgumentError("word affixes (continuing_subword_prefix, end_of_word_suffix) need a BPE model");
-  }
-  if (s.affixes && s.affixes->unknown.unk_id && *s.affixes->unknown.unk_id >= vocab_size) {
-    return absl::InvalidArgumentError("the unk token's id is outside the vocabulary");
-  }
-  if (s.type == ModelType::kByte) {
-    for (int b = 0; b < 256; ++b) {
-      std::optional<TokenId> id = s.bpe.Find(std::string(1, static_cast<char>(b)));
-      tokenizer->byte_ids_[b] = id.value_or(kNoToken);
-    }
-  } else if (s.type == ModelType::kWordPiece) {
-    if (s.wordpiece.size() == 0) return absl::InvalidArgumentError("WordPiece model has no vocabulary");
-  } else if (s.type == ModelType::kChar) {
-    tokenizer->byte_ids_ = FallbackTokenIds(s.bpe);
-    if (s.char_bpe.unk_id && *s.char_bpe.unk_id >= vocab_size) {
-      return absl::InvalidArgumentError("the unk token's id is outside the vocabulary");
-    }
-    if (s.token_decoder == nullptr) return absl::InvalidArgumentError("char model has no decoder");
-  } else if (s.type == ModelType::kUnigram) {
-    if (s.unigram.size() == 0) return absl::InvalidArgumentError("Unigram model has no vocabulary");
-    if (s.token_decoder == nullptr) return absl::InvalidArgumentError("Unigram model has no decoder");
-  } else {
-    if (!s.end_of_word_id || *s.end_of_word_id >= s.bpe.size()) {
-      return absl::InvalidArgumentError("word model has no end-of-word token `</w>`");
-    }
-    if (!s.unk_id || *s.unk_id >= vocab_size) return absl::InvalidArgumentError("word model has no `<unk>` id");
+  // The model's own checks (a word model's `</w>` and `<unk>`, a vocabulary, a decoder where one is needed).
+  TOKVEC_RETURN_IF_ERROR(tokenizer->model_->Check(vocab_size, s.token_decoder != nullptr));
+  // Decode's chain for spelled tokens: the file's, else WordPiece's decoder, else spellings joined by spaces as
+  // Hugging Face decodes without a decoder. A byte model's chain (with word affixes) runs on its spellings too.
+  if (s.token_decoder != nullptr) {
+    tokenizer->decoder_ = s.token_decoder.get();
+  } else if (tokenizer->model_->SpelledTokens()) {
+    std::vector<std::unique_ptr<DecoderStep>> steps;
+    if (s.decoder) steps.push_back(MakeWordPieceDecoderStep(*s.decoder));
+    tokenizer->default_decoder_ = std::make_unique<TokenDecoder>(std::move(steps), /*no_decoder=*/!s.decoder);
+    tokenizer->decoder_ = tokenizer->default_decoder_.get();
   }
   return tokenizer;
 }
@@ -149,10 +124,8 @@ std::shared_ptr<const Tokenizer::AddedMatchers> Tokenizer::BuildMatchers(
 }
 
 absl::StatusOr<std::string> Tokenizer::Decode(absl::Span<const TokenId> ids) const {
-  if (spec_.type == ModelType::kWordPiece) return DecodeWordPiece(ids);
-  if (spec_.type == ModelType::kChar || spec_.type == ModelType::kUnigram || spec_.token_decoder != nullptr) {
-    return DecodeChar(ids);
-  }
+  if (decoder_ != nullptr) return DecodeSpellings(ids);
+  // Tokens that are bytes: concatenated (special tokens as their text).
   std::string text;
   for (TokenId id : ids) {
     if (id >= vocab_size_) {
@@ -168,54 +141,15 @@ absl::StatusOr<std::string> Tokenizer::Decode(absl::Span<const TokenId> ids) con
       }
       continue;
     }
-    if (id >= spec_.bpe.size() || spec_.bpe.token(id).empty()) {
-      if (spec_.unk_id && id == *spec_.unk_id) continue;
-      if (const UnreachableToken* unreachable = FindUnreachable(id)) {
-        text += unreachable->spelling;
-        continue;
-      }
+    if (!model_->AppendDecoded(id, &text)) {
       return absl::OutOfRangeError(fmt::format("token id {} is not used by this vocabulary", id));
     }
-    const std::string& bytes = spec_.bpe.token(id);
-    if (spec_.type == ModelType::kWord && bytes.back() == kEndOfWordByte) {
-      text.append(bytes, 0, bytes.size() - 1);
-      text += ' ';
-    } else {
-      text += bytes;
-    }
   }
-  // Word models: the `</w>` of the last word ends the text rather than adding a space.
-  if (spec_.type == ModelType::kWord && !text.empty() && text.back() == ' ' && !ids.empty() &&
-      ids.back() < spec_.bpe.size() && !spec_.bpe.token(ids.back()).empty() &&
-      spec_.bpe.token(ids.back()).back() == kEndOfWordByte) {
-    text.pop_back();
-  }
+  model_->FinishDecoded(ids, &text);
   return text;
 }
 
-absl::StatusOr<std::string> Tokenizer::DecodeWordPiece(absl::Span<const TokenId> ids) const {
-  std::string text;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    const TokenId id = ids[i];
-    if (id >= vocab_size_) {
-      return absl::OutOfRangeError(
-          fmt::format("token id {} is outside the vocabulary (ids are 0..{})", id, vocab_size_ - 1));
-    }
-    if (!is_special_[id] && (id >= spec_.wordpiece.size() || spec_.wordpiece.token(id).empty())) {
-      return absl::OutOfRangeError(fmt::format("token id {} is not used by this vocabulary", id));
-    }
-    const std::string spelling = TokenSpelling(id);
-    if (spec_.decoder) {
-      spec_.decoder->Append(spelling, i, &text);
-    } else {  // Hugging Face without a decoder: spellings joined by spaces.
-      if (i > 0) text += ' ';
-      text += spelling;
-    }
-  }
-  return text;
-}
-
-absl::StatusOr<std::string> Tokenizer::DecodeChar(absl::Span<const TokenId> ids) const {
+absl::StatusOr<std::string> Tokenizer::DecodeSpellings(absl::Span<const TokenId> ids) const {
   std::vector<std::string> tokens;
   tokens.reserve(ids.size());
   for (const TokenId id : ids) {
@@ -223,14 +157,12 @@ absl::StatusOr<std::string> Tokenizer::DecodeChar(absl::Span<const TokenId> ids)
       return absl::OutOfRangeError(
           fmt::format("token id {} is outside the vocabulary (ids are 0..{})", id, vocab_size_ - 1));
     }
-    const bool gap = spec_.type == ModelType::kUnigram ? id >= spec_.unigram.size()
-                                                       : id >= spec_.bpe.size() || spec_.bpe.token(id).empty();
-    if (!is_special_[id] && gap) {
+    if (!is_special_[id] && model_->IsGap(id)) {
       return absl::OutOfRangeError(fmt::format("token id {} is not used by this vocabulary", id));
     }
     tokens.push_back(TokenSpelling(id));
   }
-  return spec_.token_decoder->Decode(std::move(tokens));
+  return decoder_->Decode(std::move(tokens));
 }
 
 std::string Tokenizer::TokenSpelling(TokenId id) const {
@@ -239,23 +171,7 @@ std::string Tokenizer::TokenSpelling(TokenId id) const {
       if (special.id == id) return special.text;
     }
   }
-  if (spec_.type == ModelType::kWordPiece) {
-    return id < spec_.wordpiece.size() ? spec_.wordpiece.token(id) : fmt::format("<id {}>", id);
-  }
-  if (spec_.type == ModelType::kUnigram) {
-    return id < spec_.unigram.size() ? spec_.unigram.token(id) : fmt::format("<id {}>", id);
-  }
-  if (spec_.unk_id && id == *spec_.unk_id && (id >= spec_.bpe.size() || spec_.bpe.token(id).empty())) {
-    return "<unk>";
-  }
-  if (const UnreachableToken* unreachable = FindUnreachable(id)) return unreachable->spelling;
-  if (id >= spec_.bpe.size()) return fmt::format("<id {}>", id);
-  const std::string& bytes = spec_.bpe.token(id);
-  if (spec_.type == ModelType::kByte) return BytesToUnicode(bytes);
-  if (!bytes.empty() && bytes.back() == kEndOfWordByte) {
-    return bytes.substr(0, bytes.size() - 1) + std::string(kEndOfWordSpelling);
-  }
-  return bytes;
+  return model_->Spelling(id);
 }
 
 }  // namespace tokvec

@@ -7,7 +7,8 @@
 // A Tokenizer is immutable after construction; Encode and Decode keep their scratch per call, so one
 // tokenizer may be shared by any number of threads.
 //
-// Four model types:
+// Five model kinds, each a TokenizerModel (tokenizer/models/tokenizer_model.h) built by MakeTokenizerModel
+// (models/model_factory.h) from the spec:
 //   - kWord (classic BPE, Sennrich et al. 2016): words are maximal runs of non-White_Space code points; the
 //     symbols are code points plus an end-of-word symbol spelled `</w>` after each word; a code point outside
 //     the alphabet encodes as `<unk>`. Decode joins token spellings and turns each `</w>` into one space.
@@ -21,6 +22,8 @@
 //     (decoders.h).
 //   - kUnigram (SentencePiece's Unigram, Hugging Face tokenizer.json: T5, XLM-R): pieces are cut by UnigramModel
 //     (best-scoring segmentation); Decode runs the tokenizer.json decoder chain, as for kChar.
+// The facade does the stages around the model (added tokens, normalizer, pre-tokenizer, offsets, post-processor,
+// the decoder chain) the same way for every kind.
 #ifndef TOKVEC_TOKENIZER_TOKENIZER_H_
 #define TOKVEC_TOKENIZER_TOKENIZER_H_
 
@@ -42,8 +45,10 @@
 #include "tokenizer/id_text.h"
 #include "tokenizer/models/bpe/bpe_affixes.h"
 #include "tokenizer/models/bpe/bpe_model.h"
+#include "tokenizer/models/bpe/bpe_tokenizer_models.h"
 #include "tokenizer/models/bpe/char_symbols.h"
 #include "tokenizer/models/bpe/piece_cache.h"
+#include "tokenizer/models/tokenizer_model.h"
 #include "tokenizer/models/unigram/unigram_model.h"
 #include "tokenizer/models/wordpiece/wordpiece_model.h"
 #include "tokenizer/normalizers/normalizer.h"
@@ -51,15 +56,6 @@
 #include "tokenizer/processors/post_processor.h"
 
 namespace tokvec {
-
-enum class ModelType { kWord, kByte, kWordPiece, kChar, kUnigram };
-// "word", "byte", "wordpiece", "char" or "unigram".
-std::string_view ModelTypeName(ModelType type);
-
-// In word models the end-of-word symbol is stored as this single byte, which never occurs in valid UTF-8,
-// so no text can spell it; it is shown (inspect, model files, --tokens) as `</w>`.
-inline constexpr char kEndOfWordByte = '\xFF';
-inline constexpr std::string_view kEndOfWordSpelling = "</w>";
 
 // A token reserved for a fixed id, found in the text before the model sees it (e.g. `<|endoftext|>`). A special
 // one (`special`, the default; all of tiktoken's and tokvec model files') is matched only when EncodeOptions
@@ -74,19 +70,6 @@ struct SpecialToken {
   bool lstrip = false;
   bool rstrip = false;
   bool normalized = false;
-};
-
-// A vocabulary entry of a byte-level file that no input can reach: its spelling is outside GPT-2's byte alphabet
-// (or empty). Decode spells it as its text, as Hugging Face's ByteLevel decoder does.
-struct UnreachableToken {
-  TokenId id;
-  std::string spelling;
-};
-
-// A byte range [begin, end) of the original input.
-struct Offset {
-  size_t begin;
-  size_t end;
 };
 
 struct Encoding {
@@ -181,7 +164,10 @@ class Tokenizer {
   std::string TokenSpelling(TokenId id) const;
   // One past the largest id (model tokens and special tokens).
   size_t vocab_size() const { return vocab_size_; }
-  ModelType type() const { return spec_.type; }
+  ModelType type() const { return model_->type(); }
+  // The model behind this tokenizer (models/tokenizer_model.h), and the same when it is byte-level BPE (else null).
+  const TokenizerModel& model() const { return *model_; }
+  const ByteBpeTokenizerModel* byte_level() const { return byte_model_; }
   const BpeModel& bpe() const { return spec_.bpe; }  // Empty for WordPiece models.
   const TokenizerSpec& spec() const { return spec_; }
   const std::vector<SpecialToken>& special_tokens() const { return spec_.special_tokens; }
@@ -191,27 +177,10 @@ class Tokenizer {
 
  private:
   explicit Tokenizer(TokenizerSpec spec);
-  // Where tokens go: ids always, offsets when not null.
-  struct Sink {
-    std::vector<TokenId>* ids;
-    std::vector<Offset>* offsets;
-  };
-  // The piece caches of one call: `shared` (may be null) is only read; `local` (null: the thread's own) learns.
-  struct Caches {
-    const PieceCache* shared;
-    PieceCache* local;
-    // The entry of a piece in the shared cache, else in the local one (its cache in `*owner`), or null.
-    const PieceCache::Entry* Find(uint64_t hash, std::string_view bytes, const PieceCache** owner) const {
-      if (shared != nullptr) {
-        if (const PieceCache::Entry* hit = shared->Find(hash, bytes)) {
-          *owner = shared;
-          return hit;
-        }
-      }
-      *owner = local;
-      return local->Find(hash, bytes);
-    }
-  };
+  // Where tokens go (tokenizer/models/tokenizer_model.h) and the piece caches of one call: `shared` (may be null)
+  // is only read; `local` (null: the thread's own) learns (models/bpe/bpe_tokenizer_models.h).
+  using Sink = TokenSink;
+  using Caches = PieceCaches;
   // Cuts `text` at allowed special tokens and encodes the rest; offsets and messages count from `base`.
   absl::Status EncodeInto(std::string_view text, const EncodeOptions& options, size_t base, Caches caches,
                           Sink out) const;
@@ -219,18 +188,12 @@ class Tokenizer {
   // `at_start`: `text` begins the caller's text (for Metaspace's prepend_scheme "first").
   absl::Status EncodeOrdinary(std::string_view text, size_t base, Caches caches, Sink out,
                               bool at_start = true) const;
-  // Unigram models: encodes the pieces of `text`; offsets count from `base`.
-  absl::Status EncodeUnigramPieces(std::string_view text, const std::vector<Piece>& pieces, size_t base,
-                                   Sink out) const;
-  // `caches.local` is set for byte models (null for word models, which do not cache).
-  void EncodePiece(std::string_view text, Piece piece, size_t base, std::vector<BpeModel::Symbol>& scratch,
-                   Caches caches, Sink out) const;
-  // Byte models: the merged symbols of text[piece], with no cache (`scratch` gets them, begins within `text`).
-  void MergeBytePiece(std::string_view text, Piece piece, std::vector<BpeModel::Symbol>& scratch) const;
-
-  absl::StatusOr<std::string> DecodeWordPiece(absl::Span<const TokenId> ids) const;
-  // kChar, kUnigram: the spellings through spec_.token_decoder.
-  absl::StatusOr<std::string> DecodeChar(absl::Span<const TokenId> ids) const;
+  // The model's tokens of `pieces`: byte models through the piece caches (`caches.local` set), the others
+  // through TokenizerModel::EncodePieces.
+  absl::Status EncodePieces(std::string_view text, const std::vector<Piece>& pieces, size_t base, Caches caches,
+                            Sink out) const;
+  // Models of spelled tokens, and byte models with affixes: the spellings through decoder_.
+  absl::StatusOr<std::string> DecodeSpellings(absl::Span<const TokenId> ids) const;
   // Runs the post-processor on Encode's result: trims offsets, adds its tokens when `add_special_tokens`.
   void PostProcess(std::string_view text, bool add_special_tokens, Encoding* encoding) const;
 
@@ -250,9 +213,14 @@ class Tokenizer {
 
   TokenizerSpec spec_;
   size_t vocab_size_ = 0;
-  std::array<TokenId, 256> byte_ids_{};  // Byte models: the token of each single byte; char models: of "<0xNN>".
-  std::vector<bool> is_special_;         // [vocab_size_]
+  std::vector<bool> is_special_;                   // [vocab_size_]
   uint64_t cache_serial_ = NewPieceCacheSerial();  // This tokenizer in the per-thread piece caches.
+  std::unique_ptr<TokenizerModel> model_;          // Over spec_'s engines (MakeTokenizerModel).
+  const ByteBpeTokenizerModel* byte_model_ = nullptr;  // model_ when it is byte-level: the cached fast path.
+  // The decoder chain Decode runs on spellings: spec_.token_decoder, else one made for WordPiece's decoder or
+  // Hugging Face's "no decoder" (default_decoder_); null: the model's tokens are bytes (AppendDecoded).
+  std::unique_ptr<TokenDecoder> default_decoder_;
+  const TokenDecoder* decoder_ = nullptr;
   std::unique_ptr<Normalizer> match_normalizer_;   // The normalizer without prefix_space (Hugging Face's order).
   std::shared_ptr<const AddedMatchers> default_matchers_;  // Non-special tokens only (null: none).
   std::shared_ptr<const AddedMatchers> all_matchers_;      // Every added token.

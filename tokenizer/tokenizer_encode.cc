@@ -21,22 +21,6 @@
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec {
-namespace {
-
-// The byte_ids_ entry of a byte the vocabulary has no token for (Create writes it, tokenizer.cc).
-
-constexpr TokenId kNoToken = ~TokenId{0};
-
-// Length of the UTF-8 sequence that starts with `lead` (1 for a stray byte; callers validated the text).
-size_t Utf8Length(unsigned char lead) {
-  if (lead < 0x80) return 1;
-  if ((lead >> 5) == 0x6) return 2;
-  if ((lead >> 4) == 0xE) return 3;
-  if ((lead >> 3) == 0x1E) return 4;
-  return 1;
-}
-
-}  // namespace
 
 absl::StatusOr<Encoding> Tokenizer::Encode(std::string_view text, const EncodeOptions& options) const {
   Encoding out;
@@ -150,23 +134,19 @@ absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Cache
   if (text.empty()) return absl::OkStatus();
   // Per-thread scratch, kept between calls; a huge text's piece list is released at the next call.
   thread_local std::vector<Piece> pieces;
-  thread_local std::vector<BpeModel::Symbol> scratch;
   pieces.clear();
   if (pieces.capacity() > (size_t{1} << 20)) pieces.shrink_to_fit();
-  if (spec_.type != ModelType::kByte) {
+  if (byte_model_ == nullptr) {
     caches = {nullptr, nullptr};
   } else if (caches.local == nullptr) {
     caches.local = &PieceCache::ForThread(cache_serial_);
   }
-  if (spec_.type == ModelType::kWordPiece || spec_.type == ModelType::kChar || spec_.type == ModelType::kUnigram) {
+  if (const std::string_view utf8_name = model_->utf8_name(); !utf8_name.empty()) {
     // Checked before normalization, which would pass bad bytes on: offsets name the input byte.
     if (std::optional<size_t> bad = FindInvalidUtf8(text)) {
       return absl::InvalidArgumentError(
           fmt::format("invalid UTF-8 at byte offset {} (byte 0x{:02X}); {} models need UTF-8 text", base + *bad,
-                      static_cast<unsigned char>(text[*bad]),
-                      spec_.type == ModelType::kChar      ? "char"
-                      : spec_.type == ModelType::kUnigram ? "Unigram"
-                                                          : "WordPiece"));
+                      static_cast<unsigned char>(text[*bad]), utf8_name));
     }
   }
   if (spec_.normalizer == nullptr && !spec_.pre_tokenizer->Rewrites()) {
@@ -180,9 +160,7 @@ absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Cache
       }
       return absl::Status(split.code(), fmt::format("{} (at input byte {})", std::string(split.message()), base));
     }
-    if (spec_.type == ModelType::kUnigram) return EncodeUnigramPieces(text, pieces, base, out);
-    for (const Piece& piece : pieces) EncodePiece(text, piece, base, scratch, caches, out);
-    return absl::OkStatus();
+    return EncodePieces(text, pieces, base, caches, out);
   }
   // Normalized (or rewritten) text: encode it, then map each token's offsets back to the input bytes it came from.
   NormalizedText normalized;
@@ -199,11 +177,7 @@ absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Cache
     TOKVEC_RETURN_IF_ERROR(spec_.pre_tokenizer->Split(normalized.text, &pieces));
   }
   const size_t first = out.ids->size();
-  if (spec_.type == ModelType::kUnigram) {
-    TOKVEC_RETURN_IF_ERROR(EncodeUnigramPieces(normalized.text, pieces, 0, out));
-  } else {
-    for (const Piece& piece : pieces) EncodePiece(normalized.text, piece, 0, scratch, caches, out);
-  }
+  TOKVEC_RETURN_IF_ERROR(EncodePieces(normalized.text, pieces, 0, caches, out));
   if (out.offsets == nullptr) return absl::OkStatus();
   const size_t n = normalized.text.size();
   for (size_t i = first; i < out.offsets->size(); ++i) {
@@ -215,111 +189,20 @@ absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Cache
   return absl::OkStatus();
 }
 
-void Tokenizer::EncodePiece(std::string_view text, Piece piece, size_t base, std::vector<BpeModel::Symbol>& scratch,
-                            Caches caches, Sink out) const {
-  std::string_view bytes = text.substr(piece.begin, piece.end - piece.begin);
-  if (bytes.empty()) return;
-  scratch.clear();
-  if (spec_.type == ModelType::kWordPiece) {
-    spec_.wordpiece.Tokenize(bytes, piece.begin, &scratch);
-  } else if (spec_.type == ModelType::kChar) {
-    std::optional<TokenId> whole;
-    if (spec_.ignore_merges) whole = spec_.bpe.Find(bytes);
-    if (whole) {
-      scratch.push_back({*whole, piece.begin});
-    } else {
-      if (spec_.affixes) {
-        AffixSymbols(bytes, piece.begin, spec_.bpe, *spec_.affixes, &scratch);
-      } else {
-        CharSymbols(bytes, piece.begin, spec_.bpe, spec_.char_bpe, byte_ids_, &scratch);
-      }
-      spec_.bpe.Merge(scratch);
-    }
-  } else if (spec_.type == ModelType::kByte) {
-    // A piece seen before is copied from a cache (piece_cache.h).
-    const uint64_t hash = PieceCache::Hash(bytes);
-    const PieceCache* cache = nullptr;
-    const PieceCache::Entry* hit = caches.Find(hash, bytes, &cache);
-    if (hit != nullptr) {
-      const TokenId* ids = cache->ids(*hit);
-      for (size_t i = 0; i < hit->count; ++i) out.ids->push_back(ids[i]);
-      if (out.offsets != nullptr) {
-        const uint8_t* begins = cache->begins(*hit);
-        for (size_t i = 0; i < hit->count; ++i) {
-          const size_t end = i + 1 < hit->count ? piece.begin + begins[i + 1] : piece.end;
-          out.offsets->push_back({base + piece.begin + begins[i], base + end});
-        }
-      }
-      return;
-    }
-    MergeBytePiece(text, piece, scratch);
-    caches.local->Insert(hash, bytes, scratch, piece.begin);
-  } else {
-    for (size_t i = 0; i < bytes.size();) {
-      size_t len = std::min(Utf8Length(static_cast<unsigned char>(bytes[i])), bytes.size() - i);
-      std::optional<TokenId> id = spec_.bpe.Find(bytes.substr(i, len));
-      scratch.push_back({id.value_or(*spec_.unk_id), piece.begin + i});
-      i += len;
-    }
-    scratch.push_back({*spec_.end_of_word_id, piece.end});
-    spec_.bpe.Merge(scratch);
+absl::Status Tokenizer::EncodePieces(std::string_view text, const std::vector<Piece>& pieces, size_t base,
+                                     Caches caches, Sink out) const {
+  if (byte_model_ != nullptr) {
+    thread_local std::vector<BpeModel::Symbol> scratch;
+    byte_model_->EncodeCachedPieces(text, pieces, base, caches, scratch, out);
+    return absl::OkStatus();
   }
-  for (size_t i = 0; i < scratch.size(); ++i) {
-    out.ids->push_back(scratch[i].id);
-    if (out.offsets != nullptr) {
-      size_t end = i + 1 < scratch.size() ? scratch[i + 1].begin : piece.end;
-      out.offsets->push_back({base + scratch[i].begin, base + end});
-    }
-  }
-}
-
-void Tokenizer::MergeBytePiece(std::string_view text, Piece piece, std::vector<BpeModel::Symbol>& scratch) const {
-  const std::string_view bytes = text.substr(piece.begin, piece.end - piece.begin);
-  scratch.clear();
-  std::optional<TokenId> whole;
-  if (spec_.ignore_merges) whole = spec_.bpe.Find(bytes);
-  if (whole) {
-    scratch.push_back({*whole, piece.begin});
-  } else if (spec_.affixes) {
-    AffixSymbols(bytes, piece.begin, spec_.bpe, *spec_.affixes, &scratch);
-    spec_.bpe.Merge(scratch);
-  } else {
-    for (size_t i = 0; i < bytes.size(); ++i) {
-      TokenId id = byte_ids_[static_cast<unsigned char>(bytes[i])];
-      if (id == kNoToken) continue;  // A vocabulary without this byte cannot represent it.
-      scratch.push_back({id, piece.begin + i});
-    }
-    spec_.bpe.Merge(scratch);
-  }
-}
-
-absl::Status Tokenizer::EncodeUnigramPieces(std::string_view text, const std::vector<Piece>& pieces, size_t base,
-                                            Sink out) const {
-  thread_local std::vector<BpeModel::Symbol> symbols;
-  for (const Piece& piece : pieces) {
-    if (piece.end <= piece.begin) continue;
-    symbols.clear();
-    TOKVEC_RETURN_IF_ERROR(
-        spec_.unigram.Tokenize(text.substr(piece.begin, piece.end - piece.begin), piece.begin, &symbols));
-    size_t next = 0;  // The first symbol that begins after symbols[i].
-    for (size_t i = 0; i < symbols.size(); ++i) {
-      out.ids->push_back(symbols[i].id);
-      if (out.offsets != nullptr) {
-        // Byte tokens of one stretch share its start and each covers the stretch (Hugging Face's offsets).
-        next = std::max(next, i + 1);
-        while (next < symbols.size() && symbols[next].begin == symbols[i].begin) ++next;
-        const size_t end = next < symbols.size() ? symbols[next].begin : piece.end;
-        out.offsets->push_back({base + symbols[i].begin, base + end});
-      }
-    }
-  }
-  return absl::OkStatus();
+  return model_->EncodePieces(text, pieces, base, out);
 }
 
 size_t Tokenizer::FindCut(std::string_view text, size_t limit, const EncodeOptions& options) const {
   // WordPiece pre-tokenizers cut only before ASCII white space, where the normalizer must cut too (checked
   // against Hugging Face on whole texts by scripts/conformance.sh); BPE keeps normalized text whole.
-  if (spec_.normalizer != nullptr && spec_.type != ModelType::kWordPiece) return 0;
+  if (spec_.normalizer != nullptr && !model_->CutsNormalizedText()) return 0;
   // An added token that holds or strips white space could span the cut.
   absl::StatusOr<std::shared_ptr<const AddedMatchers>> matchers = MatchersFor(options);
   if (!matchers.ok() || (*matchers != nullptr && !(*matchers)->cuttable)) return 0;
@@ -366,8 +249,8 @@ void Tokenizer::PostProcess(std::string_view text, bool add_special_tokens, Enco
     std::string_view spelling;
     if (is_special_[id]) {
       spelling = text.substr(offset.begin, offset.end - offset.begin);
-    } else if (spec_.type == ModelType::kByte && id < spec_.bpe.size()) {
-      spelling = spec_.bpe.token(id);
+    } else {
+      spelling = model_->TokenBytes(id);
     }
     // Hugging Face counts 'Ġ' (a space byte) and white space characters of the token's spelling: byte tokens
     // spell other white space bytes as letters ('Ċ'), added tokens are their text (any White_Space character,

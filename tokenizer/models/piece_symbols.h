@@ -1,0 +1,44 @@
+// The per-piece loop shared by the models that cut each pre-tokenizer piece on its own (word and code-point BPE,
+// WordPiece; models/tokenizer_model.h): a piece's symbols become ids with byte offsets.
+#ifndef TOKVEC_TOKENIZER_MODELS_PIECE_SYMBOLS_H_
+#define TOKVEC_TOKENIZER_MODELS_PIECE_SYMBOLS_H_
+
+#include <string_view>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "tokenizer/models/bpe/bpe_model.h"
+#include "tokenizer/models/tokenizer_model.h"
+#include "tokenizer/pre_tokenizers/pre_tokenizer.h"
+
+namespace tokvec {
+
+// Appends one piece's symbols (they begin within text[piece]; symbol i covers up to symbol i + 1, the last up to
+// the piece's end) as ids and offsets counted from `base`.
+inline void EmitPieceSymbols(const std::vector<BpeModel::Symbol>& symbols, Piece piece, size_t base, TokenSink out) {
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    out.ids->push_back(symbols[i].id);
+    if (out.offsets != nullptr) {
+      const size_t end = i + 1 < symbols.size() ? symbols[i + 1].begin : piece.end;
+      out.offsets->push_back({base + symbols[i].begin, base + end});
+    }
+  }
+}
+
+// The per-piece loop of models that cut each piece on its own: `symbols_of(bytes, piece, &symbols)` fills the
+// symbols of each non-empty piece (`symbols` cleared before), which are then emitted (EmitPieceSymbols).
+template <typename SymbolsOf>
+void EncodeEachPiece(std::string_view text, absl::Span<const Piece> pieces, size_t base, TokenSink out,
+                     std::vector<BpeModel::Symbol>& symbols, SymbolsOf symbols_of) {
+  for (const Piece& piece : pieces) {
+    const std::string_view bytes = text.substr(piece.begin, piece.end - piece.begin);
+    if (bytes.empty()) continue;
+    symbols.clear();
+    symbols_of(bytes, piece, &symbols);
+    EmitPieceSymbols(symbols, piece, base, out);
+  }
+}
+
+}  // namespace tokvec
+
+#endif  // TOKVEC_TOKENIZER_MODELS_PIECE_SYMBOLS_H_

@@ -1,0 +1,47 @@
+#include "tokenizer/models/unigram/unigram_tokenizer_model.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "base/status_macros.h"
+#include "fmt/format.h"
+
+namespace tokvec {
+
+absl::Status UnigramTokenizerModel::Check(size_t /*vocab_size*/, bool has_decoder) const {
+  if (has_affixes_) {
+    return absl::InvalidArgumentError("word affixes (continuing_subword_prefix, end_of_word_suffix) need a BPE model");
+  }
+  if (model_.size() == 0) return absl::InvalidArgumentError("Unigram model has no vocabulary");
+  if (!has_decoder) return absl::InvalidArgumentError("Unigram model has no decoder");
+  return absl::OkStatus();
+}
+
+absl::Status UnigramTokenizerModel::EncodePieces(std::string_view text, absl::Span<const Piece> pieces, size_t base,
+                                                 TokenSink out) const {
+  thread_local std::vector<BpeModel::Symbol> symbols;
+  for (const Piece& piece : pieces) {
+    if (piece.end <= piece.begin) continue;
+    symbols.clear();
+    TOKVEC_RETURN_IF_ERROR(
+        model_.Tokenize(text.substr(piece.begin, piece.end - piece.begin), piece.begin, &symbols));
+    size_t next = 0;  // The first symbol that begins after symbols[i].
+    for (size_t i = 0; i < symbols.size(); ++i) {
+      out.ids->push_back(symbols[i].id);
+      if (out.offsets != nullptr) {
+        // Byte tokens of one stretch share its start and each covers the stretch (Hugging Face's offsets).
+        next = std::max(next, i + 1);
+        while (next < symbols.size() && symbols[next].begin == symbols[i].begin) ++next;
+        const size_t end = next < symbols.size() ? symbols[next].begin : piece.end;
+        out.offsets->push_back({base + symbols[i].begin, base + end});
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string UnigramTokenizerModel::Spelling(TokenId id) const {
+  return id < model_.size() ? model_.token(id) : fmt::format("<id {}>", id);
+}
+
+}  // namespace tokvec

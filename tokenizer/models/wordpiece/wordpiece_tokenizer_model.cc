@@ -1,0 +1,31 @@
+#include "tokenizer/models/wordpiece/wordpiece_tokenizer_model.h"
+
+#include <vector>
+
+#include "fmt/format.h"
+#include "tokenizer/models/piece_symbols.h"
+
+namespace tokvec {
+
+absl::Status WordPieceTokenizerModel::Check(size_t /*vocab_size*/, bool /*has_decoder*/) const {
+  if (has_affixes_) {
+    return absl::InvalidArgumentError("word affixes (continuing_subword_prefix, end_of_word_suffix) need a BPE model");
+  }
+  if (model_.size() == 0) return absl::InvalidArgumentError("WordPiece model has no vocabulary");
+  return absl::OkStatus();
+}
+
+absl::Status WordPieceTokenizerModel::EncodePieces(std::string_view text, absl::Span<const Piece> pieces, size_t base,
+                                                   TokenSink out) const {
+  thread_local std::vector<BpeModel::Symbol> scratch;
+  EncodeEachPiece(text, pieces, base, out, scratch, [&](std::string_view word, Piece piece, auto* symbols) {
+    model_.Tokenize(word, piece.begin, symbols);
+  });
+  return absl::OkStatus();
+}
+
+std::string WordPieceTokenizerModel::Spelling(TokenId id) const {
+  return id < model_.size() ? model_.token(id) : fmt::format("<id {}>", id);
+}
+
+}  // namespace tokvec

@@ -29,7 +29,12 @@ std::vector<std::string> PartitionByPiece(const std::vector<WordCount>& counts, 
   return out;
 }
 
-absl::Status ParseCountRecords(std::string_view bytes, absl::flat_hash_map<std::string, uint64_t>* sums) {
+namespace {
+
+// Calls visit(piece, count) for each record of `bytes` in order; DataLoss on a record cut short, else visit's
+// first error.
+template <typename Visit>
+absl::Status ForEachCountRecord(std::string_view bytes, Visit visit) {
   size_t at = 0;
   const auto byte = [&](size_t i) { return static_cast<uint64_t>(static_cast<unsigned char>(bytes[i])); };
   while (at < bytes.size()) {
@@ -38,18 +43,35 @@ absl::Status ParseCountRecords(std::string_view bytes, absl::flat_hash_map<std::
     for (int i = 0; i < 4; ++i) length |= byte(at + i) << (8 * i);
     at += 4;
     if (bytes.size() - at < length + 8) return absl::DataLossError("a count record is cut short (its piece)");
-    std::string piece(bytes.substr(at, length));
+    const std::string_view piece = bytes.substr(at, length);
     at += length;
     uint64_t count = 0;
     for (int i = 0; i < 8; ++i) count |= byte(at + i) << (8 * i);
     at += 8;
-    uint64_t& total = (*sums)[std::move(piece)];
+    absl::Status visited = visit(piece, count);
+    if (!visited.ok()) return visited;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ParseCountRecords(std::string_view bytes, absl::flat_hash_map<std::string, uint64_t>* sums) {
+  return ForEachCountRecord(bytes, [&](std::string_view piece, uint64_t count) {
+    uint64_t& total = (*sums)[std::string(piece)];
     if (total > std::numeric_limits<uint64_t>::max() - count) {
       return absl::OutOfRangeError("a piece's counts add up past 2^64 - 1");
     }
     total += count;
-  }
-  return absl::OkStatus();
+    return absl::OkStatus();
+  });
+}
+
+absl::Status AppendCountRecords(std::string_view bytes, std::vector<WordCount>* out) {
+  return ForEachCountRecord(bytes, [&](std::string_view piece, uint64_t count) {
+    out->push_back({std::string(piece), count});
+    return absl::OkStatus();
+  });
 }
 
 }  // namespace tokvec::distributed

@@ -30,8 +30,13 @@ void AppendCountRecord(std::string_view piece, uint64_t count, std::string* out)
 // counts cut into `parts` buffers of records by OwnerOf.
 std::vector<std::string> PartitionByPiece(const std::vector<WordCount>& counts, uint32_t parts);
 
-// Adds every record of `bytes` into `sums` (DataLoss on a truncated record or a sum past 2^64 - 1).
+// Adds every record of `bytes` into `sums` (DataLoss on a truncated record, OutOfRange on a sum past 2^64 - 1).
 absl::Status ParseCountRecords(std::string_view bytes, absl::flat_hash_map<std::string, uint64_t>* sums);
+
+// Appends every record of `bytes` to `out` as it is, no summing: for records whose pieces are known to be
+// distinct, such as the owners' sums gathered on rank 0 (each piece has one owner), where a hash map would only
+// cost time. DataLoss on a truncated record.
+absl::Status AppendCountRecords(std::string_view bytes, std::vector<WordCount>* out);
 
 }  // namespace tokvec::distributed
 

@@ -187,10 +187,8 @@ absl::StatusOr<std::vector<WordCount>> SumCountsOnRoot(std::vector<WordCount> lo
   TOKVEC_RETURN_IF_ERROR(GatherOnRoot(mine, chunk, world, &gathered, stats));
   std::vector<WordCount> all;
   if (world.rank == 0) {
-    absl::flat_hash_map<std::string, uint64_t> totals;
-    for (const std::string& part : gathered) TOKVEC_RETURN_IF_ERROR(ParseCountRecords(part, &totals));
-    all.reserve(totals.size());
-    for (auto& [piece, count] : totals) all.push_back({piece, count});
+    // Each piece was summed by its one owner: the parts hold distinct pieces, so they are joined, not summed.
+    for (const std::string& part : gathered) TOKVEC_RETURN_IF_ERROR(AppendCountRecords(part, &all));
   }
   return all;
 }

@@ -24,6 +24,8 @@ out() {
   "$@" >"$WORK/out" 2>&1 || rc=$?
   printf '%s  %s (exit %d)\n' "$(md5sum < "$WORK/out" | cut -d' ' -f1)" "$name" "$rc"
 }
+# The tokenizer files of the tests (tokenizer.json shapes of every model kind; goldens load as errors).
+tokenizer_files() { find tests/data -name '*.json' ! -path '*/training/*' ! -path '*/attention/*' | sort; }
 C=$SHARED/corpora
 head -c 2000000 "$C/wikitext2-test.txt" > "$WORK/wiki.txt"
 head -n 400 "$C/botchan.txt" > "$WORK/botchan.txt"
@@ -40,7 +42,7 @@ done
 "$TOKVEC" encode -m "$SHARED/vocab/gpt2/vocab.json" "$WORK/wiki.txt" | sum "encode vocab.json+merges wiki"
 
 # 2. Hugging Face tokenizer.json files of every model kind (the test checkpoints and generated fixtures).
-for tj in tests/attention/testdata/hf_*_f32/tokenizer.json $(find tests/data -name 'tokenizer.json' | sort); do
+for tj in tests/attention/testdata/hf_*_f32/tokenizer.json $(tokenizer_files); do
   out "encode json $tj" "$TOKVEC" encode -m "$tj" --format json --lines "$WORK/botchan.txt"
   out "encode $tj ja" "$TOKVEC" encode -m "$tj" "$WORK/ja.txt"
   "$TOKVEC" encode -m "$tj" "$WORK/botchan.txt" >"$WORK/ids.txt" 2>/dev/null || true
@@ -85,4 +87,17 @@ head -n 1 "$WORK/lines.txt" > "$WORK/line.txt"
 out "attend fit" "$TOKVEC" attend -m "$WORK/fit" --format json "$WORK/line.txt"
 for dir in tests/attention/testdata/hf_bert_f32 tests/attention/testdata/hf_gpt2_f32; do
   out "attend $dir" "$TOKVEC" attend -m "$dir" --layer 1 --head 1 --format json "$WORK/line.txt"
+done
+
+# What inspect says and what convert writes, for every kind of file (convert's refusals are outputs too).
+for m in "$SHARED/vocab/gpt2.tiktoken" "$SHARED/vocab/cl100k_base.tiktoken" "$SHARED/vocab/gpt2/vocab.json" \
+    "$WORK/word.tokvec" "$WORK/byte.tokvec" "$WORK/byte.json" \
+    tests/attention/testdata/hf_*_f32/tokenizer.json $(tokenizer_files); do
+  out "inspect $m" "$TOKVEC" inspect "$m"
+  out "inspect --merges $m" "$TOKVEC" inspect "$m" --merges
+  for to in json tiktoken; do
+    rm -f "$WORK"/converted*
+    out "convert $to $m" "$TOKVEC" convert -m "$m" --to "$to" -o "$WORK/converted"
+    for f in "$WORK"/converted*; do [[ -f "$f" ]] && sum "converted $to $m" < "$f"; done
+  done
 done

@@ -16,13 +16,14 @@ if [[ ! -d "$SHARED/vocab" ]]; then echo "SKIP: no shared data at $SHARED" >&2; 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cd "$ROOT"
-sum() { printf '%s  %s\n' "$(md5sum | cut -d' ' -f1)" "$1"; }
+sum() { printf '%s  %s\n' "$(md5sum | cut -d' ' -f1)" "${1//$WORK/WORK}"; }
 # out NAME CMD...: the md5 of CMD's standard output and error, and its exit code.
 out() {
   local name=$1 rc=0
   shift
   "$@" >"$WORK/out" 2>&1 || rc=$?
-  printf '%s  %s (exit %d)\n' "$(md5sum < "$WORK/out" | cut -d' ' -f1)" "$name" "$rc"
+  # The temporary directory's name differs from run to run: messages name it WORK.
+  printf '%s  %s (exit %d)\n' "$(sed "s|$WORK|WORK|g" "$WORK/out" | md5sum | cut -d' ' -f1)" "${name//$WORK/WORK}" "$rc"
 }
 # The tokenizer files of the tests (tokenizer.json shapes of every model kind; goldens load as errors).
 tokenizer_files() { find tests/data -name '*.json' ! -path '*/training/*' ! -path '*/attention/*' | sort; }

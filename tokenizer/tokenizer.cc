@@ -41,19 +41,7 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
   for (const SpecialToken& special : s.special_tokens) tokenizer->is_special_[special.id] = true;
   // Added tokens: matched in the input, or (normalized ones) in the text normalized as Hugging Face does before
   // pre-tokenizing, i.e. without the prefix space (a pre-tokenizer step there, a normalizer step here).
-  if (s.normalizer != nullptr) {
-    const std::string full = s.normalizer->name();
-    std::string name;
-    for (size_t begin = 0; begin <= full.size();) {
-      size_t plus = full.find('+', begin);
-      if (plus == std::string::npos) plus = full.size();
-      const std::string step = full.substr(begin, plus - begin);
-      if (step != "prefix_space") name += (name.empty() ? "" : "+") + step;
-      begin = plus + 1;
-    }
-    absl::StatusOr<std::unique_ptr<Normalizer>> core = MakeNormalizer(name);
-    if (!name.empty() && core.ok()) tokenizer->match_normalizer_ = std::move(core).value();
-  }
+  if (s.normalizer != nullptr) tokenizer->match_normalizer_ = s.normalizer->WithoutPrefixSpace();
   // Hugging Face keeps a `normalized` added token as its normalization (idToToken, decode and the matched text
   // are "cafe" for an added "Café" under BertNormalizer), so spell it that way once, here.
   if (tokenizer->match_normalizer_ != nullptr) {

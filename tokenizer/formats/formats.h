@@ -24,9 +24,16 @@ inline constexpr std::string_view kTokvecModelMagic = "tokvec-bpe";
 // The file name of a tokvec model inside a model directory.
 inline constexpr std::string_view kTokvecModelFileName = "tokenizer.tokvec";
 
+// What the writers of byte-level formats say to the owner of another kind of model.
+inline constexpr std::string_view kTrainByteLevel = "tokvec train --type byte makes one";
+
 // `text` is the file's contents and `path` its name for messages.
 absl::StatusOr<TokenizerSpec> ReadTokvecModel(std::string_view text, const std::string& path);
+// The file of a word or byte model with a merge list; SaveTokvecModel checks that first.
 std::string WriteTokvecModel(const Tokenizer& tokenizer);
+// Writes `tokenizer`'s model file to `path` (atomically) once it reads back: FailedPrecondition, and no file, for
+// a tokenizer the format cannot hold (another model kind, tiktoken ranks, a spec the reader refuses).
+absl::Status SaveTokvecModel(const Tokenizer& tokenizer, const std::string& path);
 
 // `pattern` overrides the split pattern named by the file name (gpt2, r50k_base, p50k_base, cl100k_base,
 // o200k_base); it is required for other names.

@@ -238,16 +238,15 @@ absl::StatusOr<TokenizerSpec> ReadTiktoken(std::string_view text, const std::str
 
 absl::StatusOr<std::string> WriteTiktoken(const Tokenizer& tokenizer) {
   const BpeModel& bpe = tokenizer.bpe();
-  if (tokenizer.type() != ModelType::kByte) {
-    return absl::FailedPreconditionError(fmt::format(
-        "a .tiktoken file holds byte-level ranks; this is a {} model{}", ModelTypeName(tokenizer.type()),
-        tokenizer.type() == ModelType::kWord ? " (train with --type byte)" : ""));
+  if (tokenizer.byte_level() == nullptr) {
+    return absl::FailedPreconditionError(fmt::format("a .tiktoken file holds byte-level ranks; this is a {} model ({})",
+                                                     ModelTypeName(tokenizer.type()), kTrainByteLevel));
   }
   if (tokenizer.spec().affixes) {
     return absl::FailedPreconditionError(
         "a .tiktoken file cannot say continuing_subword_prefix or end_of_word_suffix (tiktoken has no word affixes)");
   }
-  if (dynamic_cast<const HfPreTokenizer*>(tokenizer.spec().pre_tokenizer.get()) != nullptr) {
+  if (!tokenizer.spec().pre_tokenizer->SplitPattern()) {
     return absl::FailedPreconditionError(
         "a .tiktoken file cannot say this model's Hugging Face pre-tokenizer (a Sequence); write tokenizer.json");
   }

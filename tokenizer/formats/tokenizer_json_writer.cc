@@ -1,6 +1,7 @@
 // Hugging Face tokenizers' `tokenizer.json`, written (formats.h: WriteHfTokenizerJson). Only byte-level models
-// are written, in the shapes the reader (tokenizer_json_format.cc) takes back: an HfPreTokenizer's JSON as it was
-// read, else ByteLevel or Sequence [Split, ByteLevel]; NFC/NFKC/Lowercase normalizers; the ByteLevel decoder. A
+// are written, in the shapes the reader (tokenizer_json_format.cc) takes back: the pre-tokenizer's own form
+// (PreTokenizer::ByteLevelJson: ByteLevel, Sequence [Split, ByteLevel], or an HfPreTokenizer's JSON as it was
+// read); an ICU normalizer's NFC/NFKC/Lowercase steps; the ByteLevel decoder. A
 // rank model (tiktoken) has no merge list: each token's merge is the split into two tokens that BPE with lower
 // ranks gives (RecoverMerges, models/bpe/recover_merges.h), and ignore_merges is set, as tiktoken looks whole
 // pieces up.
@@ -14,8 +15,6 @@
 #include "nlohmann/json.hpp"
 #include "tokenizer/formats/formats.h"
 #include "tokenizer/models/bpe/recover_merges.h"
-#include "tokenizer/pre_tokenizers/pre_tokenizer_json.h"
-#include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
 #include "tokenizer/text/byte_unicode.h"
 #include "tokenizer/text/utf8.h"
 
@@ -25,10 +24,10 @@ using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
 
 absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
-  if (tokenizer.type() != ModelType::kByte) {
+  if (tokenizer.byte_level() == nullptr) {
     return absl::FailedPreconditionError(fmt::format(
-        "only byte-level models can be written as tokenizer.json; this is a {} model{}",
-        ModelTypeName(tokenizer.type()), tokenizer.type() == ModelType::kWord ? " (train with --type byte)" : ""));
+        "only byte-level models can be written as tokenizer.json; this is a {} model ({})", ModelTypeName(tokenizer.type()),
+        kTrainByteLevel));
   }
   const TokenizerSpec& spec = tokenizer.spec();
   const BpeModel& bpe = tokenizer.bpe();
@@ -36,15 +35,13 @@ absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
     return absl::FailedPreconditionError(
         "a model with continuing_subword_prefix or end_of_word_suffix cannot be written (not supported yet)");
   }
-  // 1. Normalizer steps; prefix_space becomes ByteLevel's add_prefix_space.
+  // 1. Normalizer steps (an ICU normalizer's); prefix_space becomes ByteLevel's add_prefix_space.
   std::vector<std::string> steps;
   if (spec.normalizer != nullptr) {
-    std::string name = spec.normalizer->name();
-    for (size_t begin = 0; begin <= name.size();) {
-      size_t plus = name.find('+', begin);
-      if (plus == std::string::npos) plus = name.size();
-      steps.push_back(name.substr(begin, plus - begin));
-      begin = plus + 1;
+    steps = spec.normalizer->IcuSteps();
+    if (steps.empty()) {
+      return absl::FailedPreconditionError(
+          fmt::format("normalizer '{}' has no tokenizer.json form", spec.normalizer->name()));
     }
   }
   bool add_prefix_space = false;
@@ -63,31 +60,9 @@ absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
       return absl::FailedPreconditionError(fmt::format("normalizer step '{}' has no tokenizer.json form", steps[i]));
     }
   }
-  // 2. Pre-tokenizer.
-  const std::string pattern = spec.pre_tokenizer->name();
-  auto byte_level = [](bool prefix_space, bool use_regex) {
-    return OrderedJson{{"type", "ByteLevel"},
-                       {"add_prefix_space", prefix_space},
-                       {"trim_offsets", true},
-                       {"use_regex", use_regex}};
-  };
-  OrderedJson pre_tokenizer;
-  if (const auto* hf = dynamic_cast<const HfPreTokenizer*>(spec.pre_tokenizer.get())) {
-    TOKVEC_ASSIGN_OR_RETURN(const std::string hf_json, HfPreTokenizerJson(*hf, add_prefix_space));
-    pre_tokenizer = OrderedJson::parse(hf_json);
-  } else if (pattern == "gpt2") {
-    pre_tokenizer = byte_level(add_prefix_space, true);
-  } else {
-    if (add_prefix_space) {
-      return absl::FailedPreconditionError("prefix_space with a split pattern other than gpt2 has no tokenizer.json form");
-    }
-    std::optional<std::string> preset = SplitPresetRegex(pattern);
-    OrderedJson split = {{"type", "Split"},
-                         {"pattern", {{"Regex", preset ? *preset : pattern}}},
-                         {"behavior", "Isolated"},
-                         {"invert", false}};
-    pre_tokenizer = {{"type", "Sequence"}, {"pretokenizers", {split, byte_level(false, false)}}};
-  }
+  // 2. Pre-tokenizer: its own byte-level form.
+  TOKVEC_ASSIGN_OR_RETURN(const std::string pre_tokenizer_json, spec.pre_tokenizer->ByteLevelJson(add_prefix_space));
+  const OrderedJson pre_tokenizer = OrderedJson::parse(pre_tokenizer_json);
   for (const SpecialToken& special : spec.special_tokens) {
     if (Utf8ValidEnd(special.text, 0) != special.text.size()) {
       return absl::FailedPreconditionError(

@@ -198,6 +198,27 @@ absl::Status ApplyStep(Step step, std::string_view in, StepOutput* out) {
   return absl::InternalError("unknown normalization step");
 }
 
+// Each step by the name MakeNormalizer takes.
+constexpr std::pair<std::string_view, Step> kSteps[] = {
+    {"nfc", Step::kNfc},
+    {"nfkc", Step::kNfkc},
+    {"nfd", Step::kNfd},
+    {"nfkd", Step::kNfkd},
+    {"lowercase", Step::kLowercase},
+    {"prefix_space", Step::kPrefixSpace},
+    {"strip_accents", Step::kStripAccents},
+    {"bert_clean", Step::kBertClean},
+    {"bert_chinese", Step::kBertChinese},
+    {"bert_strip_accents", Step::kBertStripAccents},
+};
+
+std::string StepName(Step step) {
+  for (const auto& [name, known] : kSteps) {
+    if (known == step) return std::string(name);
+  }
+  return "unknown";
+}
+
 class IcuNormalizer : public Normalizer {
  public:
   IcuNormalizer(std::string name, std::vector<Step> steps) : name_(std::move(name)), steps_(std::move(steps)) {}
@@ -250,6 +271,25 @@ class IcuNormalizer : public Normalizer {
 
   std::string name() const override { return name_; }
 
+  std::vector<std::string> IcuSteps() const override {
+    std::vector<std::string> names;
+    for (Step step : steps_) names.push_back(StepName(step));
+    return names;
+  }
+
+  std::unique_ptr<Normalizer> WithoutPrefixSpace() const override {
+    std::vector<Step> rest;
+    std::string name;
+    for (Step step : steps_) {
+      if (step == Step::kPrefixSpace) continue;
+      rest.push_back(step);
+      if (!name.empty()) name += '+';
+      name += StepName(step);
+    }
+    if (rest.empty()) return nullptr;
+    return std::make_unique<IcuNormalizer>(std::move(name), std::move(rest));
+  }
+
  private:
   std::string name_;
   std::vector<Step> steps_;
@@ -260,18 +300,6 @@ class IcuNormalizer : public Normalizer {
 absl::StatusOr<std::unique_ptr<Normalizer>> MakeNormalizer(const std::string& name) {
   if (name.empty() || name == "none") return std::unique_ptr<Normalizer>();
   std::vector<Step> steps;
-  static constexpr std::pair<std::string_view, Step> kSteps[] = {
-      {"nfc", Step::kNfc},
-      {"nfkc", Step::kNfkc},
-      {"nfd", Step::kNfd},
-      {"nfkd", Step::kNfkd},
-      {"lowercase", Step::kLowercase},
-      {"prefix_space", Step::kPrefixSpace},
-      {"strip_accents", Step::kStripAccents},
-      {"bert_clean", Step::kBertClean},
-      {"bert_chinese", Step::kBertChinese},
-      {"bert_strip_accents", Step::kBertStripAccents},
-  };
   for (absl::string_view part : absl::StrSplit(name, '+')) {
     const auto* it = std::find_if(std::begin(kSteps), std::end(kSteps),
                                   [&](const auto& entry) { return entry.first == std::string_view(part.data(), part.size()); });

@@ -31,6 +31,13 @@ class Normalizer {
   virtual bool CutsBefore(char /*ascii*/) const { return false; }
   // How the model file names it, e.g. "nfkc" or "nfc+lowercase".
   virtual std::string name() const = 0;
+  // The steps of an ICU normalizer (icu_normalizer.h) by MakeNormalizer's names, e.g. {"nfc", "prefix_space"}, for
+  // writers of other formats; empty for the other kinds.
+  virtual std::vector<std::string> IcuSteps() const { return {}; }
+  // What `normalized` added tokens are matched in: this normalization without its prefix_space step (Hugging
+  // Face's ByteLevel adds that space in the pre-tokenizer, after added tokens are matched). Null when nothing
+  // is left, and for the kinds that do not say (then they are matched in the input).
+  virtual std::unique_ptr<Normalizer> WithoutPrefixSpace() const { return nullptr; }
 };
 
 }  // namespace tokvec

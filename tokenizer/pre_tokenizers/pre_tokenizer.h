@@ -10,11 +10,13 @@
 #define TOKVEC_TOKENIZER_PRE_TOKENIZERS_PRE_TOKENIZER_H_
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "tokenizer/normalizers/normalizer.h"
 
 namespace tokvec {
@@ -47,6 +49,13 @@ class PreTokenizer {
   virtual bool SplitsIncrementally() const { return false; }
   // How the model file names this pre-tokenizer: "whitespace", a preset ("gpt2", "cl100k", "o200k") or a regex.
   virtual std::string name() const = 0;
+  // The split pattern this pre-tokenizer is, when it is one: a preset ("gpt2", "cl100k", "o200k") or an ICU regex
+  // whose matches are the pieces (as tiktoken splits); else nullopt.
+  virtual std::optional<std::string> SplitPattern() const { return std::nullopt; }
+  // Its pre_tokenizer JSON in a byte-level tokenizer.json, `add_prefix_space` set on the ByteLevel: ByteLevel
+  // for gpt2, Sequence [Split, ByteLevel] for another split pattern (prefix space refused), the JSON it was read
+  // from for an HfPreTokenizer. FailedPrecondition for the kinds that have none. (pre_tokenizer_json.cc)
+  virtual absl::StatusOr<std::string> ByteLevelJson(bool add_prefix_space) const;
   // A position p in [1, limit] where text may be cut so that splitting text[0, p) and text[p, ...) on their
   // own gives the pieces of the whole (for splitting a large input into chunks); 0 when none is found or this
   // pre-tokenizer cannot tell (the default, e.g. for an arbitrary regex).

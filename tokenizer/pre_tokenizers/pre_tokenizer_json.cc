@@ -25,6 +25,7 @@ namespace tokvec {
 namespace {
 
 using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
 
 constexpr std::string_view kSupported =
     "ByteLevel, Split, Digits, Punctuation, Whitespace, WhitespaceSplit, CharDelimiterSplit, UnicodeScripts, "
@@ -330,6 +331,34 @@ absl::StatusOr<std::string> HfPreTokenizerJson(const HfPreTokenizer& pre_tokeniz
         "prefix_space with a pre-tokenizer that does not start with a ByteLevel has no tokenizer.json form");
   }
   return node.dump();
+}
+
+absl::StatusOr<std::string> HfPreTokenizer::ByteLevelJson(bool add_prefix_space) const {
+  return HfPreTokenizerJson(*this, add_prefix_space);
+}
+
+absl::StatusOr<std::string> PreTokenizer::ByteLevelJson(bool add_prefix_space) const {
+  const std::optional<std::string> pattern = SplitPattern();
+  if (!pattern) {
+    return absl::FailedPreconditionError(
+        fmt::format("the pre-tokenizer '{}' has no byte-level tokenizer.json form", name()));
+  }
+  auto byte_level = [](bool prefix_space, bool use_regex) {
+    return OrderedJson{{"type", "ByteLevel"},
+                       {"add_prefix_space", prefix_space},
+                       {"trim_offsets", true},
+                       {"use_regex", use_regex}};
+  };
+  if (*pattern == "gpt2") return byte_level(add_prefix_space, true).dump();
+  if (add_prefix_space) {
+    return absl::FailedPreconditionError("prefix_space with a split pattern other than gpt2 has no tokenizer.json form");
+  }
+  const std::optional<std::string> preset = SplitPresetRegex(*pattern);
+  const OrderedJson split = {{"type", "Split"},
+                             {"pattern", {{"Regex", preset ? *preset : *pattern}}},
+                             {"behavior", "Isolated"},
+                             {"invert", false}};
+  return OrderedJson{{"type", "Sequence"}, {"pretokenizers", {split, byte_level(false, false)}}}.dump();
 }
 
 absl::StatusOr<std::vector<HfPreTokenizerNode>> FlattenHfPreTokenizer(const Json& node, const std::string& path,

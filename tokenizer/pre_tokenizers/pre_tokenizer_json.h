@@ -54,6 +54,8 @@ class HfPreTokenizer : public PreTokenizer {
   std::string name() const override { return std::string(kHfPreTokenizerPrefix) + json_; }
   // The pre_tokenizer JSON it was read from (without add_prefix_space, which is the normalizer's).
   const std::string& json() const { return json_; }
+  // HfPreTokenizerJson.
+  absl::StatusOr<std::string> ByteLevelJson(bool add_prefix_space) const override;
 
  private:
   std::vector<Step> steps_;

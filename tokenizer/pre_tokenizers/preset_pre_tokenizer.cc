@@ -501,6 +501,7 @@ class PresetSplitter : public PreTokenizer {
   bool SplitsIncrementally() const override { return true; }
 
   std::string name() const override { return name_; }
+  std::optional<std::string> SplitPattern() const override { return name_; }
 
   // Before an ASCII white-space byte that follows a letter or number: the piece holding that letter or number
   // is a run of letters or numbers (or o200k's word, whose contraction needs an apostrophe next), so it ends

@@ -56,6 +56,10 @@ class RegexSplitter : public PreTokenizer {
   }
 
   std::string name() const override { return name_; }
+  std::optional<std::string> SplitPattern() const override {
+    if (behavior_ != SplitBehavior::kIsolated || invert_) return std::nullopt;
+    return name_;
+  }
 
  private:
   // Hugging Face's Split with a behaviour: the segments of the whole text (matches, empty ones included, and

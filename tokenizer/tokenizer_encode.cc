@@ -241,7 +241,6 @@ size_t WhitespaceBytes(std::string_view text, bool leading) {
 }  // namespace
 
 void Tokenizer::PostProcess(std::string_view text, bool add_special_tokens, Encoding* encoding) const {
-  const PostProcessor& post = *spec_.post_processor;
   // Spaces a token begins or ends with: an added token's are the input it covers, a byte token's its bytes.
   auto spaces = [&](size_t i, bool leading) {
     const TokenId id = encoding->ids[i];
@@ -264,26 +263,7 @@ void Tokenizer::PostProcess(std::string_view text, bool add_special_tokens, Enco
     }
     return count;
   };
-  for (const PostProcessor::Step& step : post.steps) {
-    if (step.kind != PostProcessor::Step::kTrimOffsets) continue;
-    for (size_t i = 0; i < encoding->ids.size(); ++i) {
-      Offset& offset = encoding->offsets[i];
-      size_t leading = spaces(i, true);
-      const size_t trailing = spaces(i, false);
-      if (leading > 0) {
-        if ((i == 0 || offset.begin == 0) && step.add_prefix_space && leading == 1) leading = 0;
-        offset.begin = std::min(offset.begin + leading, offset.end);
-      }
-      if (trailing > 0 && offset.end >= trailing) offset.end = std::max(offset.end - trailing, offset.begin);
-    }
-  }
-  if (!add_special_tokens) return;
-  const std::vector<TokenId> before = post.SingleBefore();
-  const std::vector<TokenId> after = post.SingleAfter();
-  encoding->ids.insert(encoding->ids.begin(), before.begin(), before.end());
-  encoding->ids.insert(encoding->ids.end(), after.begin(), after.end());
-  encoding->offsets.insert(encoding->offsets.begin(), before.size(), Offset{0, 0});
-  encoding->offsets.insert(encoding->offsets.end(), after.size(), Offset{0, 0});
+  spec_.post_processor->Process(add_special_tokens, spaces, &encoding->ids, &encoding->offsets);
 }
 
 }  // namespace tokvec

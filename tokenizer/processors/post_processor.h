@@ -19,8 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "tokenizer/models/bpe/bpe_model.h"
+#include "tokenizer/models/tokenizer_model.h"
 
 namespace tokvec {
 
@@ -43,6 +45,11 @@ struct PostProcessor {
   std::vector<Step> steps;
   std::string name;  // Hugging Face's type, e.g. "TemplateProcessing", for messages and `inspect`.
 
+  // Runs the steps on one sequence's tokens (Tokenizer::Encode's last step): kTrimOffsets moves each offset past
+  // the spaces its token begins and ends with (`spaces(i, leading)` counts them for token i); then, with
+  // `add_special_tokens`, the kAddTokens steps' ids go around the sequence, each with offset (0, 0).
+  void Process(bool add_special_tokens, absl::FunctionRef<size_t(size_t i, bool leading)> spaces,
+               std::vector<TokenId>* ids, std::vector<Offset>* offsets) const;
   // All ids the steps add before / after a single sequence's ids, in order.
   std::vector<TokenId> SingleBefore() const;
   std::vector<TokenId> SingleAfter() const;

@@ -18,22 +18,14 @@
 namespace tokvec::api {
 namespace {
 
-// The public enum mirrors tokvec::ModelType value for value; a switch (not a cast) keeps that visible.
-ModelType PublicModelType(tokvec::ModelType type) {
-  switch (type) {
-    case tokvec::ModelType::kWord:
-      return ModelType::kWord;
-    case tokvec::ModelType::kByte:
-      return ModelType::kByte;
-    case tokvec::ModelType::kWordPiece:
-      return ModelType::kWordPiece;
-    case tokvec::ModelType::kChar:
-      return ModelType::kChar;
-    case tokvec::ModelType::kUnigram:
-      return ModelType::kUnigram;
-  }
-  return ModelType::kByte;  // Unreachable: the switch names every type.
-}
+// The public enum mirrors tokvec::ModelType value for value.
+constexpr bool SameValue(ModelType a, tokvec::ModelType b) { return static_cast<int>(a) == static_cast<int>(b); }
+static_assert(SameValue(ModelType::kWord, tokvec::ModelType::kWord) &&
+              SameValue(ModelType::kByte, tokvec::ModelType::kByte) &&
+              SameValue(ModelType::kWordPiece, tokvec::ModelType::kWordPiece) &&
+              SameValue(ModelType::kChar, tokvec::ModelType::kChar) &&
+              SameValue(ModelType::kUnigram, tokvec::ModelType::kUnigram));
+ModelType PublicModelType(tokvec::ModelType type) { return static_cast<ModelType>(type); }
 
 }  // namespace
 
@@ -67,30 +59,6 @@ size_t Tokenizer::vocab_size() const { return impl_->tokenizer->vocab_size(); }
 
 ModelType Tokenizer::type() const { return PublicModelType(impl_->tokenizer->type()); }
 
-absl::Status Tokenizer::Save(const std::string& path) const {
-  const tokvec::Tokenizer& tokenizer = *impl_->tokenizer;
-  if (tokenizer.type() != tokvec::ModelType::kWord && tokenizer.type() != tokvec::ModelType::kByte) {
-    return absl::FailedPreconditionError(
-        fmt::format("a {} tokenizer has no tokvec model file form; keep the file it was loaded from ({})",
-                    tokvec::ModelTypeName(tokenizer.type()), tokenizer.spec().source));
-  }
-  // tiktoken's rule merges any two tokens whose bytes join into a token, by rank; the model file holds a merge
-  // list, which cannot say that (tokvec_model_format.cc), so such a file would encode differently.
-  if (tokenizer.bpe().rule() == BpeModel::Rule::kRanks) {
-    return absl::FailedPreconditionError(fmt::format(
-        "a tokenizer with tiktoken ranks has no tokvec model file form (it holds a merge list); keep {}",
-        tokenizer.spec().source));
-  }
-  // The file is read back before it is written, so that a tokenizer the format cannot hold (a tokenizer.json whose
-  // special token is also a vocabulary token, say) gets an error here, not a file no tokvec command can load.
-  const std::string text = WriteTokvecModel(tokenizer);
-  absl::StatusOr<TokenizerSpec> spec = ReadTokvecModel(text, path);
-  absl::Status readable = spec.ok() ? tokvec::Tokenizer::Create(std::move(*spec)).status() : spec.status();
-  if (!readable.ok()) {
-    return absl::FailedPreconditionError(fmt::format("{} cannot be saved as a tokvec model file ({}); keep it as it is",
-                                                     tokenizer.spec().source, std::string(readable.message())));
-  }
-  return WriteFileAtomically(path, text);
-}
+absl::Status Tokenizer::Save(const std::string& path) const { return SaveTokvecModel(*impl_->tokenizer, path); }
 
 }  // namespace tokvec::api

@@ -172,18 +172,7 @@ py::str DecodeText(const TokenizerObject& self, const std::vector<TokenId>& ids,
   return py::reinterpret_steal<py::str>(text);
 }
 
-void Save(const TokenizerObject& self, const std::string& path) {
-  if (self.tokenizer().type() == ModelType::kWordPiece || self.tokenizer().type() == ModelType::kUnigram) {
-    Check(absl::FailedPreconditionError(fmt::format("a {} tokenizer has no tokvec model file form; keep its tokenizer.json",
-                                                    self.tokenizer().type() == ModelType::kUnigram ? "Unigram"
-                                                                                                   : "WordPiece")));
-  }
-  if (self.tokenizer().type() == ModelType::kChar) {
-    Check(absl::FailedPreconditionError(
-        "a char (SentencePiece-style BPE) tokenizer has no tokvec model file form; keep its tokenizer.json"));
-  }
-  Check(WriteFileAtomically(path, WriteTokvecModel(self.tokenizer())));
-}
+void Save(const TokenizerObject& self, const std::string& path) { Check(SaveTokvecModel(self.tokenizer(), path)); }
 
 void SaveHf(const TokenizerObject& self, const std::string& path) {
   Check(WriteFileAtomically(path, Check(WriteHfTokenizerJson(self.tokenizer()))));

@@ -175,6 +175,21 @@ def test_error_table(shared, tmp_path):
     assert issubclass(tokvec.Error, Exception)
 
 
+def test_save_refuses_what_the_model_file_cannot_hold(shared, tmp_path):
+    """save() checks, as the C++ API's Save does, that the file would load again with the same ids: tiktoken ranks
+    and WordPiece have no tokvec model file form, and no file is left behind."""
+    import pathlib
+    data = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data"
+    for source, message in ((shared / "vocab" / "gpt2.tiktoken", "tiktoken ranks"),
+                            (data / "wordpiece" / "uncased.json", "no tokvec model file form")):
+        tok = tokvec.Tokenizer.load(str(source))
+        out = tmp_path / "saved.tokvec"
+        with pytest.raises(ValueError) as info:
+            tok.save(str(out))
+        assert message in str(info.value)
+        assert not out.exists()
+
+
 def test_no_crash_on_any_argument(shared, tiny_model):
     """Every method with arguments of every kind: a result or an exception, never a crash."""
     tok = tokvec.Tokenizer.load(str(shared / "vocab" / "gpt2.tiktoken"))

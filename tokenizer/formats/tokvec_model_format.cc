@@ -37,6 +37,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
+#include "base/file_io.h"
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "tokenizer/formats/formats.h"
@@ -392,6 +393,31 @@ std::string WriteTokvecModel(const Tokenizer& tokenizer) {
   }
   out += "end\n";
   return out;
+}
+
+absl::Status SaveTokvecModel(const Tokenizer& tokenizer, const std::string& path) {
+  if (tokenizer.type() != ModelType::kWord && tokenizer.type() != ModelType::kByte) {
+    return absl::FailedPreconditionError(
+        fmt::format("a {} tokenizer has no tokvec model file form; keep the file it was loaded from ({})",
+                    ModelTypeName(tokenizer.type()), tokenizer.spec().source));
+  }
+  // tiktoken's rule merges any two tokens whose bytes join into a token, by rank; the model file holds a merge
+  // list, which cannot say that, so such a file would encode differently.
+  if (tokenizer.bpe().rule() == BpeModel::Rule::kRanks) {
+    return absl::FailedPreconditionError(fmt::format(
+        "a tokenizer with tiktoken ranks has no tokvec model file form (it holds a merge list); keep {}",
+        tokenizer.spec().source));
+  }
+  // The file is read back before it is written, so that a tokenizer the format cannot hold (a tokenizer.json whose
+  // special token is also a vocabulary token, say) gets an error here, not a file no tokvec command can load.
+  const std::string text = WriteTokvecModel(tokenizer);
+  absl::StatusOr<TokenizerSpec> spec = ReadTokvecModel(text, path);
+  absl::Status readable = spec.ok() ? Tokenizer::Create(std::move(*spec)).status() : spec.status();
+  if (!readable.ok()) {
+    return absl::FailedPreconditionError(fmt::format("{} cannot be saved as a tokvec model file ({}); keep it as it is",
+                                                     tokenizer.spec().source, std::string(readable.message())));
+  }
+  return WriteFileAtomically(path, text);
 }
 
 }  // namespace tokvec

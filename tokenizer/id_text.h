@@ -12,7 +12,7 @@
 // grows to hold every short piece seen. Tokenizer::EncodeIdText looks a block of pieces up at once, prefetching
 // the main table's lines of those the front lacks, so their loads overlap. Longer pieces, and those whose text
 // passes a slot's, are kept in a third table (LongIdTextTable). Misses go through the merge
-// (Tokenizer::MergeBytePiece); the text is what formatting their ids gives, so results are those of EncodeIds
+// (ByteBpeTokenizerModel::MergePiece); the text is what formatting their ids gives, so results are those of EncodeIds
 // (tests/tokenizer/id_text_test.cc).
 // Why: `tokvec encode -m gpt2.tiktoken` (1 thread, 100 MB of the shared corpora) spent ~35% in piece-cache
 // probes (an 8 MB table and an arena: two dependent cache misses per piece) and in copying ids, and ~8%

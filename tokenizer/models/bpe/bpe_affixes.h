@@ -10,8 +10,9 @@
 // a merge of "x" and "##y" makes "xy" (Hugging Face drops the prefix's length from the right side), which
 // BuildSpelledBpe's `merge_right_skip` gives the BpeModel.
 //
-// Plain models (no affix) never come here: Tokenizer::EncodePiece calls AffixSymbols once per word only when
-// TokenizerSpec::affixes is set, so the byte-level and code-point loops pay nothing.
+// Plain models (no affix) never come here: the byte and code-point models (bpe_tokenizer_models.h) call
+// AffixSymbols once per word only when TokenizerSpec::affixes is set, so the byte-level and code-point loops
+// pay nothing.
 //
 //   BpeAffixes affixes{.suffix = "</w>", .code_points = false};
 //   affixes.fallback_ids = FallbackTokenIds(bpe);

@@ -30,99 +30,27 @@ void AppendSpecialTokens(const TokenizerSpec& spec, std::string* out) {
   for (const SpecialToken& special : spec.special_tokens) *out += fmt::format("  {} {}\n", special.id, special.text);
 }
 
-std::string WordPieceSummary(const Tokenizer& tokenizer, const std::string& path) {
-  const TokenizerSpec& spec = tokenizer.spec();
-  const WordPieceModel& model = spec.wordpiece;
-  std::string out;
-  out += fmt::format("model: {}\n", path);
-  out += "type: wordpiece (greedy longest match, continuation prefix)\n";
-  out += fmt::format("vocab_size: {}\n", tokenizer.vocab_size());
-  out += fmt::format("unk_token: {} (id {})\n", model.options().unk_token, model.unk_id());
-  out += fmt::format("continuing_subword_prefix: {}\n", model.options().continuing_subword_prefix);
-  out += fmt::format("max_input_chars_per_word: {}\n", model.options().max_input_chars_per_word);
-  out += fmt::format("pre_tokenizer: {}\n", spec.pre_tokenizer->name());
-  out += fmt::format("normalizer: {}\n", spec.normalizer ? spec.normalizer->name() : "none");
-  out += fmt::format("decoder: {}\n", spec.decoder ? fmt::format("wordpiece (prefix {}, cleanup {})", spec.decoder->prefix,
-                                                                  spec.decoder->cleanup)
-                                                    : "none (spellings joined by spaces)");
-  AppendSpecialTokens(spec, &out);
-  return out;
-}
-
-std::string CharSummary(const Tokenizer& tokenizer, const std::string& path) {
-  const TokenizerSpec& spec = tokenizer.spec();
-  std::string out;
-  out += fmt::format("model: {}\n", path);
-  out += "type: char (BPE over code points, SentencePiece-style)\n";
-  out += fmt::format("vocab_size: {}\n", tokenizer.vocab_size());
-  out += fmt::format("merges: {}\n", spec.bpe.merges().size());
-  out += fmt::format("unk_token: {}\n", spec.char_bpe.unk_id ? fmt::format("{} (id {})", tokenizer.TokenSpelling(*spec.char_bpe.unk_id),
-                                                                           *spec.char_bpe.unk_id)
-                                                             : "none (unknown characters are dropped)");
-  out += fmt::format("fuse_unk: {}\n", spec.char_bpe.fuse_unk);
-  out += fmt::format("byte_fallback: {}\n", spec.char_bpe.byte_fallback);
-  out += fmt::format("ignore_merges: {}\n", spec.ignore_merges);
-  out += fmt::format("pre_tokenizer: {}\n", spec.pre_tokenizer->name());
-  out += fmt::format("normalizer: {}\n", spec.normalizer ? spec.normalizer->name() : "none");
-  out += fmt::format("decoder: {}\n", spec.token_decoder->name());
-  AppendSpecialTokens(spec, &out);
-  return out;
-}
-
-std::string UnigramSummary(const Tokenizer& tokenizer, const std::string& path) {
-  const TokenizerSpec& spec = tokenizer.spec();
-  const UnigramModel& model = spec.unigram;
-  std::string out;
-  out += fmt::format("model: {}\n", path);
-  out += "type: unigram (best-scoring segmentation, SentencePiece)\n";
-  out += fmt::format("vocab_size: {}\n", tokenizer.vocab_size());
-  out += fmt::format("unk_token: {}\n", model.unk_id() ? fmt::format("{} (id {})", model.token(*model.unk_id()),
-                                                                      *model.unk_id())
-                                                        : std::string("none"));
-  out += fmt::format("byte_fallback: {}\n", model.byte_fallback());
-  out += fmt::format("pre_tokenizer: {}\n", spec.pre_tokenizer->name());
-  out += fmt::format("normalizer: {}\n", spec.normalizer ? spec.normalizer->name() : "none");
-  out += fmt::format("decoder: {}\n", spec.token_decoder->name());
-  AppendSpecialTokens(spec, &out);
-  return out;
-}
-
+// What the tokenizer says of itself around what its model says (TokenizerModel::Describe).
 std::string Summary(const Tokenizer& tokenizer, const std::string& path) {
-  if (tokenizer.type() == ModelType::kWordPiece) return WordPieceSummary(tokenizer, path);
-  if (tokenizer.type() == ModelType::kChar) return CharSummary(tokenizer, path);
-  if (tokenizer.type() == ModelType::kUnigram) return UnigramSummary(tokenizer, path);
   const TokenizerSpec& spec = tokenizer.spec();
-  const BpeModel& bpe = spec.bpe;
-  const bool word = spec.type == ModelType::kWord;
+  const ModelSummary model = tokenizer.model().Describe();
   std::string out;
   out += fmt::format("model: {}\n", path);
-  out += fmt::format("type: {}\n", word ? "word (classic BPE, </w> ends each word)" : "byte (byte-level BPE)");
+  out += fmt::format("type: {}\n", model.kind);
   out += fmt::format("vocab_size: {}\n", tokenizer.vocab_size());
-  out += fmt::format("merge_rule: {}\n", bpe.rule() == BpeModel::Rule::kMergeList
-                                             ? "merge list (rank = position in the list)"
-                                             : "ranks (tiktoken: a pair merges if its concatenation is a token)");
-  out += fmt::format("merges: {}\n", bpe.merges().size());
-  size_t alphabet = 0;
-  for (TokenId id = 0; id < bpe.size(); ++id) {
-    const std::string& bytes = bpe.token(id);
-    if (bytes.empty() || (word && spec.end_of_word_id && id == *spec.end_of_word_id)) continue;
-    const bool single = word ? bytes.size() <= 4 && bpe.Find(bytes) && [&] {
-      unsigned char lead = static_cast<unsigned char>(bytes[0]);
-      size_t len = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-      return len == bytes.size();
-    }() : bytes.size() == 1;
-    if (single) ++alphabet;
-  }
-  out += fmt::format("alphabet: {} {}\n", alphabet, word ? "code points" : "bytes");
-  if (!spec.unreachable_tokens.empty()) {  // Spelled outside the byte alphabet: no input reaches them.
-    out += fmt::format("unreachable_tokens: {}\n", spec.unreachable_tokens.size());
-  }
+  out += model.fields;
   out += fmt::format("pre_tokenizer: {}\n", spec.pre_tokenizer->name());
   out += fmt::format("normalizer: {}\n", spec.normalizer ? spec.normalizer->name() : "none");
-  if (word) {
-    out += fmt::format("unk_id: {}\n", *spec.unk_id);
-    out += fmt::format("end_of_word_id: {}\n", *spec.end_of_word_id);
+  if (tokenizer.model().SpelledTokens()) {  // Decoded by a chain (tokens of bytes decode as they are).
+    std::string decoder = "none (spellings joined by spaces)";
+    if (spec.token_decoder != nullptr) {
+      decoder = spec.token_decoder->name();
+    } else if (spec.decoder) {
+      decoder = fmt::format("wordpiece (prefix {}, cleanup {})", spec.decoder->prefix, spec.decoder->cleanup);
+    }
+    out += fmt::format("decoder: {}\n", decoder);
   }
+  out += model.ids;
   AppendSpecialTokens(spec, &out);
   return out;
 }
@@ -132,12 +60,11 @@ absl::Status RunInspect(const InspectCommandOptions& options) {
   load.pattern = options.pattern;
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::Load(options.model, load));
   if (!options.merges) return WriteAll(stdout, Summary(*tokenizer, options.model));
-  if (tokenizer->type() == ModelType::kWordPiece || tokenizer->type() == ModelType::kUnigram) {
+  if (tokenizer->model().bpe() == nullptr) {
     return absl::FailedPreconditionError(fmt::format("'{}' is a {} model: it has a vocabulary and no merges",
-                                                     options.model,
-                                                     tokenizer->type() == ModelType::kUnigram ? "Unigram" : "WordPiece"));
+                                                     options.model, tokenizer->model().utf8_name()));
   }
-  const BpeModel& bpe = tokenizer->bpe();
+  const BpeModel& bpe = *tokenizer->model().bpe();
   if (bpe.rule() == BpeModel::Rule::kRanks) {
     return absl::FailedPreconditionError(fmt::format(
         "'{}' holds tiktoken ranks, not a merge list; `tokvec convert -m {} -o OUT` writes OUT.json with merges",

@@ -7,12 +7,10 @@
 namespace tokvec {
 namespace {
 
-// BERT's [CLS] / [SEP]: an added token of that text, else a WordPiece vocabulary entry.
+// BERT's [CLS] / [SEP]: an added token of that text, else a vocabulary entry spelled so.
 absl::StatusOr<uint32_t> FindBertToken(const Tokenizer& tokenizer, std::string_view name, const std::string& dir) {
   if (std::optional<TokenId> id = tokenizer.FindSpecial(name)) return *id;
-  if (tokenizer.type() == ModelType::kWordPiece) {
-    if (std::optional<TokenId> id = tokenizer.spec().wordpiece.Find(name)) return *id;
-  }
+  if (std::optional<TokenId> id = tokenizer.model().FindSpelling(name)) return *id;
   return absl::InvalidArgumentError(fmt::format(
       "model directory '{}': config.json says model_type \"bert\", whose inputs are {} ... {}, but the tokenizer "
       "has no token '{}'",

@@ -73,13 +73,6 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
   return tokenizer;
 }
 
-const UnreachableToken* Tokenizer::FindUnreachable(TokenId id) const {
-  for (const UnreachableToken& unreachable : spec_.unreachable_tokens) {
-    if (unreachable.id == id) return &unreachable;
-  }
-  return nullptr;
-}
-
 std::optional<TokenId> Tokenizer::FindSpecial(std::string_view text) const {
   for (const SpecialToken& special : spec_.special_tokens) {
     if (special.text == text) return special.id;

@@ -27,7 +27,6 @@
 #ifndef TOKVEC_TOKENIZER_TOKENIZER_H_
 #define TOKVEC_TOKENIZER_TOKENIZER_H_
 
-#include <array>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -172,8 +171,6 @@ class Tokenizer {
   const TokenizerSpec& spec() const { return spec_; }
   const std::vector<SpecialToken>& special_tokens() const { return spec_.special_tokens; }
   std::optional<TokenId> FindSpecial(std::string_view text) const;
-  // The unreachable vocabulary entry with this id (TokenizerSpec::unreachable_tokens), else null.
-  const UnreachableToken* FindUnreachable(TokenId id) const;
 
  private:
   explicit Tokenizer(TokenizerSpec spec);

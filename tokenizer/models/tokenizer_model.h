@@ -14,6 +14,7 @@
 #define TOKVEC_TOKENIZER_MODELS_TOKENIZER_MODEL_H_
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,14 @@ struct TokenSink {
   std::vector<Offset>* offsets;
 };
 
+// What `tokvec inspect` prints of a model: "key: value\n" lines around the tokenizer's own (model, vocab_size,
+// pre_tokenizer, normalizer, decoder, special tokens).
+struct ModelSummary {
+  std::string kind;    // The `type:` line, e.g. "byte (byte-level BPE)".
+  std::string fields;  // After vocab_size: the model's sizes and options.
+  std::string ids;     // After the decoder: the ids of the model's own symbols (a word model's `<unk>`, `</w>`).
+};
+
 class TokenizerModel {
  public:
   virtual ~TokenizerModel() = default;
@@ -75,6 +84,8 @@ class TokenizerModel {
   // GPT-2's byte-to-unicode spelling (`Ġt`) for byte models, the vocabulary spelling for the others; "<id N>"
   // for an id the model has no token for.
   virtual std::string Spelling(TokenId id) const = 0;
+  // The inverse of Spelling: the id of the model token shown as `spelling`, else nullopt.
+  virtual std::optional<TokenId> FindSpelling(std::string_view spelling) const = 0;
   // True when the model has no token with this id (an unused id inside its range, or one past it).
   virtual bool IsGap(TokenId id) const = 0;
   // Tokens that are spellings (WordPiece, Unigram, code points) are decoded by a decoder chain, the default
@@ -90,6 +101,10 @@ class TokenizerModel {
   // The bytes a token stands for when they are its text in the output (byte models; empty otherwise): the
   // post-processor's offset trimming counts their spaces.
   virtual std::string_view TokenBytes(TokenId /*id*/) const { return {}; }
+
+  // The BPE engine of the models that merge (byte, word, char), for their merge list; null for the others.
+  virtual const BpeModel* bpe() const { return nullptr; }
+  virtual ModelSummary Describe() const = 0;
 };
 
 }  // namespace tokvec

@@ -5,6 +5,7 @@
 // word model trained here.
 #include "tokenizer/models/tokenizer_model.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -43,7 +44,17 @@ void ExpectSpellingsAndGapsAgree(const Tokenizer& tokenizer) {
   for (TokenId id = 0; id < model.size(); ++id) {
     if (tokenizer.FindSpecial(tokenizer.TokenSpelling(id)) == id) continue;
     EXPECT_EQ(model.Spelling(id), tokenizer.TokenSpelling(id)) << id;
-    if (tokenizer.FindUnreachable(id) != nullptr || model.Spelling(id) == "<unk>") continue;
+    // FindSpelling inverts Spelling (up to tokens spelled alike).
+    if (!model.IsGap(id)) {
+      std::optional<TokenId> found = model.FindSpelling(model.Spelling(id));
+      ASSERT_TRUE(found.has_value()) << id << " " << model.Spelling(id);
+      EXPECT_EQ(model.Spelling(*found), model.Spelling(id)) << id;
+    }
+    const auto& unreachable = tokenizer.spec().unreachable_tokens;
+    if (std::any_of(unreachable.begin(), unreachable.end(), [&](const UnreachableToken& u) { return u.id == id; }) ||
+        model.Spelling(id) == "<unk>") {
+      continue;
+    }
     EXPECT_EQ(tokenizer.Decode({id}).ok(), !model.IsGap(id)) << id;
   }
   EXPECT_TRUE(model.IsGap(static_cast<TokenId>(model.size())));

@@ -37,6 +37,27 @@ absl::Status CheckAffixes(const std::optional<BpeAffixes>& affixes, size_t vocab
   return absl::OkStatus();
 }
 
+// The summary fields of a merging model over bytes or (`code_points`) UTF-8 characters: its merge rule and count,
+// and its alphabet (single units; `skip`: a symbol that is not a unit, a word model's `</w>`).
+std::string MergeFields(const BpeModel& bpe, bool code_points, std::optional<TokenId> skip) {
+  std::string out;
+  out += fmt::format("merge_rule: {}\n", bpe.rule() == BpeModel::Rule::kMergeList
+                                             ? "merge list (rank = position in the list)"
+                                             : "ranks (tiktoken: a pair merges if its concatenation is a token)");
+  out += fmt::format("merges: {}\n", bpe.merges().size());
+  size_t alphabet = 0;
+  for (TokenId id = 0; id < bpe.size(); ++id) {
+    const std::string& bytes = bpe.token(id);
+    if (bytes.empty() || (skip && id == *skip)) continue;
+    const bool single = code_points ? bytes.size() <= 4 && bpe.Find(bytes) &&
+                                          Utf8Length(static_cast<unsigned char>(bytes[0])) == bytes.size()
+                                    : bytes.size() == 1;
+    if (single) ++alphabet;
+  }
+  out += fmt::format("alphabet: {} {}\n", alphabet, code_points ? "code points" : "bytes");
+  return out;
+}
+
 }  // namespace
 
 // ---- Byte-level ----
@@ -120,6 +141,23 @@ std::string ByteBpeTokenizerModel::Spelling(TokenId id) const {
   return BytesToUnicode(bpe_.token(id));
 }
 
+std::optional<TokenId> ByteBpeTokenizerModel::FindSpelling(std::string_view spelling) const {
+  for (const UnreachableToken& unreachable : unreachable_) {
+    if (unreachable.spelling == spelling) return unreachable.id;
+  }
+  std::optional<std::string> bytes = UnicodeToBytes(spelling);
+  if (!bytes || bytes->empty()) return std::nullopt;
+  return bpe_.Find(*bytes);
+}
+
+ModelSummary ByteBpeTokenizerModel::Describe() const {
+  ModelSummary summary{.kind = "byte (byte-level BPE)", .fields = MergeFields(bpe_, false, std::nullopt)};
+  if (!unreachable_.empty()) {  // Spelled outside the byte alphabet: no input reaches them.
+    summary.fields += fmt::format("unreachable_tokens: {}\n", unreachable_.size());
+  }
+  return summary;
+}
+
 bool ByteBpeTokenizerModel::AppendDecoded(TokenId id, std::string* text) const {
   if (IsGap(id)) {
     for (const UnreachableToken& unreachable : unreachable_) {
@@ -166,6 +204,24 @@ absl::Status WordBpeTokenizerModel::EncodePieces(std::string_view text, absl::Sp
 std::string WordBpeTokenizerModel::Spelling(TokenId id) const {
   if (unk_id_ && id == *unk_id_ && IsGap(id)) return "<unk>";
   return PlainSpelling(bpe_, id);
+}
+
+std::optional<TokenId> WordBpeTokenizerModel::FindSpelling(std::string_view spelling) const {
+  std::string bytes(spelling);
+  if (bytes.size() >= kEndOfWordSpelling.size() &&
+      std::string_view(bytes).substr(bytes.size() - kEndOfWordSpelling.size()) == kEndOfWordSpelling) {
+    bytes.resize(bytes.size() - kEndOfWordSpelling.size());
+    bytes += kEndOfWordByte;
+  }
+  if (std::optional<TokenId> id = bpe_.Find(bytes); id && !bytes.empty()) return id;
+  if (unk_id_ && IsGap(*unk_id_) && spelling == "<unk>") return unk_id_;
+  return std::nullopt;
+}
+
+ModelSummary WordBpeTokenizerModel::Describe() const {
+  return {.kind = "word (classic BPE, </w> ends each word)",
+          .fields = MergeFields(bpe_, true, end_of_word_id_),
+          .ids = fmt::format("unk_id: {}\nend_of_word_id: {}\n", *unk_id_, *end_of_word_id_)};
 }
 
 bool WordBpeTokenizerModel::AppendDecoded(TokenId id, std::string* text) const {
@@ -220,5 +276,22 @@ absl::Status CharBpeTokenizerModel::EncodePieces(std::string_view text, absl::Sp
 }
 
 std::string CharBpeTokenizerModel::Spelling(TokenId id) const { return PlainSpelling(bpe_, id); }
+
+std::optional<TokenId> CharBpeTokenizerModel::FindSpelling(std::string_view spelling) const {
+  if (spelling.empty()) return std::nullopt;
+  return bpe_.Find(spelling);
+}
+
+ModelSummary CharBpeTokenizerModel::Describe() const {
+  ModelSummary summary{.kind = "char (BPE over code points, SentencePiece-style)"};
+  summary.fields += fmt::format("merges: {}\n", bpe_.merges().size());
+  summary.fields += fmt::format(
+      "unk_token: {}\n", options_.unk_id ? fmt::format("{} (id {})", Spelling(*options_.unk_id), *options_.unk_id)
+                                          : "none (unknown characters are dropped)");
+  summary.fields += fmt::format("fuse_unk: {}\n", options_.fuse_unk);
+  summary.fields += fmt::format("byte_fallback: {}\n", options_.byte_fallback);
+  summary.fields += fmt::format("ignore_merges: {}\n", ignore_merges_);
+  return summary;
+}
 
 }  // namespace tokvec

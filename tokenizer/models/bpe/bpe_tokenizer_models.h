@@ -60,12 +60,15 @@ class ByteBpeTokenizerModel final : public TokenizerModel {
   absl::Status EncodePieces(std::string_view text, absl::Span<const Piece> pieces, size_t base,
                             TokenSink out) const override;
   std::string Spelling(TokenId id) const override;
+  std::optional<TokenId> FindSpelling(std::string_view spelling) const override;
   bool IsGap(TokenId id) const override { return id >= bpe_.size() || bpe_.token(id).empty(); }
   bool SpelledTokens() const override { return false; }
   bool AppendDecoded(TokenId id, std::string* text) const override;
   std::string_view TokenBytes(TokenId id) const override {
     return id < bpe_.size() ? std::string_view(bpe_.token(id)) : std::string_view();
   }
+  const BpeModel* bpe() const override { return &bpe_; }
+  ModelSummary Describe() const override;
 
   // EncodePieces through the given caches (a piece seen before is copied from one; a merged one is learned by
   // caches.local): the fast path of Tokenizer's encodes.
@@ -97,10 +100,13 @@ class WordBpeTokenizerModel final : public TokenizerModel {
   absl::Status EncodePieces(std::string_view text, absl::Span<const Piece> pieces, size_t base,
                             TokenSink out) const override;
   std::string Spelling(TokenId id) const override;
+  std::optional<TokenId> FindSpelling(std::string_view spelling) const override;
   bool IsGap(TokenId id) const override { return id >= bpe_.size() || bpe_.token(id).empty(); }
   bool SpelledTokens() const override { return false; }
   bool AppendDecoded(TokenId id, std::string* text) const override;
   void FinishDecoded(absl::Span<const TokenId> ids, std::string* text) const override;
+  const BpeModel* bpe() const override { return &bpe_; }
+  ModelSummary Describe() const override;
 
  private:
   const BpeModel& bpe_;
@@ -123,8 +129,11 @@ class CharBpeTokenizerModel final : public TokenizerModel {
   absl::Status EncodePieces(std::string_view text, absl::Span<const Piece> pieces, size_t base,
                             TokenSink out) const override;
   std::string Spelling(TokenId id) const override;
+  std::optional<TokenId> FindSpelling(std::string_view spelling) const override;
   bool IsGap(TokenId id) const override { return id >= bpe_.size() || bpe_.token(id).empty(); }
   bool SpelledTokens() const override { return true; }
+  const BpeModel* bpe() const override { return &bpe_; }
+  ModelSummary Describe() const override;
 
  private:
   std::array<TokenId, 256> fallback_ids_;  // The "<0xNN>" token of each byte (FallbackTokenIds).

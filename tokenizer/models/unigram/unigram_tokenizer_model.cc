@@ -44,4 +44,17 @@ std::string UnigramTokenizerModel::Spelling(TokenId id) const {
   return id < model_.size() ? model_.token(id) : fmt::format("<id {}>", id);
 }
 
+std::optional<TokenId> UnigramTokenizerModel::FindSpelling(std::string_view spelling) const {
+  return model_.Find(spelling);
+}
+
+ModelSummary UnigramTokenizerModel::Describe() const {
+  ModelSummary summary{.kind = "unigram (best-scoring segmentation, SentencePiece)"};
+  summary.fields += fmt::format("unk_token: {}\n", model_.unk_id() ? fmt::format("{} (id {})", model_.token(*model_.unk_id()),
+                                                                                *model_.unk_id())
+                                                                  : std::string("none"));
+  summary.fields += fmt::format("byte_fallback: {}\n", model_.byte_fallback());
+  return summary;
+}
+
 }  // namespace tokvec

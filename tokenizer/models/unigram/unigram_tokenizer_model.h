@@ -22,8 +22,10 @@ class UnigramTokenizerModel final : public TokenizerModel {
   absl::Status EncodePieces(std::string_view text, absl::Span<const Piece> pieces, size_t base,
                             TokenSink out) const override;
   std::string Spelling(TokenId id) const override;
+  std::optional<TokenId> FindSpelling(std::string_view spelling) const override;
   bool IsGap(TokenId id) const override { return id >= model_.size(); }
   bool SpelledTokens() const override { return true; }
+  ModelSummary Describe() const override;
 
  private:
   const UnigramModel& model_;

@@ -28,4 +28,17 @@ std::string WordPieceTokenizerModel::Spelling(TokenId id) const {
   return id < model_.size() ? model_.token(id) : fmt::format("<id {}>", id);
 }
 
+std::optional<TokenId> WordPieceTokenizerModel::FindSpelling(std::string_view spelling) const {
+  return model_.Find(spelling);
+}
+
+ModelSummary WordPieceTokenizerModel::Describe() const {
+  const WordPieceModel::Options& options = model_.options();
+  ModelSummary summary{.kind = "wordpiece (greedy longest match, continuation prefix)"};
+  summary.fields += fmt::format("unk_token: {} (id {})\n", options.unk_token, model_.unk_id());
+  summary.fields += fmt::format("continuing_subword_prefix: {}\n", options.continuing_subword_prefix);
+  summary.fields += fmt::format("max_input_chars_per_word: {}\n", options.max_input_chars_per_word);
+  return summary;
+}
+
 }  // namespace tokvec

@@ -22,8 +22,10 @@ class WordPieceTokenizerModel final : public TokenizerModel {
                             TokenSink out) const override;
   bool CutsNormalizedText() const override { return true; }
   std::string Spelling(TokenId id) const override;
+  std::optional<TokenId> FindSpelling(std::string_view spelling) const override;
   bool IsGap(TokenId id) const override { return id >= model_.size() || model_.token(id).empty(); }
   bool SpelledTokens() const override { return true; }
+  ModelSummary Describe() const override;
 
  private:
   const WordPieceModel& model_;

@@ -31,9 +31,11 @@ void MetaspacePreTokenizer::RewriteSection(std::string_view text, size_t begin, 
   // After spaces are replaced: does the section start with the replacement?
   const bool starts_with_rep =
       text.substr(begin, end - begin).substr(0, rep.size()) == rep || (begin < end && text[begin] == ' ');
-  if (prepend && !starts_with_rep) {
-    size_t len = begin < end ? Utf8SequenceLength(text, begin) : 0;
-    if (begin < end && len == 0) len = 1;
+  // Nothing is put before an empty section: Hugging Face's prepend attaches the replacement to the first character,
+  // so a text that normalizes to nothing (white space and a right Strip) stays empty.
+  if (prepend && begin < end && !starts_with_rep) {
+    size_t len = Utf8SequenceLength(text, begin);
+    if (len == 0) len = 1;
     push(rep, begin, begin + len);  // Hugging Face aligns it with the character it is put before.
   }
   for (size_t i = begin; i < end; ++i) {

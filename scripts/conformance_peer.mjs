@@ -59,6 +59,9 @@
 //   skip-special/<file>      `decode --skip-special` against decode(ids, skip_special_tokens=true) on every
 //                           tokenizer.json of tests/data with special tokens: the --add-special-tokens ids of corpus
 //                           lines, each after one of the file's added tokens (special or not), decoded in 10 parts
+//   legacy/<file>/whole     tokenizer.json shapes Hugging Face reads but no longer writes (tests/data/legacy, made
+//   legacy/<file>/lines     by scripts/gen_legacy_files.mjs: models without "type", Strip before Metaspace):
+//                           botchan whole, white-space-only lines and every 8th corpus line
 // --only PREFIX runs only the suites whose name starts with PREFIX (e.g. --only wordpiece).
 // Text special tokens spell (<|endoftext|>) is ordinary text on both sides (tiktoken's encode_ordinary).
 import { spawn } from "node:child_process";
@@ -812,6 +815,40 @@ for (const { rel, suite } of skipFiles) {
   const ours = await pool(parts, (ids) => runTokvec(["decode", "-m", file, "--skip-special"], ids.join(" ")));
   for (let k = 0; k < parts.length; k++) {
     compareText(suite, `part ${k + 1} (${parts[k].length} ids)`, await tokenizer.decode(parts[k], true), ours[k]);
+  }
+}
+
+// tokenizer.json shapes the Hub has and Hugging Face still reads (tests/data/legacy, from
+// scripts/gen_legacy_files.mjs): models without "type" (Hugging Face infers the kind from the fields), a Strip
+// before Metaspace. Hugging Face against tokvec on botchan.txt whole, every 8th corpus line and white-space-only
+// lines. Special tokens are matched on both sides (--allow-special).
+const legacyDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "tests", "data", "legacy");
+const legacyFiles = want("legacy") && fs.existsSync(legacyDir)
+  ? fs.readdirSync(legacyDir).filter((f) => f.endsWith(".json") && want(`legacy/${f.replace(/\.json$/, "")}`)).sort()
+  : [];
+if (legacyFiles.length > 0) {
+  const botchan = corpusFiles.findIndex((file) => file.endsWith("botchan.txt"));
+  const blank = ["   ", " \t ", "\u3000", " a ", "\t"];
+  const sampled = [...blank, ...corpusLines.filter((_, i) => i % 8 === 0)].map((line) => line + "\n").join("");
+  const sampledPath = path.join(args.work, "legacy-lines.txt");
+  fs.writeFileSync(sampledPath, sampled);
+  const lines = splitLines(sampled);
+  for (const name of legacyFiles) {
+    const file = path.join(legacyDir, name);
+    const suite = `legacy/${name.replace(/\.json$/, "")}`;
+    log(`${suite}: Hugging Face against tokvec (botchan whole, white space, every 8th corpus line)`);
+    const tokenizer = hf.Tokenizer.fromFile(file);
+    const spell = hfSpell(tokenizer);
+    const ours = parseIds(await runTokvec(["encode", "-m", file, "--allow-special", corpusFiles[botchan]]));
+    compare(`${suite}/whole`, corpusFiles[botchan], (await hfIds(tokenizer, [corpusTexts[botchan]]))[0], ours, spell);
+    const ourLines = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--lines", "--threads", "2", sampledPath]));
+    if (ourLines.length !== lines.length) {
+      failed = true;
+      console.log(`MISMATCH ${suite}/lines: ${lines.length} lines in, ${ourLines.length} lines out`);
+    }
+    const theirLines = await hfIds(tokenizer, lines);
+    lines.forEach((line, i) => compare(`${suite}/lines`, `line ${i + 1} ${JSON.stringify(line.slice(0, 20))}`, theirLines[i],
+                                       parseIds(ourLines[i] ?? ""), spell));
   }
 }
 

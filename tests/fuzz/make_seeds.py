@@ -281,6 +281,11 @@ def main():
                     pre_tokenizer={"type": "WhitespaceSplit"}, decoder=None,
                     model=dict(bert["model"], max_input_chars_per_word=5))
     write("hf_tokenizer_json", "wordpiece_sequence", json.dumps(sequence, ensure_ascii=False))
+    # Models without "type" (older tokenizers versions): the kind is inferred from the fields; WordLevel's fields too.
+    untyped = dict(bert, model={k: v for k, v in bert["model"].items() if k != "type"})
+    write("hf_tokenizer_json", "untyped_wordpiece", json.dumps(untyped, ensure_ascii=False).encode() + bert_sample)
+    word_level = dict(bert, model={"vocab": wordpiece_vocab, "unk_token": "[UNK]"})
+    write("hf_tokenizer_json", "untyped_word_level", json.dumps(word_level, ensure_ascii=False))
     # Unigram (T5 / XLM-R shaped, as tests/data/unigram): the custom rules' Precompiled charsmap of custom-first.json,
     # Metaspace, byte_fallback with a few <0xNN> pieces, a sample with unknown characters; a Sequence variant with
     # WhitespaceSplit, prepend "first", no split; one with the Replace/ByteFallback/Fuse/Strip decoder; and a charsmap
@@ -301,6 +306,8 @@ def main():
     }
     unigram_sample = "\n#\nhello  \uff48\uff45llo \u2603\u2603 e\u0301 <s>\u3000\ufb01".encode("utf-8")
     write("hf_tokenizer_json", "unigram_sample", json.dumps(unigram, ensure_ascii=False).encode() + unigram_sample)
+    untyped_unigram = dict(unigram, model={k: v for k, v in unigram["model"].items() if k != "type"})
+    write("hf_tokenizer_json", "untyped_unigram", json.dumps(untyped_unigram, ensure_ascii=False).encode() + unigram_sample)
     unigram_sequence = dict(unigram, normalizer={"type": "Sequence", "normalizers": [
         unigram["normalizer"], {"type": "Lowercase"}]}, pre_tokenizer={"type": "Sequence", "pretokenizers": [
         {"type": "WhitespaceSplit"}, {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first",

@@ -61,6 +61,9 @@
 //                     have Metaspace, newer conversions Sequence [Replace, ByteFallback, Fuse, Strip]
 //   added_tokens      as above
 //
+// The model's kind is its "type"; a model without one (files of older tokenizers versions: bert-base-uncased's, T5's)
+// is the first kind whose fields it has, in Hugging Face's order (HfModelKind).
+//
 // Loading: model.vocab (an object) and model.merges are scanned into flat arrays by tokenizer_json_vocab.h and only
 // the rest goes to the JSON DOM; readers take them with TakeVocab / TakeMerges, which read the DOM's instead when
 // the scanner did not divert them. A file the fast path does not read to a tokenizer is read again through the DOM
@@ -260,6 +263,26 @@ const Json* PreTokenizerOf(const Json& json) {
   return json.contains("pre_tokenizer") ? &json["pre_tokenizer"] : nullptr;
 }
 
+// The model kind Hugging Face reads (tokenizers/src/models/mod.rs): the "type" when the model has one (its JSON
+// text when it is not a string, for the message); else, as it reads files written before the field existed, the
+// first kind whose fields are all there, in its order: BPE (an object vocab and merges), WordPiece (an object vocab,
+// unk_token, continuing_subword_prefix, max_input_chars_per_word), WordLevel (an object vocab and unk_token; the
+// WordPiece fields are a superset, so it comes after), Unigram (a vocab array). Nullopt when none fits.
+std::optional<std::string> HfModelKind(const Json& model, const HfModelTables& tables) {
+  if (model.contains("type")) {
+    return model["type"].is_string() ? model["type"].get<std::string>() : model["type"].dump();
+  }
+  auto has = [&](const char* key) { return model.contains(key); };
+  const bool object_vocab = tables.vocab.has_value() || (has("vocab") && model["vocab"].is_object());
+  if (object_vocab && has("merges")) return "BPE";
+  if (object_vocab && has("unk_token") && has("continuing_subword_prefix") && has("max_input_chars_per_word")) {
+    return "WordPiece";
+  }
+  if (object_vocab && has("unk_token")) return "WordLevel";
+  if (has("vocab") && model["vocab"].is_array()) return "Unigram";
+  return std::nullopt;
+}
+
 // A WordPiece model (see the header); `json` is the whole file.
 absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string& path, HfModelTables& tables) {
   const Json& model = json["model"];
@@ -389,11 +412,19 @@ absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std
   // 1. The model.
   if (!json.contains("model") || !json["model"].is_object()) return HfKeyError(path, "model", "missing");
   const Json& model = json["model"];
-  if (model.contains("type") && model["type"] == "WordPiece") return ReadWordPiece(json, path, tables);
-  if (model.contains("type") && model["type"] == "Unigram") return ReadUnigram(json, path);
-  if (model.contains("type") && model["type"] != "BPE") {
-    return HfKeyError(path, "model.type",
-                    fmt::format("only BPE, WordPiece and Unigram models are supported, got {}", model["type"].dump()));
+  const std::optional<std::string> kind = HfModelKind(model, tables);
+  if (!kind) {
+    return HfKeyError(path, "model",
+                      "no \"type\", and not the fields of a model Hugging Face reads without one (BPE: vocab and "
+                      "merges; WordPiece: vocab, unk_token, continuing_subword_prefix, max_input_chars_per_word; "
+                      "Unigram: vocab as [piece, score] pairs)");
+  }
+  if (*kind == "WordPiece") return ReadWordPiece(json, path, tables);
+  if (*kind == "Unigram") return ReadUnigram(json, path);
+  if (*kind != "BPE") {
+    return HfKeyError(path, model.contains("type") ? "model.type" : "model",
+                      fmt::format("only BPE, WordPiece and Unigram models are supported, got {}",
+                                  model.contains("type") ? model["type"].dump() : Json(*kind).dump()));
   }
   if (!HfPreTokenizerIsByteLevel(PreTokenizerOf(json))) return ReadCharBpe(json, path, tables);
   std::vector<UnreachableToken> unreachable;  // Hugging Face loads entries no input reaches: so do we.

@@ -363,9 +363,15 @@ std::string WriteTokvecModel(const Tokenizer& tokenizer) {
   for (const BpeModel::MergePair& merge : bpe.merges()) {
     if (std::optional<TokenId> id = bpe.Find(bpe.token(merge.left) + bpe.token(merge.right))) made[*id] = true;
   }
+  // A special token that is also a vocabulary entry (tokenizer.json and vocab.json files list their added tokens in
+  // the vocabulary too) is the `special` line alone.
+  std::vector<bool> special(bpe.size(), false);
+  for (const SpecialToken& token : spec.special_tokens) {
+    if (token.id < special.size()) special[token.id] = true;
+  }
   std::vector<TokenId> alphabet;
   for (TokenId id = 0; id < bpe.size(); ++id) {
-    if (bpe.token(id).empty() || made[id] || (word && id == *spec.end_of_word_id)) continue;
+    if (bpe.token(id).empty() || made[id] || special[id] || (word && id == *spec.end_of_word_id)) continue;
     alphabet.push_back(id);
   }
   out += fmt::format("alphabet {}\n", alphabet.size());
@@ -383,8 +389,10 @@ std::string WriteTokvecModel(const Tokenizer& tokenizer) {
     out += spell(merge.left);
     out += ' ';
     out += spell(merge.right);
-    const TokenId id = *bpe.Find(bpe.token(merge.left) + bpe.token(merge.right));
-    if (!taken[id]) {
+    // A merge whose result is no token (word affixes drop a prefix) has no id to give; SaveTokvecModel refuses those.
+    const std::optional<TokenId> made = bpe.Find(bpe.token(merge.left) + bpe.token(merge.right));
+    const TokenId id = made.value_or(0);
+    if (made && !taken[id]) {
       while (next_free < taken.size() && taken[next_free]) ++next_free;
       if (id != next_free) out += fmt::format(" {}", id);
       taken[id] = true;
@@ -394,6 +402,48 @@ std::string WriteTokvecModel(const Tokenizer& tokenizer) {
   out += "end\n";
   return out;
 }
+
+namespace {
+
+// What a tokenizer.json can say that the model file cannot (it holds plain special tokens, a pre-tokenizer and
+// normalizer by name, and a merge list): the first such feature `spec` has, else nullopt.
+std::optional<std::string> FeatureTheFileCannotHold(const TokenizerSpec& spec) {
+  if (spec.post_processor != nullptr) return "post_processor";
+  if (spec.token_decoder != nullptr) return "decoder";
+  if (spec.ignore_merges) return "ignore_merges";
+  if (spec.affixes) return "continuing_subword_prefix / end_of_word_suffix";
+  if (!spec.unreachable_tokens.empty()) return "vocabulary entries no input reaches";
+  for (const SpecialToken& token : spec.special_tokens) {
+    if (!token.special || token.single_word || token.lstrip || token.rstrip || token.normalized) {
+      return fmt::format("added token {} ('{}'), which is not a plain special token (special, single_word, lstrip, "
+                         "rstrip, normalized)",
+                         token.id, token.text);
+    }
+  }
+  return std::nullopt;
+}
+
+// The first thing that tells the tokenizer read back from its model file from the one written, else nullopt.
+std::optional<std::string> FirstDifference(const Tokenizer& written, const Tokenizer& read) {
+  const TokenizerSpec& a = written.spec();
+  const TokenizerSpec& b = read.spec();
+  if (a.special_tokens.size() != b.special_tokens.size()) return "added tokens";
+  for (size_t i = 0; i < a.special_tokens.size(); ++i) {
+    if (a.special_tokens[i].text != b.special_tokens[i].text || a.special_tokens[i].id != b.special_tokens[i].id) {
+      return fmt::format("added token {} ('{}')", a.special_tokens[i].id, a.special_tokens[i].text);
+    }
+  }
+  if (a.pre_tokenizer->name() != b.pre_tokenizer->name()) return "pre-tokenizer";
+  if ((a.normalizer ? a.normalizer->name() : "") != (b.normalizer ? b.normalizer->name() : "")) return "normalizer";
+  if (written.vocab_size() != read.vocab_size()) return "vocabulary size";
+  if (a.bpe.merges().size() != b.bpe.merges().size()) return "merges";
+  for (TokenId id = 0; id < written.vocab_size(); ++id) {
+    if (written.TokenSpelling(id) != read.TokenSpelling(id)) return fmt::format("token {}", id);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 absl::Status SaveTokvecModel(const Tokenizer& tokenizer, const std::string& path) {
   if (tokenizer.type() != ModelType::kWord && tokenizer.type() != ModelType::kByte) {
@@ -408,14 +458,27 @@ absl::Status SaveTokvecModel(const Tokenizer& tokenizer, const std::string& path
         "a tokenizer with tiktoken ranks has no tokvec model file form (it holds a merge list); keep {}",
         tokenizer.spec().source));
   }
+  if (std::optional<std::string> feature = FeatureTheFileCannotHold(tokenizer.spec())) {
+    return absl::FailedPreconditionError(fmt::format(
+        "{} cannot be saved as a tokvec model file: the file cannot hold its {}; keep it as it is",
+        tokenizer.spec().source, *feature));
+  }
   // The file is read back before it is written, so that a tokenizer the format cannot hold (a tokenizer.json whose
-  // special token is also a vocabulary token, say) gets an error here, not a file no tokvec command can load.
+  // special token is also a vocabulary token, say) gets an error here, not a file no tokvec command can load, and
+  // compared with the tokenizer, so that one whose file would encode differently gets one too.
   const std::string text = WriteTokvecModel(tokenizer);
   absl::StatusOr<TokenizerSpec> spec = ReadTokvecModel(text, path);
-  absl::Status readable = spec.ok() ? Tokenizer::Create(std::move(*spec)).status() : spec.status();
-  if (!readable.ok()) {
+  absl::StatusOr<std::unique_ptr<Tokenizer>> read =
+      spec.ok() ? Tokenizer::Create(std::move(*spec)) : absl::StatusOr<std::unique_ptr<Tokenizer>>(spec.status());
+  if (!read.ok()) {
     return absl::FailedPreconditionError(fmt::format("{} cannot be saved as a tokvec model file ({}); keep it as it is",
-                                                     tokenizer.spec().source, std::string(readable.message())));
+                                                     tokenizer.spec().source, std::string(read.status().message())));
+  }
+  // It must also encode as the tokenizer does: a model file that loads but gives other ids is worse than none.
+  if (std::optional<std::string> difference = FirstDifference(tokenizer, **read)) {
+    return absl::FailedPreconditionError(
+        fmt::format("{} cannot be saved as a tokvec model file: its {} would read back differently; keep it as it is",
+                    tokenizer.spec().source, *difference));
   }
   return WriteFileAtomically(path, text);
 }

@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -153,6 +156,74 @@ TEST(ModelFileTest, CorruptFilesAreErrorsNamingTheLine) {
     ASSERT_FALSE(spec.ok()) << c.name;
     EXPECT_THAT(std::string(spec.status().message()), HasSubstr(c.message)) << c.name;
   }
+}
+
+// SaveTokvecModel writes a file only when it encodes as the tokenizer does, for every tokenizer.json fixture of
+// tests/data (every model kind and added-token shape) and a byte model trained here, as trained and read back from
+// its tokenizer.json: else FailedPrecondition and no file. The fixture with non-special added tokens (always
+// matched, which the model file cannot say) and the one with a "##" prefix (whose merges make no token; writing
+// it crashed) are refused; the trained model saves both ways.
+TEST(SaveTokvecModelTest, WritesAFileThatEncodesAlikeOrNothing) {
+  std::vector<std::pair<std::string, std::unique_ptr<Tokenizer>>> tokenizers;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(TOKVEC_SOURCE_DIR) + "/tests/data")) {
+    const std::string path = entry.path().string();
+    if (entry.path().extension() != ".json" || entry.path().filename() == "golden.json" ||
+        path.find("/training/") != std::string::npos) {
+      continue;
+    }
+    absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Load(path);
+    if (tokenizer.ok()) tokenizers.emplace_back(path, std::move(*tokenizer));
+  }
+  BpeTrainerOptions options;
+  options.type = ModelType::kByte;
+  options.merges = 40;
+  options.special_tokens = {"<|endoftext|>"};
+  absl::StatusOr<TrainedBpe> trained = TrainBpe({{"hello", 5}, {" world", 4}, {" don't", 3}, {" 日本", 2}}, options);
+  ASSERT_TRUE(trained.ok()) << trained.status();
+  absl::StatusOr<std::unique_ptr<PreTokenizer>> gpt2 = MakeSplitPreTokenizer("gpt2");
+  ASSERT_TRUE(gpt2.ok());
+  absl::StatusOr<std::unique_ptr<Tokenizer>> byte = MakeTrainedTokenizer(std::move(*trained), std::move(*gpt2), nullptr);
+  ASSERT_TRUE(byte.ok()) << byte.status();
+  absl::StatusOr<std::string> json = WriteHfTokenizerJson(**byte);
+  ASSERT_TRUE(json.ok()) << json.status();
+  absl::StatusOr<TokenizerSpec> json_spec = ReadHfTokenizerJson(*json, "trained.json");
+  ASSERT_TRUE(json_spec.ok()) << json_spec.status();
+  absl::StatusOr<std::unique_ptr<Tokenizer>> from_json = Tokenizer::Create(std::move(*json_spec));
+  ASSERT_TRUE(from_json.ok()) << from_json.status();
+  tokenizers.emplace_back("trained byte model", std::move(*byte));
+  tokenizers.emplace_back("its tokenizer.json", std::move(*from_json));
+
+  const std::filesystem::path out = std::filesystem::path(::testing::TempDir()) / "saved.tokvec";
+  const std::vector<std::string> texts = {"Hello, world! <|endoftext|> [CLS] don't  stop\n", "日本語 café 123",
+                                          "   \t "};
+  std::vector<std::string> saved, refused;
+  for (const auto& [name, tokenizer] : tokenizers) {
+    std::filesystem::remove(out);
+    absl::Status status = SaveTokvecModel(*tokenizer, out.string());
+    if (!status.ok()) {
+      EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << name << ": " << status;
+      EXPECT_FALSE(std::filesystem::exists(out)) << name;
+      refused.push_back(name);
+      continue;
+    }
+    saved.push_back(name);
+    absl::StatusOr<std::unique_ptr<Tokenizer>> reloaded = Tokenizer::Load(out.string());
+    ASSERT_TRUE(reloaded.ok()) << name << ": " << reloaded.status();
+    for (const std::string& text : texts) {
+      absl::StatusOr<Encoding> want = tokenizer->Encode(text, {.allow_all_special = true});
+      absl::StatusOr<Encoding> got = (*reloaded)->Encode(text, {.allow_all_special = true});
+      ASSERT_EQ(want.ok(), got.ok()) << name;
+      if (want.ok()) EXPECT_EQ(got->ids, want->ids) << name << ": " << text;
+    }
+  }
+  std::filesystem::remove(out);
+  auto has = [](const std::vector<std::string>& names, std::string_view end) {
+    return std::any_of(names.begin(), names.end(), [&](const std::string& name) { return name.ends_with(end); });
+  };
+  EXPECT_TRUE(has(refused, "added/byte-added.json"));
+  EXPECT_TRUE(has(refused, "affix_bpe/prefix.json"));
+  EXPECT_TRUE(has(saved, "trained byte model"));
+  EXPECT_TRUE(has(saved, "its tokenizer.json"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Fuzz target: the Hugging Face tokenizer.json reader (BPE models, byte-level or classic, and WordPiece). Any bytes
 // give a status or a tokenizer that encodes and decodes a sample text (see ExerciseTokenizer), and the fast path
-// (model.vocab and model.merges scanned, tokenizer/formats/tokenizer_json_vocab.h) reads what the JSON DOM alone reads.
+// (model.vocab and model.merges scanned, tokenizer/formats/tokenizer_json_vocab.h) reads what the JSON DOM alone reads;
+// its tokvec model file is written and read back, or refused (CheckedTokvecModel).
 //
 //   build-fuzz/fuzz_hf_tokenizer_json tests/fuzz/corpus/hf_tokenizer_json -max_total_time=30
 //
@@ -33,5 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Create(*std::move(spec));
   if (!tokenizer.ok()) return 0;
   fuzz::ExerciseTokenizer(**tokenizer, sample);
+  // The model file of whatever loads: written and read back, or refused (a '##' prefix crashed the writer once).
+  absl::StatusOr<std::string> model_file = CheckedTokvecModel(**tokenizer, "fuzz/saved.tokvec");
+  if (!model_file.ok() && model_file.status().code() != absl::StatusCode::kFailedPrecondition) __builtin_trap();
   return 0;
 }

@@ -31,8 +31,11 @@ inline constexpr std::string_view kTrainByteLevel = "tokvec train --type byte ma
 absl::StatusOr<TokenizerSpec> ReadTokvecModel(std::string_view text, const std::string& path);
 // The file of a word or byte model with a merge list; SaveTokvecModel checks that first.
 std::string WriteTokvecModel(const Tokenizer& tokenizer);
-// Writes `tokenizer`'s model file to `path` (atomically) once it reads back: FailedPrecondition, and no file, for
-// a tokenizer the format cannot hold (another model kind, tiktoken ranks, a spec the reader refuses).
+// The model file of `tokenizer`, once it reads back to a tokenizer that encodes alike: FailedPrecondition for a
+// tokenizer the format cannot hold (another model kind, tiktoken ranks, a post-processor, added tokens that are
+// not plain special tokens, a spec the reader refuses or reads differently). `path` names it in messages.
+absl::StatusOr<std::string> CheckedTokvecModel(const Tokenizer& tokenizer, const std::string& path);
+// CheckedTokvecModel written to `path` (atomically); no file on an error.
 absl::Status SaveTokvecModel(const Tokenizer& tokenizer, const std::string& path);
 
 // `pattern` overrides the split pattern named by the file name (gpt2, r50k_base, p50k_base, cl100k_base,

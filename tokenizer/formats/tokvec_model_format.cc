@@ -445,7 +445,7 @@ std::optional<std::string> FirstDifference(const Tokenizer& written, const Token
 
 }  // namespace
 
-absl::Status SaveTokvecModel(const Tokenizer& tokenizer, const std::string& path) {
+absl::StatusOr<std::string> CheckedTokvecModel(const Tokenizer& tokenizer, const std::string& path) {
   if (tokenizer.type() != ModelType::kWord && tokenizer.type() != ModelType::kByte) {
     return absl::FailedPreconditionError(
         fmt::format("a {} tokenizer has no tokvec model file form; keep the file it was loaded from ({})",
@@ -480,6 +480,11 @@ absl::Status SaveTokvecModel(const Tokenizer& tokenizer, const std::string& path
         fmt::format("{} cannot be saved as a tokvec model file: its {} would read back differently; keep it as it is",
                     tokenizer.spec().source, *difference));
   }
+  return text;
+}
+
+absl::Status SaveTokvecModel(const Tokenizer& tokenizer, const std::string& path) {
+  TOKVEC_ASSIGN_OR_RETURN(const std::string text, CheckedTokvecModel(tokenizer, path));
   return WriteFileAtomically(path, text);
 }
 

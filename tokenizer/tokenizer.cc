@@ -5,7 +5,6 @@
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "tokenizer/models/model_factory.h"
-#include "tokenizer/normalizers/icu_normalizer.h"
 
 namespace tokvec {
 
@@ -60,6 +59,24 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
   tokenizer->all_matchers_ = tokenizer->BuildMatchers(all);
   // The model's own checks (a word model's `</w>` and `<unk>`, a vocabulary, a decoder where one is needed).
   TOKVEC_RETURN_IF_ERROR(tokenizer->model_->Check(vocab_size, s.token_decoder != nullptr));
+  // Every token the post-processor adds is a token: a vocabulary entry or an added token (an id in a gap of the
+  // vocabulary would encode to an id that nothing decodes).
+  if (s.post_processor != nullptr) {
+    std::vector<TokenId> added = s.post_processor->SingleBefore();
+    for (TokenId id : s.post_processor->SingleAfter()) added.push_back(id);
+    for (const PostProcessor::Step& step : s.post_processor->steps) {
+      for (const TemplatePiece& piece : step.pair.value_or(std::vector<TemplatePiece>{})) {
+        added.insert(added.end(), piece.ids.begin(), piece.ids.end());
+      }
+    }
+    for (TokenId id : added) {
+      if (id >= vocab_size || (!tokenizer->is_special_[id] && tokenizer->model_->IsGap(id))) {
+        return absl::InvalidArgumentError(fmt::format(
+            "the post_processor ({}) adds token id {}, which is neither in the vocabulary nor an added token",
+            s.post_processor->name, id));
+      }
+    }
+  }
   // Decode's chain for spelled tokens: the file's, else WordPiece's decoder, else spellings joined by spaces as
   // Hugging Face decodes without a decoder. A byte model's chain (with word affixes) runs on its spellings too.
   if (s.token_decoder != nullptr) {

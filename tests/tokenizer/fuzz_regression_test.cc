@@ -45,6 +45,12 @@ void Replay(const fs::path& file, absl::StatusOr<TokenizerSpec> (*read)(std::str
       if (encoding.ok()) {
         EXPECT_TRUE((*tokenizer)->Decode(encoding->ids).ok());
       }
+      // With every added token and the post-processor's: those ids decode too.
+      absl::StatusOr<Encoding> with_specials =
+          (*tokenizer)->Encode(sample, {.allow_all_special = true, .add_special_tokens = true});
+      if (with_specials.ok()) {
+        EXPECT_TRUE((*tokenizer)->Decode(with_specials->ids, {.skip_special_tokens = true}).ok());
+      }
     }
   } else {
     EXPECT_FALSE(spec.status().message().empty());
@@ -71,6 +77,21 @@ TEST(FuzzRegressionTest, ReplayFindings) {
     }
   }
   EXPECT_GT(replayed, 0) << "no findings under " << kRegressions;
+}
+
+// fuzz_hf_tokenizer_json: a post_processor naming an id that is neither a vocabulary entry nor an added token (a
+// RobertaProcessing's <s> whose added token was lost) loaded, and its ids decoded to an error. Refused at load now.
+TEST(FuzzRegressionTest, PostProcessorTokensMustBeTokens) {
+  const std::string file = R"({"version": "1.0", "added_tokens": [], "normalizer": null,
+    "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true},
+    "post_processor": {"type": "RobertaProcessing", "sep": ["</s>", 5], "cls": ["<s>", 4], "trim_offsets": true,
+                       "add_prefix_space": false},
+    "decoder": null, "model": {"type": "BPE", "vocab": {"a": 5, "b": 1, "\u0120": 2, "ab": 3}, "merges": ["a b"]}})";
+  absl::StatusOr<TokenizerSpec> spec = ReadHfTokenizerJson(file, "gap.json");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Create(*std::move(spec));
+  ASSERT_FALSE(tokenizer.ok());
+  EXPECT_THAT(tokenizer.status().message(), HasSubstr("adds token id 4, which is neither in the vocabulary"));
 }
 
 // fuzz_tokvec_model, first finding: a header id of 244444444 in a 60-line file made the reader size its id

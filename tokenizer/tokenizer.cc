@@ -72,8 +72,8 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
     for (TokenId id : added) {
       if (id >= vocab_size || (!tokenizer->is_special_[id] && tokenizer->model_->IsGap(id))) {
         return absl::InvalidArgumentError(fmt::format(
-            "the post_processor ({}) adds token id {}, which is neither in the vocabulary nor an added token",
-            s.post_processor->name, id));
+            "{}: the post_processor ({}) adds token id {}, which is neither in the vocabulary nor an added token",
+            s.source.empty() ? "tokenizer" : s.source, s.post_processor->name, id));
       }
     }
   }

@@ -62,12 +62,12 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
   // Every token the post-processor adds is a token: a vocabulary entry or an added token (an id in a gap of the
   // vocabulary would encode to an id that nothing decodes).
   if (s.post_processor != nullptr) {
-    std::vector<TokenId> added = s.post_processor->SingleBefore();
-    for (TokenId id : s.post_processor->SingleAfter()) added.push_back(id);
+    std::vector<TokenId> added;
     for (const PostProcessor::Step& step : s.post_processor->steps) {
-      for (const TemplatePiece& piece : step.pair.value_or(std::vector<TemplatePiece>{})) {
-        added.insert(added.end(), piece.ids.begin(), piece.ids.end());
-      }
+      added.insert(added.end(), step.before.begin(), step.before.end());
+      added.insert(added.end(), step.after.begin(), step.after.end());
+      if (!step.pair) continue;
+      for (const TemplatePiece& piece : *step.pair) added.insert(added.end(), piece.ids.begin(), piece.ids.end());
     }
     for (TokenId id : added) {
       if (id >= vocab_size || (!tokenizer->is_special_[id] && tokenizer->model_->IsGap(id))) {

@@ -390,9 +390,9 @@ std::string WriteTokvecModel(const Tokenizer& tokenizer) {
     out += ' ';
     out += spell(merge.right);
     // A merge whose result is no token (word affixes drop a prefix) has no id to give; SaveTokvecModel refuses those.
-    const std::optional<TokenId> made = bpe.Find(bpe.token(merge.left) + bpe.token(merge.right));
-    const TokenId id = made.value_or(0);
-    if (made && !taken[id]) {
+    const std::optional<TokenId> merged = bpe.Find(bpe.token(merge.left) + bpe.token(merge.right));
+    const TokenId id = merged.value_or(0);
+    if (merged && !taken[id]) {
       while (next_free < taken.size() && taken[next_free]) ++next_free;
       if (id != next_free) out += fmt::format(" {}", id);
       taken[id] = true;

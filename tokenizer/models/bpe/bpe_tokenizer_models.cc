@@ -208,8 +208,7 @@ std::string WordBpeTokenizerModel::Spelling(TokenId id) const {
 
 std::optional<TokenId> WordBpeTokenizerModel::FindSpelling(std::string_view spelling) const {
   std::string bytes(spelling);
-  if (bytes.size() >= kEndOfWordSpelling.size() &&
-      std::string_view(bytes).substr(bytes.size() - kEndOfWordSpelling.size()) == kEndOfWordSpelling) {
+  if (spelling.ends_with(kEndOfWordSpelling)) {
     bytes.resize(bytes.size() - kEndOfWordSpelling.size());
     bytes += kEndOfWordByte;
   }

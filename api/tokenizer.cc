@@ -24,7 +24,8 @@ static_assert(SameValue(ModelType::kWord, tokvec::ModelType::kWord) &&
               SameValue(ModelType::kByte, tokvec::ModelType::kByte) &&
               SameValue(ModelType::kWordPiece, tokvec::ModelType::kWordPiece) &&
               SameValue(ModelType::kChar, tokvec::ModelType::kChar) &&
-              SameValue(ModelType::kUnigram, tokvec::ModelType::kUnigram));
+              SameValue(ModelType::kUnigram, tokvec::ModelType::kUnigram) &&
+              SameValue(ModelType::kWordLevel, tokvec::ModelType::kWordLevel));
 ModelType PublicModelType(tokvec::ModelType type) { return static_cast<ModelType>(type); }
 
 }  // namespace

@@ -7,6 +7,11 @@
 //   strip-metaspace-nmt        unigram/nmt-always.json with normalizer Sequence [Precompiled, Strip right] (as
 //                              SentencePiece-converted translation models have): a white-space-only text
 //                              normalizes to nothing, and Metaspace puts no "▁" before nothing
+//   wordlevel-bert-words       a WordLevel model: the whole-word entries of wordpiece/uncased.json (their ids, so
+//                              with gaps where "##" entries were), its normalizer, post-processor and added tokens,
+//                              pre_tokenizer Whitespace
+//   untyped-wordlevel-cased    a WordLevel model without "type" (vocab and unk_token): the same words, cased, no
+//                              normalizer, pre_tokenizer WhitespaceSplit, unk_token "[UNK]"
 // Hugging Face reads a model without "type" as the first kind whose fields are all there (BPE, WordPiece,
 // WordLevel, Unigram; tokenizers/src/models/mod.rs). Each file is loaded by Hugging Face (npm tokenizers) here;
 // the untyped ones must give the ids of their typed source. `make conformance` compares tokvec with Hugging Face
@@ -33,6 +38,8 @@ const untyped = (source) => {
   delete json.model.type;
   return json;
 };
+// The whole-word entries of a WordPiece vocabulary (no "##" continuation), with their ids.
+const wholeWords = (vocab) => Object.fromEntries(Object.entries(vocab).filter(([w]) => !w.startsWith("##")));
 const files = {
   "untyped-wordpiece-uncased": { source: "wordpiece/uncased.json", json: untyped("wordpiece/uncased.json") },
   "untyped-unigram-nmt": { source: "unigram/nmt-always.json", json: untyped("unigram/nmt-always.json") },
@@ -42,6 +49,26 @@ const files = {
     json: (() => {
       const json = read("unigram/nmt-always.json");
       json.normalizer = { type: "Sequence", normalizers: [json.normalizer, { type: "Strip", strip_left: false, strip_right: true }] };
+      return json;
+    })(),
+  },
+  "wordlevel-bert-words": {
+    json: (() => {
+      const json = read("wordpiece/uncased.json");
+      json.model = { type: "WordLevel", vocab: wholeWords(json.model.vocab), unk_token: "[UNK]" };
+      json.pre_tokenizer = { type: "Whitespace" };
+      json.decoder = null;
+      return json;
+    })(),
+  },
+  "untyped-wordlevel-cased": {
+    json: (() => {
+      const json = read("wordpiece/uncased.json");
+      json.model = { vocab: wholeWords(json.model.vocab), unk_token: "[UNK]" };
+      json.normalizer = null;
+      json.pre_tokenizer = { type: "WhitespaceSplit" };
+      json.post_processor = null;
+      json.decoder = null;
       return json;
     })(),
   },

@@ -18,6 +18,7 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(TokenizerSpec spec)
                                           .bpe = &s.bpe,
                                           .wordpiece = &s.wordpiece,
                                           .unigram = &s.unigram,
+                                          .wordlevel = &s.wordlevel,
                                           .unk_id = s.unk_id,
                                           .end_of_word_id = s.end_of_word_id,
                                           .ignore_merges = s.ignore_merges,

@@ -7,7 +7,7 @@
 // A Tokenizer is immutable after construction; Encode and Decode keep their scratch per call, so one
 // tokenizer may be shared by any number of threads.
 //
-// Five model kinds, each a TokenizerModel (tokenizer/models/tokenizer_model.h) built by MakeTokenizerModel
+// Six model kinds, each a TokenizerModel (tokenizer/models/tokenizer_model.h) built by MakeTokenizerModel
 // (models/model_factory.h) from the spec:
 //   - kWord (classic BPE, Sennrich et al. 2016): words are maximal runs of non-White_Space code points; the
 //     symbols are code points plus an end-of-word symbol spelled `</w>` after each word; a code point outside
@@ -22,6 +22,8 @@
 //     (decoders.h).
 //   - kUnigram (SentencePiece's Unigram, Hugging Face tokenizer.json: T5, XLM-R): pieces are cut by UnigramModel
 //     (best-scoring segmentation); Decode runs the tokenizer.json decoder chain, as for kChar.
+//   - kWordLevel (Hugging Face tokenizer.json: word-level and custom tokenizers): each pre-tokenizer piece is one
+//     token looked up whole (WordLevelModel), unk for a word outside the vocabulary; Decode as for kChar.
 // The facade does the stages around the model (added tokens, normalizer, pre-tokenizer, offsets, post-processor,
 // the decoder chain) the same way for every kind.
 #ifndef TOKVEC_TOKENIZER_TOKENIZER_H_
@@ -49,6 +51,7 @@
 #include "tokenizer/models/bpe/piece_cache.h"
 #include "tokenizer/models/tokenizer_model.h"
 #include "tokenizer/models/unigram/unigram_model.h"
+#include "tokenizer/models/wordlevel/wordlevel_model.h"
 #include "tokenizer/models/wordpiece/wordpiece_model.h"
 #include "tokenizer/normalizers/normalizer.h"
 #include "tokenizer/pre_tokenizers/pre_tokenizer.h"
@@ -98,6 +101,7 @@ struct TokenizerSpec {
   BpeModel bpe;                                  // kWord, kByte: the vocabulary and merge rule.
   WordPieceModel wordpiece;                      // kWordPiece: the vocabulary.
   UnigramModel unigram;                          // kUnigram: the vocabulary and scores.
+  WordLevelModel wordlevel;                      // kWordLevel: the vocabulary.
   std::optional<WordPieceDecoder> decoder;       // kWordPiece: none joins token spellings with spaces.
   std::unique_ptr<PreTokenizer> pre_tokenizer;   // Required.
   std::unique_ptr<Normalizer> normalizer;        // Optional.
@@ -107,7 +111,8 @@ struct TokenizerSpec {
   std::optional<TokenId> end_of_word_id;         // Word models: the id of the `</w>` symbol.
   bool ignore_merges = false;                    // Hugging Face: a piece that is itself a token skips merging.
   CharBpeOptions char_bpe;                       // kChar: unk, fuse_unk, byte_fallback.
-  std::unique_ptr<TokenDecoder> token_decoder;   // kChar, kUnigram: the decoder chain (required); kByte: optional.
+  std::unique_ptr<TokenDecoder> token_decoder;   // kChar, kUnigram, kWordLevel: the decoder chain (required);
+                                                 // kByte: optional.
   std::optional<BpeAffixes> affixes;             // kByte, kChar: Hugging Face's word prefix/suffix (bpe_affixes.h).
   std::string source;                            // Where it came from (file path), for messages.
   std::vector<UnreachableToken> unreachable_tokens;  // kByte from tokenizer.json: ids that are gaps of `bpe`.

@@ -42,7 +42,8 @@ namespace tokvec::api {
 //   kWordPiece BERT's greedy longest match with `##` continuations
 //   kChar      SentencePiece-style BPE over code points with `<0xNN>` byte fallback (Llama-2, Mistral)
 //   kUnigram   SentencePiece's Unigram (T5, XLM-R)
-enum class ModelType { kWord, kByte, kWordPiece, kChar, kUnigram };
+//   kWordLevel whole words looked up (Hugging Face's WordLevel)
+enum class ModelType { kWord, kByte, kWordPiece, kChar, kUnigram, kWordLevel };
 
 // A byte range [begin, end) of the text given to Encode.
 struct Offset {

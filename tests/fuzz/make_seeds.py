@@ -281,11 +281,15 @@ def main():
                     pre_tokenizer={"type": "WhitespaceSplit"}, decoder=None,
                     model=dict(bert["model"], max_input_chars_per_word=5))
     write("hf_tokenizer_json", "wordpiece_sequence", json.dumps(sequence, ensure_ascii=False))
-    # Models without "type" (older tokenizers versions): the kind is inferred from the fields; WordLevel's fields too.
+    # Models without "type" (older tokenizers versions): the kind is inferred from the fields; WordLevel's too, and a
+    # typed WordLevel whose unk_token is not in the vocabulary (an unknown word is then an error).
     untyped = dict(bert, model={k: v for k, v in bert["model"].items() if k != "type"})
     write("hf_tokenizer_json", "untyped_wordpiece", json.dumps(untyped, ensure_ascii=False).encode() + bert_sample)
     word_level = dict(bert, model={"vocab": wordpiece_vocab, "unk_token": "[UNK]"})
-    write("hf_tokenizer_json", "untyped_word_level", json.dumps(word_level, ensure_ascii=False))
+    write("hf_tokenizer_json", "untyped_word_level", json.dumps(word_level, ensure_ascii=False).encode() + bert_sample)
+    word_level_no_unk = dict(bert, pre_tokenizer={"type": "Whitespace"},
+                             model={"type": "WordLevel", "vocab": wordpiece_vocab, "unk_token": "<unk>"})
+    write("hf_tokenizer_json", "word_level_no_unk", json.dumps(word_level_no_unk, ensure_ascii=False).encode() + bert_sample)
     # Unigram (T5 / XLM-R shaped, as tests/data/unigram): the custom rules' Precompiled charsmap of custom-first.json,
     # Metaspace, byte_fallback with a few <0xNN> pieces, a sample with unknown characters; a Sequence variant with
     # WhitespaceSplit, prepend "first", no split; one with the Replace/ByteFallback/Fuse/Strip decoder; and a charsmap

@@ -61,6 +61,10 @@
 //                     have Metaspace, newer conversions Sequence [Replace, ByteFallback, Fuse, Strip]
 //   added_tokens      as above
 //
+// WordLevel models (word-level and custom tokenizers; wordlevel_model.h):
+//   model             {"type": "WordLevel", "vocab": {"word": id}, "unk_token": "<unk>"} (both keys required)
+//   normalizer, pre_tokenizer, decoder, added_tokens   as for BPE over code points (WhitespaceSplit fast)
+//
 // The model's kind is its "type"; a model without one (files of older tokenizers versions: bert-base-uncased's, T5's)
 // is the first kind whose fields it has, in Hugging Face's order (HfModelKind).
 //
@@ -70,7 +74,7 @@
 // alone (ReadHfTokenizerJsonViaDom), which decides errors and odd shapes (a repeated key keeps its last id).
 //
 // Each component reads its own form (models/bpe/bpe_json.h, models/wordpiece/wordpiece_json.h,
-// models/unigram/unigram_json.h, normalizers/normalizer_json.h, pre_tokenizers/pre_tokenizer_json.h,
+// models/unigram/unigram_json.h, models/wordlevel/wordlevel_json.h, normalizers/normalizer_json.h, pre_tokenizers/pre_tokenizer_json.h,
 // processors/post_processor_json.h, decoders/decoder_json.h); this file takes the vocabulary and merges (scanned or
 // from the DOM), picks the model kind, reads the added tokens and assembles the TokenizerSpec. The writer is
 // tokenizer_json_writer.cc.
@@ -89,6 +93,7 @@
 #include "tokenizer/formats/tokenizer_json_vocab.h"
 #include "tokenizer/models/bpe/bpe_json.h"
 #include "tokenizer/models/unigram/unigram_json.h"
+#include "tokenizer/models/wordlevel/wordlevel_json.h"
 #include "tokenizer/models/wordpiece/wordpiece_json.h"
 #include "tokenizer/normalizers/normalizer_json.h"
 #include "tokenizer/pre_tokenizers/pre_tokenizer_json.h"
@@ -333,6 +338,31 @@ absl::StatusOr<TokenizerSpec> ReadUnigram(const Json& json, const std::string& p
   return spec;
 }
 
+// A WordLevel model (see the header); `json` is the whole file.
+absl::StatusOr<TokenizerSpec> ReadWordLevel(const Json& json, const std::string& path, HfModelTables& tables) {
+  const Json& model = json["model"];
+  // 1. The model (models/wordlevel/wordlevel_json.h).
+  TOKVEC_ASSIGN_OR_RETURN(std::string unk_token, ReadHfWordLevelUnk(model, path));
+  TOKVEC_ASSIGN_OR_RETURN(const FlatVocab flat, TakeVocab(model, tables, path));
+  TOKVEC_ASSIGN_OR_RETURN(WordLevelModel wordlevel, MakeHfWordLevelModel(flat, std::move(unk_token), path));
+  TOKVEC_ASSIGN_OR_RETURN(BpeModel no_bpe, BpeModel::FromMerges({}, {}));
+  TokenizerSpec spec{.type = ModelType::kWordLevel, .bpe = std::move(no_bpe)};
+  spec.wordlevel = std::move(wordlevel);
+  spec.source = path;
+  // 2. Pre-tokenizer (fast: WhitespaceSplit; null: the normalized text is one word), normalizer, decoder (null:
+  // spellings joined by spaces).
+  TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer, ReadHfCodePointPreTokenizer(PreTokenizerOf(json), path, "WordLevel",
+                                                                          {.whitespace_split = true}));
+  TOKVEC_ASSIGN_OR_RETURN(spec.normalizer, ReadNormalizerOf(json, path, {}));
+  TOKVEC_ASSIGN_OR_RETURN(spec.token_decoder, ReadHfDecoder(json.contains("decoder") ? json["decoder"] : Json(), path));
+  // 3. Added tokens.
+  TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.wordlevel.size(),
+                                         [&](TokenId id) { return spec.wordlevel.token(id); },
+                                         &spec.special_tokens));
+  TOKVEC_RETURN_IF_ERROR(ReadPostProcessorOf(json, path, spec.wordlevel.size(), &spec));
+  return spec;
+}
+
 // A byte-level model with affixes: its unk_token, fuse_unk and byte_fallback (Hugging Face applies them to an
 // affixed byte with no token, e.g. CLIP's "x</w>"), and the "<0xNN>" tokens.
 absl::Status ReadByteLevelAffixExtras(const Json& json, const std::string& path, const BpeModel& bpe,
@@ -417,13 +447,14 @@ absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std
     return HfKeyError(path, "model",
                       "no \"type\", and not the fields of a model Hugging Face reads without one (BPE: vocab and "
                       "merges; WordPiece: vocab, unk_token, continuing_subword_prefix, max_input_chars_per_word; "
-                      "Unigram: vocab as [piece, score] pairs)");
+                      "WordLevel: vocab and unk_token; Unigram: vocab as [piece, score] pairs)");
   }
   if (*kind == "WordPiece") return ReadWordPiece(json, path, tables);
   if (*kind == "Unigram") return ReadUnigram(json, path);
+  if (*kind == "WordLevel") return ReadWordLevel(json, path, tables);
   if (*kind != "BPE") {
     return HfKeyError(path, model.contains("type") ? "model.type" : "model",
-                      fmt::format("only BPE, WordPiece and Unigram models are supported, got {}",
+                      fmt::format("only BPE, WordPiece, WordLevel and Unigram models are supported, got {}",
                                   model.contains("type") ? model["type"].dump() : Json(*kind).dump()));
   }
   if (!HfPreTokenizerIsByteLevel(PreTokenizerOf(json))) return ReadCharBpe(json, path, tables);

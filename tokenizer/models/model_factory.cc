@@ -2,6 +2,7 @@
 
 #include "tokenizer/models/bpe/bpe_tokenizer_models.h"
 #include "tokenizer/models/unigram/unigram_tokenizer_model.h"
+#include "tokenizer/models/wordlevel/wordlevel_tokenizer_model.h"
 #include "tokenizer/models/wordpiece/wordpiece_tokenizer_model.h"
 
 namespace tokvec {
@@ -18,6 +19,8 @@ std::string_view ModelTypeName(ModelType type) {
       return "char";
     case ModelType::kUnigram:
       return "unigram";
+    case ModelType::kWordLevel:
+      return "wordlevel";
   }
   return "unknown";
 }
@@ -41,6 +44,8 @@ std::unique_ptr<TokenizerModel> MakeTokenizerModel(const ModelParts& parts, cons
       return std::make_unique<WordPieceTokenizerModel>(*parts.wordpiece, has_affixes);
     case ModelType::kUnigram:
       return std::make_unique<UnigramTokenizerModel>(*parts.unigram, has_affixes);
+    case ModelType::kWordLevel:
+      return std::make_unique<WordLevelTokenizerModel>(*parts.wordlevel, has_affixes);
   }
   return nullptr;
 }

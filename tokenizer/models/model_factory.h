@@ -16,6 +16,7 @@
 #include "tokenizer/models/bpe/char_symbols.h"
 #include "tokenizer/models/tokenizer_model.h"
 #include "tokenizer/models/unigram/unigram_model.h"
+#include "tokenizer/models/wordlevel/wordlevel_model.h"
 #include "tokenizer/models/wordpiece/wordpiece_model.h"
 
 namespace tokvec {
@@ -26,6 +27,7 @@ struct ModelParts {
   const BpeModel* bpe = nullptr;              // kWord, kByte, kChar
   const WordPieceModel* wordpiece = nullptr;  // kWordPiece
   const UnigramModel* unigram = nullptr;      // kUnigram
+  const WordLevelModel* wordlevel = nullptr;  // kWordLevel
   std::optional<TokenId> unk_id;              // kWord: `<unk>`
   std::optional<TokenId> end_of_word_id;      // kWord: `</w>`
   bool ignore_merges = false;                 // kByte, kChar

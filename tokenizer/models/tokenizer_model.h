@@ -4,6 +4,7 @@
 //   ByteBpeTokenizerModel, WordBpeTokenizerModel, CharBpeTokenizerModel   models/bpe/bpe_tokenizer_models.h
 //   WordPieceTokenizerModel                                               models/wordpiece/wordpiece_tokenizer_model.h
 //   UnigramTokenizerModel                                                 models/unigram/unigram_tokenizer_model.h
+//   WordLevelTokenizerModel                                               models/wordlevel/wordlevel_tokenizer_model.h
 // and built by MakeTokenizerModel (models/model_factory.h), which holds the only switch on ModelType. A model
 // refers to the engines and options of the TokenizerSpec its tokenizer owns; it is immutable, so any number of
 // threads may share it.
@@ -27,9 +28,10 @@
 namespace tokvec {
 
 // kWord: classic BPE over words (Sennrich et al. 2016); kByte: byte-level BPE (GPT-2); kWordPiece: BERT;
-// kChar: SentencePiece-style BPE over code points (Llama-2, Mistral); kUnigram: SentencePiece's Unigram (T5).
-enum class ModelType { kWord, kByte, kWordPiece, kChar, kUnigram };
-// "word", "byte", "wordpiece", "char" or "unigram".
+// kChar: SentencePiece-style BPE over code points (Llama-2, Mistral); kUnigram: SentencePiece's Unigram (T5);
+// kWordLevel: whole words looked up (Hugging Face's WordLevel).
+enum class ModelType { kWord, kByte, kWordPiece, kChar, kUnigram, kWordLevel };
+// "word", "byte", "wordpiece", "char", "unigram" or "wordlevel".
 std::string_view ModelTypeName(ModelType type);
 
 // A byte range [begin, end) of the original input.

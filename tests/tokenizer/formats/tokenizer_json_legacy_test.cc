@@ -55,6 +55,7 @@ TEST(UntypedTokenizerJsonTest, EveryKindReadsAsWithItsType) {
       {"unigram/nmt-always.json", ModelType::kUnigram},   {"unigram/custom-first.json", ModelType::kUnigram},
       {"spm_bpe/llama.json", ModelType::kChar},           {"pretok/smollm.json", ModelType::kByte},
       {"added/byte-added.json", ModelType::kByte},        {"affix_bpe/char-suffix.json", ModelType::kChar},
+      {"legacy/wordlevel-bert-words.json", ModelType::kWordLevel},
   };
   for (const auto& [name, type] : files) {
     const std::string typed_text = ReadData(name);
@@ -104,17 +105,16 @@ TEST(LegacyTokenizerJsonTest, TextThatNormalizesToNothingGetsNoMetaspace) {
   EXPECT_EQ(word->ids.size(), 1u);
 }
 
-TEST(UntypedTokenizerJsonTest, FieldsOfNoKindAndWordLevelAreClearErrors) {
+TEST(UntypedTokenizerJsonTest, FieldsOfNoKindAreClearErrors) {
   const std::string base = R"({"version": "1.0", "added_tokens": [], "normalizer": null,
     "pre_tokenizer": {"type": "WhitespaceSplit"}, "post_processor": null, "decoder": null, "model": )";
   absl::StatusOr<TokenizerSpec> none = ReadHfTokenizerJson(base + R"({"vocab": {"a": 0}}})", "none.json");
   ASSERT_FALSE(none.ok());
   EXPECT_THAT(none.status().message(), HasSubstr("none.json"));
   EXPECT_THAT(none.status().message(), HasSubstr("no \"type\""));
-  absl::StatusOr<TokenizerSpec> word_level =
-      ReadHfTokenizerJson(base + R"({"vocab": {"a": 0, "[UNK]": 1}, "unk_token": "[UNK]"}})", "wl.json");
-  ASSERT_FALSE(word_level.ok());
-  EXPECT_THAT(word_level.status().message(), HasSubstr("got \"WordLevel\""));
+  absl::StatusOr<TokenizerSpec> unigram_shape = ReadHfTokenizerJson(base + R"({"vocab": 3}})", "v.json");
+  ASSERT_FALSE(unigram_shape.ok());
+  EXPECT_THAT(unigram_shape.status().message(), HasSubstr("no \"type\""));
   absl::StatusOr<TokenizerSpec> number = ReadHfTokenizerJson(base + R"({"type": 5, "vocab": {}}})", "n.json");
   ASSERT_FALSE(number.ok());
   EXPECT_THAT(number.status().message(), HasSubstr("model.type"));

@@ -96,7 +96,7 @@ TEST(TokenizerModelTest, ByteLevelFromTiktokenRanks) {
   ExpectSpellingsAndGapsAgree(*gpt2);
 }
 
-TEST(TokenizerModelTest, WordPieceUnigramAndCodePointFiles) {
+TEST(TokenizerModelTest, WordPieceUnigramCodePointAndWordLevelFiles) {
   struct Case {
     std::string file;
     ModelType type;
@@ -104,7 +104,8 @@ TEST(TokenizerModelTest, WordPieceUnigramAndCodePointFiles) {
   };
   for (const Case& c : {Case{"wordpiece/uncased.json", ModelType::kWordPiece, "WordPiece"},
                         Case{"unigram/nmt-always.json", ModelType::kUnigram, "Unigram"},
-                        Case{"spm_bpe/llama.json", ModelType::kChar, "char"}}) {
+                        Case{"spm_bpe/llama.json", ModelType::kChar, "char"},
+                        Case{"legacy/wordlevel-bert-words.json", ModelType::kWordLevel, "WordLevel"}}) {
     SCOPED_TRACE(c.file);
     std::unique_ptr<Tokenizer> tokenizer = Load(DataPath(c.file));
     ASSERT_NE(tokenizer, nullptr);

@@ -1,11 +1,10 @@
 #include "tokenizer/models/wordpiece/wordpiece_json.h"
 
 #include <cstdint>
-#include <limits>
 #include <utility>
-#include <vector>
 
-#include "fmt/format.h"
+#include "base/status_macros.h"
+#include "tokenizer/models/spelling_table.h"
 #include "tokenizer/text/tokenizer_json_fields.h"
 
 namespace tokvec {
@@ -33,14 +32,7 @@ absl::StatusOr<WordPieceModel::Options> ReadHfWordPieceOptions(const nlohmann::j
 
 absl::StatusOr<WordPieceModel> MakeHfWordPieceModel(const FlatVocab& flat, WordPieceModel::Options options,
                                                     const std::string& path) {
-  std::vector<std::pair<std::string, TokenId>> vocab;
-  vocab.reserve(flat.size());
-  for (size_t i = 0; i < flat.size(); ++i) {
-    if (flat.id(i) > std::numeric_limits<TokenId>::max()) {
-      return HfKeyError(path, fmt::format("model.vocab.{}", flat.spelling(i)), "the id must be a non-negative integer");
-    }
-    vocab.emplace_back(flat.spelling(i), static_cast<TokenId>(flat.id(i)));
-  }
+  TOKVEC_ASSIGN_OR_RETURN(auto vocab, HfVocabPairs(flat, path));
   absl::StatusOr<WordPieceModel> wordpiece = WordPieceModel::Create(std::move(vocab), std::move(options));
   if (!wordpiece.ok()) return HfKeyError(path, "model.vocab", std::string(wordpiece.status().message()));
   return wordpiece;

@@ -2,13 +2,11 @@
 
 #include <algorithm>
 
+#include "base/status_macros.h"
 #include "fmt/format.h"
 
 namespace tokvec {
 namespace {
-
-// Ids far beyond the vocabulary would make the id table huge.
-constexpr size_t kMaxIdGap = 65536;
 
 // Start of the UTF-8 sequence holding the byte before `end` (continuation bytes are 10xxxxxx).
 size_t PreviousBoundary(std::string_view text, size_t end) {
@@ -21,31 +19,15 @@ size_t PreviousBoundary(std::string_view text, size_t end) {
 
 absl::StatusOr<WordPieceModel> WordPieceModel::Create(std::vector<std::pair<std::string, TokenId>> vocab,
                                                       Options options) {
-  if (vocab.empty()) return absl::InvalidArgumentError("the WordPiece vocabulary is empty");
   WordPieceModel model;
+  TOKVEC_ASSIGN_OR_RETURN(model.table_, SpellingTable::Create(std::move(vocab), "WordPiece"));
   model.options_ = std::move(options);
-  TokenId largest = 0;
-  for (const auto& [spelling, id] : vocab) largest = std::max(largest, id);
-  if (largest >= vocab.size() + kMaxIdGap) {
-    return absl::InvalidArgumentError(
-        fmt::format("id {} is far beyond the {} tokens of the vocabulary", largest, vocab.size()));
-  }
-  model.tokens_.resize(size_t{largest} + 1);
   const std::string& prefix = model.options_.continuing_subword_prefix;
-  for (auto& [spelling, id] : vocab) {
-    if (spelling.empty()) return absl::InvalidArgumentError(fmt::format("token {} has an empty spelling", id));
-    if (!model.tokens_[id].empty()) {
-      return absl::InvalidArgumentError(
-          fmt::format("id {} is given to two tokens, '{}' and '{}'", id, model.tokens_[id], spelling));
-    }
+  for (const auto& [spelling, id] : model.table_.ids()) {
     model.max_token_bytes_ = std::max(model.max_token_bytes_, spelling.size());
     if (!prefix.empty() && spelling.size() > prefix.size() && spelling.compare(0, prefix.size(), prefix) == 0) {
       model.continuation_.emplace(spelling.substr(prefix.size()), id);
     }
-    if (!model.word_start_.emplace(spelling, id).second) {
-      return absl::InvalidArgumentError(fmt::format("the spelling '{}' is given twice", spelling));
-    }
-    model.tokens_[id] = std::move(spelling);
   }
   std::optional<TokenId> unk = model.Find(model.options_.unk_token);
   if (!unk) {
@@ -54,12 +36,6 @@ absl::StatusOr<WordPieceModel> WordPieceModel::Create(std::vector<std::pair<std:
   }
   model.unk_id_ = *unk;
   return model;
-}
-
-std::optional<TokenId> WordPieceModel::Find(std::string_view spelling) const {
-  auto it = word_start_.find(absl::string_view(spelling.data(), spelling.size()));
-  if (it == word_start_.end()) return std::nullopt;
-  return it->second;
 }
 
 void WordPieceModel::Tokenize(std::string_view word, size_t begin, std::vector<BpeModel::Symbol>* out) const {
@@ -79,7 +55,7 @@ void WordPieceModel::Tokenize(std::string_view word, size_t begin, std::vector<B
   const std::string& prefix = options_.continuing_subword_prefix;
   for (size_t start = 0; start < word.size();) {
     const bool continues = start > 0 && !prefix.empty();
-    const auto& table = continues ? continuation_ : word_start_;
+    const SpellingTable::Map& table = continues ? continuation_ : table_.ids();
     const size_t longest = continues ? max_token_bytes_ - std::min(max_token_bytes_, prefix.size()) : max_token_bytes_;
     size_t end = word.size();
     if (end - start > longest) {

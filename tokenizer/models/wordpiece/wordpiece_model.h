@@ -20,6 +20,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "tokenizer/models/bpe/bpe_model.h"
+#include "tokenizer/models/spelling_table.h"
 
 namespace tokvec {
 
@@ -30,9 +31,8 @@ class WordPieceModel {
     std::string continuing_subword_prefix = "##";
     size_t max_input_chars_per_word = 100;
   };
-  // `vocab` holds (spelling, id) pairs. Errors (InvalidArgument): an empty vocabulary, an empty spelling, two
-  // spellings with one id, one spelling twice, an id far beyond the vocabulary size, an unk token that is not in
-  // the vocabulary.
+  // `vocab` holds (spelling, id) pairs. Errors (InvalidArgument): SpellingTable::Create's (models/spelling_table.h),
+  // an unk token that is not in the vocabulary.
   static absl::StatusOr<WordPieceModel> Create(std::vector<std::pair<std::string, TokenId>> vocab,
                                                Options options);
   WordPieceModel() = default;
@@ -42,17 +42,16 @@ class WordPieceModel {
   void Tokenize(std::string_view word, size_t begin, std::vector<BpeModel::Symbol>* out) const;
 
   // One past the largest id.
-  size_t size() const { return tokens_.size(); }
+  size_t size() const { return table_.size(); }
   // The spelling of `id` ("##ing" for a continuation), empty for an id no token has.
-  const std::string& token(TokenId id) const { return tokens_[id]; }
-  std::optional<TokenId> Find(std::string_view spelling) const;
+  const std::string& token(TokenId id) const { return table_.token(id); }
+  std::optional<TokenId> Find(std::string_view spelling) const { return table_.Find(spelling); }
   TokenId unk_id() const { return unk_id_; }
   const Options& options() const { return options_; }
 
  private:
   Options options_;
-  std::vector<std::string> tokens_;                          // [size()] spelling of each id.
-  absl::flat_hash_map<std::string, TokenId> word_start_;     // Every token by its spelling.
+  SpellingTable table_;                                      // Every token, by id and by spelling.
   absl::flat_hash_map<std::string, TokenId> continuation_;   // Tokens that start with the prefix, without it.
   TokenId unk_id_ = 0;
   size_t max_token_bytes_ = 0;  // The longest spelling: no match is longer, so the search starts there.

@@ -9,7 +9,7 @@
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "tokenizer/batch/encoding_text.h"
-#include "tokenizer/pair_encoding.h"
+#include "tokenizer/sequence_encoding.h"
 
 namespace tokvec::cli {
 namespace {

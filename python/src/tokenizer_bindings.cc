@@ -18,7 +18,7 @@
 #include "python/src/tokenizer_object.h"
 #include "tokenizer/batch/encode_texts.h"
 #include "tokenizer/formats/formats.h"
-#include "tokenizer/pair_encoding.h"
+#include "tokenizer/sequence_encoding.h"
 
 namespace tokvec::python {
 namespace {
@@ -74,7 +74,7 @@ py::list Encode(const TokenizerObject& self, py::handle text, py::handle allowed
   return IdList(ids);
 }
 
-// (ids, type_ids) of a sentence pair laid out by the post-processor's pair template (tokenizer/pair_encoding.h).
+// (ids, type_ids) of a sentence pair laid out by the post-processor's pair template (tokenizer/sequence_encoding.h).
 py::tuple EncodePairIds(const TokenizerObject& self, py::handle a, py::handle b, py::handle allowed,
                         bool add_special_tokens) {
   EncodeOptions options = ParseAllowed(allowed);

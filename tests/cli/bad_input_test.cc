@@ -254,7 +254,7 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     wordpiece("post_template_unknown.json", bert + R"("post_processor": {"type": "TemplateProcessing",
         "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
         "special_tokens": {}}, )", small_vocab);
-    // Sentence pairs: the pair template (tokenizer/pair_encoding.h).
+    // Sentence pairs: the pair template (tokenizer/sequence_encoding.h).
     const std::string cls = R"("special_tokens": {"[CLS]": {"id": "[CLS]", "ids": [1], "tokens": ["a"]}}}, )";
     const std::string single = R"("single": [{"SpecialToken": {"id": "[CLS]"}}, {"Sequence": {"id": "A"}}], )";
     wordpiece("post_pair_unknown.json", bert + R"("post_processor": {"type": "TemplateProcessing", )" + single +

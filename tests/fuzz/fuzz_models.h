@@ -19,7 +19,7 @@
 
 #include "tests/fuzz/fuzz_util.h"
 #include "tokenizer/models/bpe/bpe_model.h"
-#include "tokenizer/pair_encoding.h"
+#include "tokenizer/sequence_encoding.h"
 #include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
 #include "tokenizer/tokenizer.h"
 

@@ -8,7 +8,7 @@
 // A pair of sequences (Hugging Face's encode(a, b)) is laid out by PairTemplate(): the pieces of the kAddTokens
 // step's `pair` template (TemplateProcessing's "pair"; RobertaProcessing's <s> A </s></s> B </s>, all type id 0;
 // BertProcessing's [CLS] A [SEP] B [SEP], type ids 0 then 1), or A:0 B:1 when there is no kAddTokens step.
-// tokenizer/pair_encoding.h encodes pairs with it.
+// tokenizer/sequence_encoding.h encodes pairs with it.
 //
 //   PostProcessor bert{{{.kind = PostProcessor::Step::kAddTokens, .before = {101}, .after = {102}}}};
 //   bert.SingleBefore();   // {101}

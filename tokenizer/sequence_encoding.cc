@@ -1,4 +1,4 @@
-#include "tokenizer/pair_encoding.h"
+#include "tokenizer/sequence_encoding.h"
 
 #include <string>
 

@@ -14,8 +14,8 @@
 //                                      {.add_special_tokens = true}));
 //   pair.ids;       // [CLS] how old ... [SEP] about 4 ... [SEP]
 //   pair.type_ids;  // 0 0 0 ... 0 1 1 ... 1
-#ifndef TOKVEC_TOKENIZER_PAIR_ENCODING_H_
-#define TOKVEC_TOKENIZER_PAIR_ENCODING_H_
+#ifndef TOKVEC_TOKENIZER_SEQUENCE_ENCODING_H_
+#define TOKVEC_TOKENIZER_SEQUENCE_ENCODING_H_
 
 #include <cstdint>
 #include <string_view>
@@ -42,4 +42,4 @@ absl::StatusOr<PairEncoding> EncodePair(const Tokenizer& tokenizer, std::string_
 
 }  // namespace tokvec
 
-#endif  // TOKVEC_TOKENIZER_PAIR_ENCODING_H_
+#endif  // TOKVEC_TOKENIZER_SEQUENCE_ENCODING_H_

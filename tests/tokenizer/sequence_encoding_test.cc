@@ -1,4 +1,4 @@
-// Sentence pairs (tokenizer/pair_encoding.h) and Decode's skip_special_tokens against Hugging Face:
+// Sentence pairs (tokenizer/sequence_encoding.h) and Decode's skip_special_tokens against Hugging Face:
 // tests/data/pairs/golden.json (scripts/gen_pairs_files.mjs, tokenizers 0.23.2) holds its encode(a, b) ids, type
 // ids, sequence ids and offsets with and without special tokens, and decode(ids, skip_special_tokens=true), on
 // files with each post-processor kind (TemplateProcessing, also reordered and in a Sequence; RobertaProcessing;
@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/tokenizer/shared_vocab_testutil.h"
-#include "tokenizer/pair_encoding.h"
+#include "tokenizer/sequence_encoding.h"
 #include "tokenizer/processors/post_processor_json.h"
 #include "tokenizer/tokenizer.h"
 

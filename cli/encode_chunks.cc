@@ -1,6 +1,7 @@
 #include "cli/encode_chunks.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -14,10 +15,8 @@
 namespace tokvec::cli {
 namespace {
 
-// --pairs: encodes one line "A<TAB>B" as a pair and appends it as one output line (json: with "type_ids", offsets
-// into the line).
-absl::Status AppendPairLine(const Tokenizer& tokenizer, const EncodeOptions& encode, EncodingTextFormat format,
-                            std::string_view line, std::string* out) {
+// --pairs: where text B starts in "A<TAB>B" (one past the tab).
+absl::StatusOr<size_t> PairSplit(std::string_view line) {
   const size_t tab = line.find('\t');
   if (tab == std::string_view::npos) {
     return absl::InvalidArgumentError("--pairs expects text A, a tab, text B; the line has no tab");
@@ -26,7 +25,33 @@ absl::Status AppendPairLine(const Tokenizer& tokenizer, const EncodeOptions& enc
     return absl::InvalidArgumentError(
         "--pairs expects text A, a tab, text B; the line has more than one tab (a third column?)");
   }
-  TOKVEC_ASSIGN_OR_RETURN(PairEncoding pair, EncodePair(tokenizer, line.substr(0, tab), line.substr(tab + 1), encode));
+  return tab + 1;
+}
+
+// With truncation or padding: one line (a text or a pair) through EncodeSequences, appended as one output line
+// (AppendEncodedTokens). `cut` is set when truncation took tokens away.
+absl::Status AppendSequenceLine(const Tokenizer& tokenizer, const EncodeOptions& encode, EncodingTextFormat format,
+                                const LineEncoding& lines, std::string_view line, std::string* out, bool* cut) {
+  size_t b_begin = 0;
+  std::optional<std::string_view> b;
+  if (lines.pairs) {
+    TOKVEC_ASSIGN_OR_RETURN(b_begin, PairSplit(line));
+    b = line.substr(b_begin);
+    line = line.substr(0, b_begin - 1);
+  }
+  TOKVEC_ASSIGN_OR_RETURN(EncodedTokens rows, EncodeSequences(tokenizer, line, b, encode, *lines.lengths));
+  *cut = rows.truncated;
+  AppendEncodedTokens(tokenizer, rows, format, b_begin, lines.windows_as_lines, out);
+  return absl::OkStatus();
+}
+
+// --pairs: encodes one line "A<TAB>B" as a pair and appends it as one output line (json: with "type_ids", offsets
+// into the line).
+absl::Status AppendPairLine(const Tokenizer& tokenizer, const EncodeOptions& encode, EncodingTextFormat format,
+                            std::string_view line, std::string* out) {
+  TOKVEC_ASSIGN_OR_RETURN(const size_t b_begin, PairSplit(line));
+  const size_t tab = b_begin - 1;
+  TOKVEC_ASSIGN_OR_RETURN(EncodedTokens pair, EncodePair(tokenizer, line.substr(0, tab), line.substr(tab + 1), encode));
   Encoding encoding{.ids = std::move(pair.ids), .offsets = std::move(pair.offsets)};
   for (size_t i = 0; i < encoding.offsets.size(); ++i) {
     if (pair.sequence_ids[i] == 1) {  // B's offsets count from the line's start
@@ -51,7 +76,7 @@ absl::Status AppendPairLine(const Tokenizer& tokenizer, const EncodeOptions& enc
 
 // Encodes each line of `chunk` (line ends removed) as one output line.
 void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, EncodingTextFormat format,
-                      const IdTextCaches& caches, EncodeChunk* chunk, bool pairs) {
+                      const IdTextCaches& caches, EncodeChunk* chunk, const LineEncoding& lines) {
   const std::string_view text = chunk->text;
   uint64_t line_number = chunk->first_line;
   for (size_t at = 0; at < text.size(); ++line_number) {
@@ -61,7 +86,11 @@ void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, E
     if (!line.empty() && line.back() == '\r' && newline != std::string_view::npos) line.remove_suffix(1);
     at = newline == std::string_view::npos ? text.size() : newline + 1;
     absl::Status status;
-    if (pairs) {
+    if (lines.lengths != nullptr) {
+      bool cut = false;
+      status = AppendSequenceLine(tokenizer, encode, format, lines, line, &chunk->output, &cut);
+      if (cut && chunk->first_cut_line == 0) chunk->first_cut_line = line_number;
+    } else if (lines.pairs) {
       status = AppendPairLine(tokenizer, encode, format, line, &chunk->output);
     } else if (format == EncodingTextFormat::kIds) {
       thread_local IdTextBuffer line_ids;  // " id id ...", with the post-processor's tokens when asked

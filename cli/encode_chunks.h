@@ -7,14 +7,24 @@
 #include "absl/status/status.h"
 #include "tokenizer/batch/chunked_encoder.h"
 #include "tokenizer/batch/encoding_text.h"
+#include "tokenizer/sequence_encoding.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec::cli {
 
-// Encodes each line of `chunk` (line ends removed) as one output line; with `pairs` each line is a pair
-// (AppendPairLine). An error names its line: "line N: ...".
+// How lines are encoded besides the tokenizer's EncodeOptions.
+struct LineEncoding {
+  bool pairs = false;  // each line is text A, a tab, text B
+  // Truncation and padding (tokenizer/sequence_encoding.h): null for none, the fast paths. The first line cut is
+  // noted in the chunk (EncodeChunk::first_cut_line).
+  const SequenceLengths* lengths = nullptr;
+  bool windows_as_lines = false;  // overflowing windows as lines of their own (not json)
+};
+
+// Encodes each line of `chunk` (line ends removed) as one output line (and its windows, `windows_as_lines`). An
+// error names its line: "line N: ...".
 void EncodeLinesChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, EncodingTextFormat format,
-                      const IdTextCaches& caches, EncodeChunk* chunk, bool pairs = false);
+                      const IdTextCaches& caches, EncodeChunk* chunk, const LineEncoding& lines = {});
 
 // Encodes a chunk of the whole text: its ids (or token spellings) separated by spaces, no line end.
 void EncodeTextChunk(const Tokenizer& tokenizer, const EncodeOptions& encode, EncodingTextFormat format,

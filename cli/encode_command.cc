@@ -25,6 +25,13 @@
 // tokens are always matched. --add-special-tokens adds the tokens of a tokenizer.json's post_processor around
 // each text (the whole input, or each line with --lines), with offsets [0, 0].
 //
+// Truncation and padding: a tokenizer.json's "truncation" and "padding" sections apply by default, as Hugging Face
+// applies them (the first text cut is noted on stderr); --no-truncation / --no-padding turn them off, --max-length,
+// --truncation-side, --stride, --truncation-strategy, --padding, --pad-to-multiple-of, --padding-side, --pad-id,
+// --pad-type-id set them on any tokenizer. Such texts go through EncodeSequences (tokenizer/sequence_encoding.h),
+// one at a time (a whole input in one piece); json then adds type_ids, attention_mask, special_tokens_mask,
+// word_ids and overflowing windows (--overflowing: windows as lines of their own).
+//
 // Sharded (--shard i/P with --lines, or each rank under mpirun): the lines n with n mod P = i of one or more
 // input files go to -o DIR/part-iiiii.ids (.tokens, .jsonl) with a record (distributed/line_parts.h); a re-run
 // skips a complete part; `tokvec encode --gather DIR [-o FILE]` joins the parts into the lines one process writes.
@@ -49,6 +56,8 @@
 #include "tokenizer/batch/chunked_encoder.h"
 #include "tokenizer/batch/encoding_text.h"
 #include "tokenizer/models/bpe/piece_cache.h"
+#include "tokenizer/processors/length_json.h"
+#include "tokenizer/sequence_encoding.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec::cli {
@@ -74,19 +83,113 @@ struct EncodeCommandOptions {
   std::string shard;                // "i/P": only lines n with n mod P = i, into -o DIR as a part file
   std::string gather;               // a folder of parts to join (to -o, or standard output)
   std::string output;               // the parts' folder (sharded), or the gathered file
+  // Truncation and padding (tokenizer/sequence_encoding.h): the tokenizer.json's own unless turned off or set here.
+  bool no_truncation = false;
+  bool no_padding = false;
+  std::optional<size_t> max_length;
+  std::string truncation_side;      // "left" | "right"
+  std::optional<size_t> stride;
+  std::string truncation_strategy;  // "longest_first" | "only_first" | "only_second"
+  std::string padding;              // "longest" | N (fixed)
+  std::optional<size_t> pad_to_multiple_of;
+  std::string padding_side;         // "left" | "right"
+  std::optional<TokenId> pad_id;
+  std::optional<uint32_t> pad_type_id;
+  bool overflowing = false;         // windows as lines of their own
 };
+
+// The truncation and padding of a run: the tokenizer's (its tokenizer.json sections), changed by the options.
+// Usage errors: an option that changes what is off or absent, --no-truncation with --max-length.
+absl::StatusOr<SequenceLengths> LengthsOf(const Tokenizer& tokenizer, const EncodeCommandOptions& options) {
+  SequenceLengths lengths = SequenceLengths::Of(tokenizer);
+  if (options.no_truncation) {
+    if (options.max_length) {
+      return absl::InvalidArgumentError(fmt::format("{}--no-truncation and --max-length contradict", kUsagePrefix));
+    }
+    lengths.truncation.reset();
+  }
+  if (options.no_padding) {
+    if (!options.padding.empty()) {
+      return absl::InvalidArgumentError(fmt::format("{}--no-padding and --padding contradict", kUsagePrefix));
+    }
+    lengths.padding.reset();
+  }
+  if (options.max_length) {
+    if (!lengths.truncation) lengths.truncation = TruncationParams{};
+    lengths.truncation->max_length = *options.max_length;
+  }
+  const bool truncation_option =
+      !options.truncation_side.empty() || options.stride || !options.truncation_strategy.empty();
+  if (truncation_option && !lengths.truncation) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}--truncation-side, --stride and --truncation-strategy change truncation: give --max-length N (this "
+        "tokenizer has none{})",
+        kUsagePrefix, options.no_truncation ? ", and --no-truncation was given" : ""));
+  }
+  if (!options.truncation_side.empty()) {
+    lengths.truncation->direction = options.truncation_side == "left" ? TruncationSide::kLeft : TruncationSide::kRight;
+  }
+  if (options.stride) lengths.truncation->stride = *options.stride;
+  if (options.truncation_strategy == "only_first") lengths.truncation->strategy = TruncationStrategy::kOnlyFirst;
+  if (options.truncation_strategy == "only_second") lengths.truncation->strategy = TruncationStrategy::kOnlySecond;
+  if (options.truncation_strategy == "longest_first") lengths.truncation->strategy = TruncationStrategy::kLongestFirst;
+  if (!options.padding.empty()) {
+    if (!lengths.padding) lengths.padding = PaddingParams{};
+    if (options.padding == "longest") {
+      lengths.padding->fixed_length.reset();
+    } else {
+      lengths.padding->fixed_length = std::stoull(options.padding);  // checked by the option's validator
+    }
+  }
+  const bool padding_option =
+      options.pad_to_multiple_of || !options.padding_side.empty() || options.pad_id || options.pad_type_id;
+  if (padding_option && !lengths.padding) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}--pad-to-multiple-of, --padding-side, --pad-id and --pad-type-id change padding: give --padding "
+        "longest|N (this tokenizer has none{})",
+        kUsagePrefix, options.no_padding ? ", and --no-padding was given" : ""));
+  }
+  if (options.pad_to_multiple_of) lengths.padding->pad_to_multiple_of = *options.pad_to_multiple_of;
+  if (!options.padding_side.empty()) {
+    lengths.padding->direction = options.padding_side == "left" ? PaddingSide::kLeft : PaddingSide::kRight;
+  }
+  if (options.pad_id) {
+    if (*options.pad_id >= tokenizer.vocab_size()) {
+      return absl::InvalidArgumentError(fmt::format("--pad-id {} is not an id of this tokenizer (its ids are 0 to {})",
+                                                    *options.pad_id, tokenizer.vocab_size() - 1));
+    }
+    lengths.padding->pad_id = *options.pad_id;
+  }
+  if (options.pad_type_id) lengths.padding->pad_type_id = *options.pad_type_id;
+  return lengths;
+}
+
+// The one-line note the first time truncation cuts a text (never silent): where it came from and how to keep
+// every token.
+void NoteCut(const SequenceLengths& lengths, const EncodeCommandOptions& options, uint64_t line) {
+  std::fprintf(stderr,
+               "note: %s was cut to max_length %zu by truncation (%s); --no-truncation keeps every token (later "
+               "cuts are not noted)\n",
+               line > 0 ? fmt::format("line {}", line).c_str() : "the text", lengths.truncation->max_length,
+               options.max_length ? "--max-length" : "the tokenizer.json's \"truncation\"");
+}
 
 // The whole input (or each line, --lines) through the library's ChunkedEncoder (tokenizer/batch/chunked_encoder.h):
 // chunks encoded on the workers, written here in input order.
 absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode, EncodingTextFormat format,
-                        const EncodeCommandOptions& options) {
+                        const EncodeCommandOptions& options, const LineEncoding& lines) {
   TOKVEC_ASSIGN_OR_RETURN(TextSource source, TextSource::Open(options.input));
   // Whole text as ids: each chunk writes " id id ..." straight into its buffer (Tokenizer::EncodeIdText).
   const bool id_text = !options.lines && format == EncodingTextFormat::kIds;
   ChunkedEncoder encoder(tokenizer,
                          {.encode = encode, .lines = options.lines, .threads = options.threads, .id_text = id_text});
   bool wrote_any = false;  // whole text: something written, so the next chunk starts with a space
+  bool noted = false;      // the first cut is noted
   auto write = [&](EncodeChunk& chunk) -> absl::Status {
+    if (chunk.first_cut_line > 0 && !noted) {
+      NoteCut(*lines.lengths, options, chunk.first_cut_line);
+      noted = true;
+    }
     if (chunk.id_text != nullptr) {
       std::string_view text = chunk.id_text->view();  // " id id ...": the space between chunks included
       if (text.empty()) return absl::OkStatus();
@@ -110,7 +213,7 @@ absl::Status RunChunked(const Tokenizer& tokenizer, const EncodeOptions& encode,
       source,
       [&](EncodeChunk* chunk, const IdTextCaches& caches) {
         if (options.lines) {
-          EncodeLinesChunk(tokenizer, encode, format, caches, chunk, options.pairs);
+          EncodeLinesChunk(tokenizer, encode, format, caches, chunk, lines);
         } else {
           EncodeTextChunk(tokenizer, encode, format, caches, chunk);
         }
@@ -132,7 +235,7 @@ const char* PartExtension(EncodingTextFormat format) {
 // them), one output line each, as a part file with its record (distributed/line_parts.h). One thread per part:
 // the parallelism is the parts.
 absl::Status RunSharded(const Tokenizer& tokenizer, const EncodeOptions& encode, EncodingTextFormat format,
-                        const EncodeCommandOptions& options, int64_t part, int64_t parts,
+                        const EncodeCommandOptions& options, const LineEncoding& lines, int64_t part, int64_t parts,
                         const distributed::World& world) {
   std::error_code error;
   std::filesystem::create_directories(options.output, error);
@@ -143,6 +246,11 @@ absl::Status RunSharded(const Tokenizer& tokenizer, const EncodeOptions& encode,
                               {"pattern", options.pattern}, {"allow_special", options.allow_special},
                               {"add_special_tokens", options.add_special_tokens}};
   if (options.pairs) job["pairs"] = true;  // absent otherwise: the keys of earlier runs stay valid
+  if (lines.lengths != nullptr) {           // likewise
+    job["truncation"] = WriteHfTruncation(lines.lengths->truncation);
+    job["padding"] = WriteHfPadding(lines.lengths->padding);
+    job["overflowing"] = lines.windows_as_lines;
+  }
   TOKVEC_ASSIGN_OR_RETURN(std::string key, distributed::JobKey(options.inputs, options.model, job.dump()));
   if (distributed::PartIsComplete(options.output, part, parts, key)) {
     std::fprintf(stderr, "part %lld of %lld in %s is complete: skipped\n", static_cast<long long>(part),
@@ -151,7 +259,7 @@ absl::Status RunSharded(const Tokenizer& tokenizer, const EncodeOptions& encode,
   }
   std::unique_ptr<PieceCache> shared = tokenizer.NewPieceCache(), local = tokenizer.NewPieceCache();
   std::string out;
-  int64_t lines = 0;
+  int64_t line_count = 0;
   uint64_t line_number = 0;  // over all inputs, from 1 as --lines numbers them
   for (const std::string& path : options.inputs) {
     TOKVEC_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
@@ -161,16 +269,17 @@ absl::Status RunSharded(const Tokenizer& tokenizer, const EncodeOptions& encode,
       ++line_number;
       if (static_cast<int64_t>((line_number - 1) % static_cast<uint64_t>(parts)) == part) {
         EncodeChunk chunk{.text = std::string_view(text).substr(at, end - at), .first_line = line_number};
-        EncodeLinesChunk(tokenizer, encode, format, IdTextCaches{shared.get(), local.get(), nullptr, nullptr}, &chunk, options.pairs);
+        EncodeLinesChunk(tokenizer, encode, format, IdTextCaches{shared.get(), local.get(), nullptr, nullptr}, &chunk,
+                         lines);
         TOKVEC_RETURN_IF_ERROR(chunk.status);
         out += chunk.output;
-        ++lines;
+        ++line_count;
       }
       at = end;
     }
   }
   TOKVEC_RETURN_IF_ERROR(
-      distributed::WritePart(options.output, part, parts, key, PartExtension(format), out, lines));
+      distributed::WritePart(options.output, part, parts, key, PartExtension(format), out, line_count));
   return distributed::FinishPart(options.output, key, world);
 }
 
@@ -222,6 +331,16 @@ absl::Status RunEncode(const EncodeCommandOptions& options, bool allow_special_g
     }
   }
   encode.add_special_tokens = options.add_special_tokens;
+  TOKVEC_ASSIGN_OR_RETURN(const SequenceLengths lengths, LengthsOf(*tokenizer, options));
+  const bool sized = lengths.truncation || lengths.padding;
+  if (options.overflowing && (!lengths.truncation || format == EncodingTextFormat::kJson)) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}--overflowing writes truncation's windows as lines: it needs truncation (--max-length or the "
+        "tokenizer.json's) and ids or tokens output (json has them in \"overflowing\")",
+        kUsagePrefix));
+  }
+  const LineEncoding lines{.pairs = options.pairs, .lengths = sized ? &lengths : nullptr,
+                           .windows_as_lines = options.overflowing};
   const distributed::World world = distributed::JoinWorld();
   TOKVEC_ASSIGN_OR_RETURN(std::optional<Shard> shard, ShardOfRun(options.shard, world));
   if (shard) {
@@ -230,7 +349,7 @@ absl::Status RunEncode(const EncodeCommandOptions& options, bool allow_special_g
           "{}a sharded run (--shard or mpirun) needs --lines, input files and -o DIR (the folder of part files)",
           kUsagePrefix));
     }
-    return RunSharded(*tokenizer, encode, format, options, shard->index, shard->count, world);
+    return RunSharded(*tokenizer, encode, format, options, lines, shard->index, shard->count, world);
   }
   if (options.inputs.size() > 1 || !options.output.empty()) {
     return absl::InvalidArgumentError(fmt::format(
@@ -238,9 +357,19 @@ absl::Status RunEncode(const EncodeCommandOptions& options, bool allow_special_g
         "standard output",
         kUsagePrefix));
   }
-  if (options.lines || format != EncodingTextFormat::kJson) return RunChunked(*tokenizer, encode, format, options);
-  // A whole text as json (ids, spellings and offsets into the whole input) is encoded in one piece.
+  if (options.lines || (format != EncodingTextFormat::kJson && !sized)) {
+    return RunChunked(*tokenizer, encode, format, options, lines);
+  }
+  // A whole text as json (ids, spellings and offsets into the whole input), or truncated or padded, is encoded in
+  // one piece.
   TOKVEC_ASSIGN_OR_RETURN(std::string text, ReadFile(options.input));
+  if (sized) {
+    TOKVEC_ASSIGN_OR_RETURN(EncodedTokens rows, EncodeSequences(*tokenizer, text, std::nullopt, encode, lengths));
+    if (rows.truncated) NoteCut(lengths, options, 0);
+    std::string out;
+    AppendEncodedTokens(*tokenizer, rows, format, 0, options.overflowing, &out);
+    return WriteAll(stdout, out);
+  }
   TOKVEC_ASSIGN_OR_RETURN(Encoding encoding, tokenizer->Encode(text, encode));
   std::string out;
   AppendEncoding(*tokenizer, encoding, format, &out);
@@ -274,6 +403,40 @@ void RegisterEncodeCommand(CLI::App& app, CommandAction* action) {
                 "Each line is text A, a tab, text B: encode it as a sentence pair (Hugging Face's encode(a, b); with "
                 "--add-special-tokens the post_processor's pair template, e.g. [CLS] A [SEP] B [SEP]); implies "
                 "--lines; --format json adds \"type_ids\"");
+  sub->add_flag("--no-truncation", options->no_truncation,
+                "Keep every token: ignore the tokenizer.json's \"truncation\" (applied by default, as Hugging Face "
+                "does; the first text cut is noted on stderr)");
+  sub->add_flag("--no-padding", options->no_padding, "Ignore the tokenizer.json's \"padding\" (applied by default)");
+  sub->add_option("--max-length", options->max_length,
+                  "Truncate each text (or pair) to N tokens, the post-processor's included (Hugging Face's "
+                  "max_length); on any tokenizer")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--truncation-side", options->truncation_side, "Keep the start (right, default) or the end (left)")
+      ->check(CLI::IsMember({"left", "right"}));
+  sub->add_option("--stride", options->stride,
+                  "Overflowing windows overlap by S tokens (Hugging Face's return_overflowing_tokens; json: "
+                  "\"overflowing\", ids/tokens: --overflowing)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--truncation-strategy", options->truncation_strategy,
+                  "For pairs: longest_first (default), only_first, only_second")
+      ->check(CLI::IsMember({"longest_first", "only_first", "only_second"}));
+  sub->add_flag("--overflowing", options->overflowing,
+                "Write the windows truncation cuts off as lines of their own after their text's line");
+  sub->add_option("--padding", options->padding,
+                  "Pad with the pad token: 'longest' (each text to its own length, rounded by --pad-to-multiple-of; "
+                  "Hugging Face's BatchLongest) or N (to N tokens; Fixed)")
+      ->check([](const std::string& value) {
+        if (value == "longest") return std::string();
+        return value.find_first_not_of("0123456789") == std::string::npos && !value.empty() && value.size() < 10
+                   ? std::string()
+                   : std::string("must be 'longest' or a number of tokens");
+      });
+  sub->add_option("--pad-to-multiple-of", options->pad_to_multiple_of, "Round the padded length up to a multiple of M")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--padding-side", options->padding_side, "Pad on the right (default) or the left")
+      ->check(CLI::IsMember({"left", "right"}));
+  sub->add_option("--pad-id", options->pad_id, "The pad token's id (default: the tokenizer.json's, else 0)");
+  sub->add_option("--pad-type-id", options->pad_type_id, "The pad tokens' type id (default 0)");
   sub->add_option("--threads", options->threads, "Threads encoding chunks of the input (same output for any count)")->capture_default_str();
   sub->add_option("--shard", options->shard,
                   "i/P with --lines: encode only the lines n with n mod P = i into -o DIR/part-iiiii.ids (a record "

@@ -62,6 +62,16 @@
 //   legacy/<file>/whole     tokenizer.json shapes Hugging Face reads but no longer writes (tests/data/legacy, made
 //   legacy/<file>/lines     by scripts/gen_legacy_files.mjs: models without "type", Strip before Metaspace):
 //                           botchan whole, white-space-only lines and every 8th corpus line
+//   lengths/<file>/whole    tokenizer.json files with "truncation" and "padding" sections (tests/data/lengths, from
+//   lengths/<file>/lines    scripts/gen_lengths_files.mjs), which Hugging Face applies on every encode and so does
+//   lengths/<file>/special  `tokvec encode` by default: botchan whole (cut), every 8th corpus line, with and without
+//   lengths/<file>/off      --add-special-tokens (the post-processor's tokens budgeted); off: --no-truncation
+//   lengths/<file>/pairs    --no-padding against the same file with both sections null; pairs: consecutive lines
+//                           as --pairs --add-special-tokens, those Hugging Face encodes (OnlyFirst / OnlySecond refuse
+//                           a text too short to cut; tests/tokenizer/sequence_encoding_test.cc has those errors), on
+//                           the files with stride 0 (with a stride, some pairs abort Hugging Face's process: a
+//                           window no longer than the stride panics; the goldens cover strided pairs). A file that
+//                           truncates OnlySecond has no single-text suites (Hugging Face refuses them)
 // --only PREFIX runs only the suites whose name starts with PREFIX (e.g. --only wordpiece).
 // Text special tokens spell (<|endoftext|>) is ordinary text on both sides (tiktoken's encode_ordinary).
 import { spawn } from "node:child_process";
@@ -849,6 +859,70 @@ if (legacyFiles.length > 0) {
     const theirLines = await hfIds(tokenizer, lines);
     lines.forEach((line, i) => compare(`${suite}/lines`, `line ${i + 1} ${JSON.stringify(line.slice(0, 20))}`, theirLines[i],
                                        parseIds(ourLines[i] ?? ""), spell));
+  }
+}
+
+// Truncation and padding as Hugging Face applies them (tests/data/lengths): each line through encode() (not
+// encodeBatch, which pads a batch together), as `tokvec encode --lines` encodes each line on its own.
+const lengthsDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "tests", "data", "lengths");
+const lengthsFiles = want("lengths") && fs.existsSync(lengthsDir)
+  ? fs.readdirSync(lengthsDir).filter((f) => f.endsWith(".json") && f !== "golden.json" &&
+                                         want(`lengths/${f.replace(/\.json$/, "")}`)).sort()
+  : [];
+if (lengthsFiles.length > 0) {
+  const botchan = corpusFiles.findIndex((file) => file.endsWith("botchan.txt"));
+  const sampled = corpusLines.filter((_, i) => i % 8 === 0 && !corpusLines[i].includes("\t")).map((line) => line + "\n").join("");
+  const sampledPath = path.join(args.work, "lengths-lines.txt");
+  fs.writeFileSync(sampledPath, sampled);
+  const lines = splitLines(sampled);
+  const encodeEach = async (tokenizer, texts, addSpecialTokens, pairs) => {
+    const out = [];
+    for (let i = 0; i < texts.length; i += 256) {
+      const batch = await Promise.all(texts.slice(i, i + 256).map((t, k) =>
+        tokenizer.encode(t, pairs ? pairs[i + k] : null, { addSpecialTokens }).then((e) => e.getIds(), () => null)));
+      out.push(...batch);
+    }
+    return out;
+  };
+  const pairA = lines.slice(0, 2000).filter((_, i) => i % 2 === 0);
+  const pairB = lines.slice(0, 2000).filter((_, i) => i % 2 === 1).slice(0, pairA.length);
+  pairA.length = pairB.length;
+  for (const name of lengthsFiles) {
+    const file = path.join(lengthsDir, name);
+    const suite = `lengths/${name.replace(/\.json$/, "")}`;
+    log(`${suite}: Hugging Face against tokvec with the file's truncation and padding (botchan whole, every 8th line)`);
+    const tokenizer = hf.Tokenizer.fromFile(file);
+    const spell = hfSpell(tokenizer);
+    // Pairs Hugging Face encodes, through --pairs.
+    const section = JSON.parse(fs.readFileSync(file, "utf8")).truncation;
+    const theirPairs = section && section.stride > 0 ? [] : await encodeEach(tokenizer, pairA, true, pairB);
+    const kept = theirPairs.map((ids, i) => (ids === null ? -1 : i)).filter((i) => i >= 0);
+    const pairsPath = path.join(args.work, `lengths-pairs-${name}.tsv`);
+    fs.writeFileSync(pairsPath, kept.map((i) => `${pairA[i]}\t${pairB[i]}\n`).join(""));
+    const ourPairs = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--pairs", "--add-special-tokens", pairsPath]));
+    kept.forEach((i, k) => compare(`${suite}/pairs`, `pair ${i + 1}`, theirPairs[i], parseIds(ourPairs[k] ?? ""), spell));
+    if (theirPairs.length > 0 && kept.length < pairA.length) log(`${suite}/pairs: ${pairA.length - kept.length} of ${pairA.length} pairs Hugging Face refuses (left out)`);
+    if (section?.strategy === "OnlySecond") continue;
+    const whole = parseIds(await runTokvec(["encode", "-m", file, "--allow-special", corpusFiles[botchan]]));
+    compare(`${suite}/whole`, corpusFiles[botchan], (await encodeEach(tokenizer, [corpusTexts[botchan]], false))[0], whole, spell);
+    for (const [key, flags, add] of [["lines", [], false], ["special", ["--add-special-tokens"], true]]) {
+      const ours = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--lines", "--threads", "2", ...flags, sampledPath]));
+      const theirs = await encodeEach(tokenizer, lines, add);
+      if (ours.length !== lines.length) {
+        failed = true;
+        console.log(`MISMATCH ${suite}/${key}: ${lines.length} lines in, ${ours.length} lines out`);
+      }
+      lines.forEach((line, i) => compare(`${suite}/${key}`, `line ${i + 1}`, theirs[i], parseIds(ours[i] ?? ""), spell));
+    }
+    // --no-truncation --no-padding: the ids of the file without both sections.
+    const plain = JSON.parse(fs.readFileSync(file, "utf8"));
+    plain.truncation = null;
+    plain.padding = null;
+    const plainPath = path.join(args.work, `lengths-off-${name}`);
+    fs.writeFileSync(plainPath, JSON.stringify(plain));
+    const off = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--lines", "--no-truncation", "--no-padding", sampledPath]));
+    const theirsOff = await encodeEach(hf.Tokenizer.fromFile(plainPath), lines, false);
+    lines.forEach((line, i) => compare(`${suite}/off`, `line ${i + 1}`, theirsOff[i], parseIds(off[i] ?? ""), spell));
   }
 }
 

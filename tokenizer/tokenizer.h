@@ -55,7 +55,9 @@
 #include "tokenizer/models/wordpiece/wordpiece_model.h"
 #include "tokenizer/normalizers/normalizer.h"
 #include "tokenizer/pre_tokenizers/pre_tokenizer.h"
+#include "tokenizer/processors/padding.h"
 #include "tokenizer/processors/post_processor.h"
+#include "tokenizer/processors/truncation.h"
 
 namespace tokvec {
 
@@ -77,6 +79,10 @@ struct SpecialToken {
 struct Encoding {
   std::vector<TokenId> ids;
   std::vector<Offset> offsets;  // [ids.size()] bytes of the input each token covers.
+  // With EncodeOptions::words, [ids.size()]: the word each token came from (Hugging Face's word ids): pieces of the
+  // pre-tokenizer and added tokens matched in the text, numbered from 0 in order; -1 for the post-processor's
+  // tokens. Empty otherwise.
+  std::vector<int32_t> words;
 };
 
 struct EncodeOptions {
@@ -86,6 +92,8 @@ struct EncodeOptions {
   // Encode (not EncodeIds) only: add the tokens of the tokenizer's post-processor around the text (Hugging Face's
   // add_special_tokens=True, e.g. [CLS] ... [SEP]); none when it has no post-processor.
   bool add_special_tokens = false;
+  // Encode only: fill Encoding::words (costs a model call per piece).
+  bool words = false;
 };
 
 struct DecodeOptions {
@@ -117,6 +125,10 @@ struct TokenizerSpec {
   std::string source;                            // Where it came from (file path), for messages.
   std::vector<UnreachableToken> unreachable_tokens;  // kByte from tokenizer.json: ids that are gaps of `bpe`.
   bool whole_character_offsets = false;  // Encode rounds offsets to characters (character_offsets.h; tokenizer.json).
+  // Hugging Face's truncation and padding sections (processors/length_json.h): not applied by Encode, but by
+  // EncodeSequences (tokenizer/sequence_encoding.h) when the caller asks for the tokenizer's own.
+  std::optional<TruncationParams> truncation;
+  std::optional<PaddingParams> padding;
 };
 
 class Tokenizer {

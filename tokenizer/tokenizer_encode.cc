@@ -21,14 +21,27 @@
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec {
+namespace {
+
+// The number of the next word of `out` (its `words` not null): one past the last one's.
+int32_t NextWord(const TokenSink& out) { return out.words->empty() ? 0 : out.words->back() + 1; }
+
+}  // namespace
 
 absl::StatusOr<Encoding> Tokenizer::Encode(std::string_view text, const EncodeOptions& options) const {
   Encoding out;
-  TOKVEC_RETURN_IF_ERROR(EncodeInto(text, options, 0, Caches{nullptr, nullptr}, Sink{&out.ids, &out.offsets}));
+  TOKVEC_RETURN_IF_ERROR(EncodeInto(text, options, 0, Caches{nullptr, nullptr},
+                                    Sink{&out.ids, &out.offsets, options.words ? &out.words : nullptr}));
   if (spec_.whole_character_offsets) {
     for (Offset& offset : out.offsets) WidenToCharacters(text, &offset.begin, &offset.end);
   }
-  if (spec_.post_processor != nullptr) PostProcess(text, options.add_special_tokens, &out);
+  if (spec_.post_processor != nullptr) {
+    PostProcess(text, options.add_special_tokens, &out);
+    if (options.words && options.add_special_tokens) {  // the post-processor's tokens around the text are no word
+      out.words.insert(out.words.begin(), spec_.post_processor->SingleBefore().size(), -1);
+      out.words.resize(out.ids.size(), -1);
+    }
+  }
   return out;
 }
 
@@ -91,6 +104,7 @@ absl::Status Tokenizer::EncodeInto(std::string_view text, const EncodeOptions& o
     }
     out.ids->push_back(match.id);
     if (out.offsets != nullptr) out.offsets->push_back({base + match.begin, base + match.end});
+    if (out.words != nullptr) out.words->push_back(NextWord(out));
     pos = match.end;  // as Hugging Face: after an overlap, text the rstrip took may be encoded again
   }
   return EncodeBetween(text.substr(pos), *matchers, base + pos, caches, out, pos == 0);
@@ -116,6 +130,7 @@ absl::Status Tokenizer::EncodeBetween(std::string_view text, const AddedMatchers
     }
     out.ids->push_back(match.id);
     if (out.offsets != nullptr) out.offsets->push_back({match.begin, match.end});
+    if (out.words != nullptr) out.words->push_back(NextWord(out));
     pos = match.end;  // as Hugging Face: after an overlap, text the rstrip took may be encoded again
   }
   TOKVEC_RETURN_IF_ERROR(EncodeOrdinary(n.substr(pos), pos, caches, out, at_start && pos == 0));
@@ -191,6 +206,17 @@ absl::Status Tokenizer::EncodeOrdinary(std::string_view text, size_t base, Cache
 
 absl::Status Tokenizer::EncodePieces(std::string_view text, const std::vector<Piece>& pieces, size_t base,
                                      Caches caches, Sink out) const {
+  if (out.words != nullptr) {  // one piece at a time, its tokens numbered as one word
+    std::vector<int32_t>* words = out.words;
+    out.words = nullptr;
+    for (const Piece& piece : pieces) {
+      const int32_t word = words->empty() ? 0 : words->back() + 1;
+      const size_t before = out.ids->size();
+      TOKVEC_RETURN_IF_ERROR(EncodePieces(text, std::vector<Piece>{piece}, base, caches, out));
+      words->resize(words->size() + (out.ids->size() - before), word);
+    }
+    return absl::OkStatus();
+  }
   if (byte_model_ != nullptr) {
     thread_local std::vector<BpeModel::Symbol> scratch;
     byte_model_->EncodeCachedPieces(text, pieces, base, caches, scratch, out);

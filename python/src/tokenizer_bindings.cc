@@ -1,11 +1,13 @@
 // tokvec.Tokenizer: load, encode (one text, a batch on C++ threads, with offsets, a sentence pair), decode, vocabulary look-ups,
 // tiktoken-style aliases, and save in tokvec's, Hugging Face's and tiktoken's formats.
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -80,12 +82,12 @@ py::tuple EncodePairIds(const TokenizerObject& self, py::handle a, py::handle b,
   EncodeOptions options = ParseAllowed(allowed);
   options.add_special_tokens = add_special_tokens;
   const std::string_view first = TextView(a), second = TextView(b);
-  absl::StatusOr<PairEncoding> pair;
+  absl::StatusOr<EncodedTokens> pair;
   {
     py::gil_scoped_release release;
     pair = EncodePair(self.tokenizer(), first, second, options);
   }
-  PairEncoding result = Check(std::move(pair));
+  EncodedTokens result = Check(std::move(pair));
   py::list type_ids(result.type_ids.size());
   for (size_t i = 0; i < result.type_ids.size(); ++i) type_ids[i] = result.type_ids[i];
   return py::make_tuple(IdList(result.ids), type_ids);
@@ -124,6 +126,114 @@ py::list EncodeBatch(TokenizerObject& self, py::handle texts, int num_threads, p
   }
   py::list out(n);
   for (size_t i = 0; i < n; ++i) out[i] = IdList(results.ids[i]);
+  return out;
+}
+
+// encode_batch's truncation and padding (tokenizer/sequence_encoding.h) from its keyword arguments: truncation
+// None (the tokenizer.json's, or max_length's), True (the file's or max_length; an error without either), False;
+// padding None (the file's; "longest" for arrays), "longest", "max_length" (Fixed max_length), an int (Fixed), False.
+SequenceLengths ParseLengths(const Tokenizer& tokenizer, py::handle truncation, std::optional<size_t> max_length,
+                             size_t stride, const std::string& truncation_side, const std::string& truncation_strategy,
+                             py::handle padding, std::optional<size_t> pad_to_multiple_of, bool arrays) {
+  SequenceLengths lengths = SequenceLengths::Of(tokenizer);
+  const bool truncate_off = !truncation.is_none() && !truncation.cast<bool>();
+  if (truncate_off) {
+    lengths.truncation.reset();
+  } else if (max_length) {
+    if (!lengths.truncation) lengths.truncation = TruncationParams{};
+    lengths.truncation->max_length = *max_length;
+  } else if (!truncation.is_none() && !lengths.truncation) {
+    throw py::value_error("truncation=True needs max_length= (this tokenizer.json has no \"truncation\")");
+  }
+  if (lengths.truncation) {
+    if (stride > 0) lengths.truncation->stride = stride;
+    if (truncation_side == "left") lengths.truncation->direction = TruncationSide::kLeft;
+    if (truncation_side == "right") lengths.truncation->direction = TruncationSide::kRight;
+    if (truncation_strategy == "longest_first") lengths.truncation->strategy = TruncationStrategy::kLongestFirst;
+    if (truncation_strategy == "only_first") lengths.truncation->strategy = TruncationStrategy::kOnlyFirst;
+    if (truncation_strategy == "only_second") lengths.truncation->strategy = TruncationStrategy::kOnlySecond;
+  }
+  if (!truncation_side.empty() && truncation_side != "left" && truncation_side != "right") {
+    throw py::value_error("truncation_side must be \"left\" or \"right\"");
+  }
+  if (padding.is_none()) {
+    if (arrays && !lengths.padding) lengths.padding = PaddingParams{};
+  } else if (PyBool_Check(padding.ptr())) {
+    if (padding.cast<bool>()) {
+      if (!lengths.padding) lengths.padding = PaddingParams{};
+    } else {
+      if (arrays) throw py::value_error("return_tensors=\"np\" needs padding (rows of one length)");
+      lengths.padding.reset();
+    }
+  } else if (PyUnicode_Check(padding.ptr())) {
+    const std::string how = padding.cast<std::string>();
+    if (!lengths.padding) lengths.padding = PaddingParams{};
+    if (how == "longest") {
+      lengths.padding->fixed_length.reset();
+    } else if (how == "max_length") {
+      if (!lengths.truncation) throw py::value_error("padding=\"max_length\" needs max_length= or truncation");
+      lengths.padding->fixed_length = lengths.truncation->max_length;
+    } else {
+      throw py::value_error("padding must be None, True, False, \"longest\", \"max_length\" or a length");
+    }
+  } else {
+    if (!lengths.padding) lengths.padding = PaddingParams{};
+    lengths.padding->fixed_length = padding.cast<size_t>();
+  }
+  if (pad_to_multiple_of) {
+    if (!lengths.padding) throw py::value_error("pad_to_multiple_of needs padding");
+    lengths.padding->pad_to_multiple_of = *pad_to_multiple_of;
+  }
+  return lengths;
+}
+
+// A [rows, length] array of one field of each encoding (all padded to one length).
+template <typename T, typename Field>
+py::array_t<T> Column(const std::vector<EncodedTokens>& batch, size_t length, Field field) {
+  py::array_t<T> out({static_cast<py::ssize_t>(batch.size()), static_cast<py::ssize_t>(length)});
+  auto view = out.template mutable_unchecked<2>();
+  for (size_t i = 0; i < batch.size(); ++i) {
+    for (size_t j = 0; j < length; ++j) view(i, j) = static_cast<T>(field(batch[i], j));
+  }
+  return out;
+}
+
+// encode_batch with truncation or padding (tokenizer/sequence_encoding.h): lists of ids, or with
+// return_tensors="np" a dict of [batch, length] int64 arrays: input_ids, attention_mask, token_type_ids,
+// special_tokens_mask, word_ids (-1: no word).
+py::object EncodeBatchSized(const TokenizerObject& self, py::handle texts, py::handle pairs,
+                            const EncodeOptions& options, const SequenceLengths& lengths, bool arrays) {
+  if (PyUnicode_Check(texts.ptr()) || PyBytes_Check(texts.ptr())) {
+    throw py::type_error("encode_batch takes a list of texts; use encode for one text");
+  }
+  py::list items(py::reinterpret_borrow<py::object>(texts));
+  py::list second = pairs.is_none() ? py::list() : py::list(py::reinterpret_borrow<py::object>(pairs));
+  if (!pairs.is_none() && second.size() != items.size()) {
+    throw py::value_error(fmt::format("pairs= holds {} texts for {} texts", second.size(), items.size()));
+  }
+  std::vector<std::string_view> a(items.size()), b(second.size());
+  for (size_t i = 0; i < a.size(); ++i) a[i] = TextView(items[i]);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = TextView(second[i]);
+  absl::StatusOr<std::vector<EncodedTokens>> encoded;
+  {
+    py::gil_scoped_release release;
+    encoded = EncodeBatch(self.tokenizer(), a, b, options, lengths);
+  }
+  std::vector<EncodedTokens> batch = Check(std::move(encoded));
+  if (!arrays) {
+    py::list out(batch.size());
+    for (size_t i = 0; i < batch.size(); ++i) out[i] = IdList(batch[i].ids);
+    return out;
+  }
+  const size_t length = batch.empty() ? 0 : batch[0].size();
+  py::dict out;
+  out["input_ids"] = Column<int64_t>(batch, length, [](const EncodedTokens& e, size_t j) { return e.ids[j]; });
+  out["attention_mask"] =
+      Column<int64_t>(batch, length, [](const EncodedTokens& e, size_t j) { return e.attention_mask[j]; });
+  out["token_type_ids"] = Column<int64_t>(batch, length, [](const EncodedTokens& e, size_t j) { return e.type_ids[j]; });
+  out["special_tokens_mask"] =
+      Column<int64_t>(batch, length, [](const EncodedTokens& e, size_t j) { return e.special_tokens_mask[j]; });
+  out["word_ids"] = Column<int64_t>(batch, length, [](const EncodedTokens& e, size_t j) { return e.word_ids[j]; });
   return out;
 }
 
@@ -237,10 +347,37 @@ void RegisterTokenizer(py::module_& m) {
            py::arg("add_special_tokens") = false,
            "(ids, type_ids) of a sentence pair as Hugging Face's encode(a, b): the post-processor's pair template "
            "([CLS] a [SEP] b [SEP] with add_special_tokens), type ids 0 for a and 1 for b.")
-      .def("encode_batch", &EncodeBatch, py::arg("texts"), py::arg("num_threads") = 0,
-           py::arg("allowed_special") = py::tuple(), py::arg("add_special_tokens") = false,
+      .def("encode_batch",
+           [](TokenizerObject& self, py::handle texts, int num_threads, py::handle allowed, bool add_special_tokens,
+              py::handle pairs, py::handle truncation, std::optional<size_t> max_length, size_t stride,
+              const std::string& truncation_side, const std::string& truncation_strategy, py::handle padding,
+              std::optional<size_t> pad_to_multiple_of, py::handle return_tensors) -> py::object {
+             const bool arrays = !return_tensors.is_none();
+             if (arrays && (!PyUnicode_Check(return_tensors.ptr()) || return_tensors.cast<std::string>() != "np")) {
+               throw py::value_error("return_tensors must be \"np\" (NumPy arrays) or None");
+             }
+             const bool sized = arrays || !pairs.is_none() || !truncation.is_none() || max_length || stride > 0 ||
+                                !truncation_side.empty() || !truncation_strategy.empty() || !padding.is_none() ||
+                                pad_to_multiple_of;
+             if (!sized) return EncodeBatch(self, texts, num_threads, allowed, add_special_tokens);
+             EncodeOptions options = ParseAllowed(allowed);
+             options.add_special_tokens = add_special_tokens;
+             const SequenceLengths lengths =
+                 ParseLengths(self.tokenizer(), truncation, max_length, stride, truncation_side, truncation_strategy,
+                              padding, pad_to_multiple_of, arrays);
+             return EncodeBatchSized(self, texts, pairs, options, lengths, arrays);
+           },
+           py::arg("texts"), py::arg("num_threads") = 0, py::arg("allowed_special") = py::tuple(),
+           py::arg("add_special_tokens") = false, py::kw_only(), py::arg("pairs") = py::none(),
+           py::arg("truncation") = py::none(), py::arg("max_length") = py::none(), py::arg("stride") = 0,
+           py::arg("truncation_side") = "", py::arg("truncation_strategy") = "", py::arg("padding") = py::none(),
+           py::arg("pad_to_multiple_of") = py::none(), py::arg("return_tensors") = py::none(),
            "Ids of each text, encoded on num_threads C++ threads (0: one per core) with the GIL released; the "
-           "same as encoding them one by one.")
+           "same as encoding them one by one. With any keyword argument, as Hugging Face's encode_batch: pairs= "
+           "(second texts), truncation (None: the tokenizer.json's; True/False), max_length, stride, "
+           "truncation_side, truncation_strategy, padding (None: the file's; \"longest\", \"max_length\", N, "
+           "False), pad_to_multiple_of; return_tensors=\"np\" gives a dict of [batch, length] int64 arrays "
+           "(input_ids, attention_mask, token_type_ids, special_tokens_mask, word_ids with -1 for none).")
       .def("encode_ordinary_batch",
            [](TokenizerObject& self, py::handle texts, int num_threads) {
              return EncodeBatch(self, texts, num_threads, py::none(), false);

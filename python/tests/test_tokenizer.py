@@ -1,6 +1,7 @@
 """tokvec.Tokenizer: ids equal the CLI's on the shared corpora, llama.cpp's GPT-2 cases (Hugging Face's ids),
 batches on threads equal serial, 8 Python threads at once, round trips, offsets, aliases and the error table."""
 import concurrent.futures
+import pathlib
 import random
 
 import pytest
@@ -239,3 +240,61 @@ def test_pairs_special_tokens_and_skip_special_as_hugging_face():
     assert bert.encode("hello world", add_special_tokens=True) == [cls] + plain + [sep]
     assert bert.encode_batch(["hello world", "a"], add_special_tokens=True)[0] == [cls] + plain + [sep]
     assert bert.decode([cls] + plain + [sep], skip_special_tokens=True) == "hello world"
+
+
+def lengths_golden():
+    import json
+    path = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "lengths" / "golden.json"
+    return path.parent, json.loads(path.read_text())["cases"]
+
+
+def test_encode_batch_padded_arrays_match_hugging_face():
+    """encode_batch(return_tensors="np") gives Hugging Face's encodeBatch rows (tests/data/lengths/golden.json:
+    the file's truncation and padding) as arrays; files without padding give its ragged rows as lists."""
+    np = pytest.importorskip("numpy")
+    root, cases = lengths_golden()
+    checked = 0
+    for case in cases:
+        if "batch" not in case or "error" in case:
+            continue
+        tok = tokvec.Tokenizer.load(str(root.parent / case["file"]))
+        rows = case["rows"]
+        padded = len({len(r["ids"]) for r in rows}) == 1 and any(0 in r["attention_mask"] for r in rows)
+        if padded:
+            got = tok.encode_batch(case["batch"], allowed_special="all", add_special_tokens=case["add"],
+                                   return_tensors="np")
+            assert got["input_ids"].dtype == np.int64 and got["input_ids"].shape == (len(rows), len(rows[0]["ids"]))
+            for key, field in (("input_ids", "ids"), ("attention_mask", "attention_mask"),
+                               ("token_type_ids", "type_ids"), ("special_tokens_mask", "special_tokens_mask"),
+                               ("word_ids", "word_ids")):
+                assert got[key].tolist() == [r[field] for r in rows], f"{case['file']} {key}"
+        else:
+            got = tok.encode_batch(case["batch"], allowed_special="all", add_special_tokens=case["add"],
+                                   padding=False)  # the file's truncation, no padding
+            assert got == [r["ids"] for r in rows], case["file"]
+        checked += 1
+    assert checked >= 10
+
+
+def test_encode_batch_truncation_and_padding_arguments():
+    np = pytest.importorskip("numpy")
+    tok = tokvec.Tokenizer.load(str(pathlib.Path(__file__).resolve().parents[2] / "tests/data/wordpiece/uncased.json"))
+    texts = ["a b c d e f g h i j k l", "a b"]
+    plain = tok.encode_batch(texts)
+    assert [len(ids) for ids in plain] == [12, 2]  # no keyword: as before, nothing cut or padded
+    cut = tok.encode_batch(texts, max_length=5, add_special_tokens=True)
+    assert [len(ids) for ids in cut] == [5, 4]
+    arrays = tok.encode_batch(texts, max_length=6, padding="max_length", pad_to_multiple_of=4, return_tensors="np")
+    assert arrays["input_ids"].shape == (2, 8)
+    assert arrays["attention_mask"].sum(axis=1).tolist() == [6, 2]
+    pairs = tok.encode_batch(["a b c"], pairs=["d e"], add_special_tokens=True, return_tensors="np")
+    assert pairs["token_type_ids"].tolist() == [[0, 0, 0, 0, 0, 1, 1, 1]]
+    assert pairs["word_ids"].tolist() == [[-1, 0, 1, 2, -1, 0, 1, -1]]
+    with pytest.raises(ValueError, match="truncation=True needs max_length"):
+        tok.encode_batch(texts, truncation=True)
+    with pytest.raises(ValueError, match="return_tensors"):
+        tok.encode_batch(texts, return_tensors="pt")
+    with pytest.raises(ValueError, match="needs padding"):
+        tok.encode_batch(texts, padding=False, return_tensors="np")
+    with pytest.raises(ValueError, match="pairs= holds 1 texts for 2"):
+        tok.encode_batch(texts, pairs=["x"])

@@ -24,8 +24,16 @@ class Tokenizer:
                     add_special_tokens: bool = False) -> tuple[list[int], list[int]]:
         """(ids, type_ids) of a sentence pair laid out by the post-processor's pair template, as Hugging Face's."""
     def encode_batch(self, texts: Iterable[_Text], num_threads: int = 0, allowed_special: _Allowed = (),
-                     add_special_tokens: bool = False) -> list[list[int]]:
-        """Each text on its own, on num_threads C++ threads (0: one per core); equals encoding one by one."""
+                     add_special_tokens: bool = False, *, pairs: Optional[Iterable[_Text]] = None,
+                     truncation: Optional[bool] = None, max_length: Optional[int] = None, stride: int = 0,
+                     truncation_side: str = "", truncation_strategy: str = "",
+                     padding: Union[None, bool, str, int] = None, pad_to_multiple_of: Optional[int] = None,
+                     return_tensors: Optional[str] = None) -> Union[list[list[int]], dict[str, npt.NDArray[np.int64]]]:
+        """Each text on its own, on num_threads C++ threads (0: one per core); equals encoding one by one.
+
+        With any keyword argument, as Hugging Face's encode_batch: the tokenizer.json's truncation and padding
+        (or these), pairs= the second texts; return_tensors="np": a dict of [batch, length] int64 arrays
+        input_ids, attention_mask, token_type_ids, special_tokens_mask, word_ids (-1: none)."""
     def encode_ordinary_batch(self, texts: Iterable[_Text], num_threads: int = 0) -> list[list[int]]: ...
     def encode_with_offsets(self, text: _Text, allowed_special: _Allowed = ()) -> tuple[list[int], list[tuple[int, int]]]:
         """Ids and [begin, end) offsets: characters for str input, bytes for bytes input."""

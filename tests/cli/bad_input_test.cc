@@ -167,6 +167,18 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     wordpiece("bad_unk.json", bert, R"("unk_token": "<unk>", "vocab": {"[UNK]": 0, "a": 1})");
     wordpiece("string_id.json", bert, R"("unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": "1"})");
     wordpiece("dup_ids.json", bert, R"("unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1, "b": 1})");
+    // Truncation and padding sections, broken; a WordLevel model without an unk token in its vocabulary.
+    WriteFixture(d / "wordpiece" / "bad_truncation.json",
+                 "{" + bert + R"("truncation": {"max_length": 8, "strategy": "Shortest", "stride": 0},
+                 "model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1}}})");
+    WriteFixture(d / "wordpiece" / "bad_padding.json",
+                 "{" + bert + R"("padding": {"strategy": "BatchLongest", "direction": "Right", "pad_type_id": 0,
+                 "pad_token": "[PAD]"}, "model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1}}})");
+    WriteFixture(d / "wordpiece" / "only_second.json",
+                 "{" + bert + R"("truncation": {"max_length": 2, "strategy": "OnlySecond", "stride": 0},
+                 "model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1}}})");
+    WriteFixture(d / "wordpiece" / "wordlevel_no_unk.json",
+                 "{" + bert + R"("model": {"type": "WordLevel", "unk_token": "<unk>", "vocab": {"a": 0, "b": 1}}})");
     wordpiece("bad_decoder.json", R"("pre_tokenizer": {"type": "BertPreTokenizer"}, "decoder": {"type": "Metaspace"}, )",
               R"("unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1})");
     wordpiece("bad_pre_tokenizer.json", R"("pre_tokenizer": {"type": "ByteLevel"}, )",
@@ -389,6 +401,17 @@ const BadInput kUsageRows[] = {
     BadInput("UnknownFlag", {"--no-such-flag"}, 2, "unknown option '--no-such-flag'"),
     BadInput("UnknownSubcommandFlag", {"encode", "-m", "{dir}/word.tokvec", "--no-such-flag"}, 2, "--no-such-flag"),
     BadInput("MissingRequiredFlag", {"encode", "{dir}/corpus.txt"}, 2, "--model is required"),
+    BadInput("EncodeNoTruncationWithMaxLength",
+             {"encode", "-m", "{dir}/wordpiece/uncased.json", "--no-truncation", "--max-length", "8"}, 2,
+             "--no-truncation and --max-length contradict"),
+    BadInput("EncodeStrideWithoutTruncation", {"encode", "-m", "{dir}/wordpiece/uncased.json", "--stride", "2"}, 2,
+             "give --max-length N (this tokenizer has none)"),
+    BadInput("EncodePadIdWithoutPadding", {"encode", "-m", "{dir}/wordpiece/uncased.json", "--pad-id", "0"}, 2,
+             "give --padding longest|N"),
+    BadInput("EncodePaddingNotANumber", {"encode", "-m", "{dir}/wordpiece/uncased.json", "--padding", "lots"}, 2,
+             "must be 'longest' or a number of tokens"),
+    BadInput("EncodeOverflowingWithoutTruncation",
+             {"encode", "-m", "{dir}/wordpiece/uncased.json", "--overflowing"}, 2, "--overflowing writes truncation's"),
     BadInput("TrainNoTarget", {"train", "--type", "word", "-o", kOut, "{dir}/corpus.txt"}, 2,
              "exactly one of --merges N and --vocab-size N"),
     BadInput("TrainBothTargets", {"train", "--merges", "5", "--vocab-size", "50", "-o", kOut, "{dir}/corpus.txt"}, 2,
@@ -564,6 +587,32 @@ const BadInput kDataRows[] = {
     BadInput("EncodePairsLineWithTwoTabs", {"encode", "-m", "{dir}/wordpiece/uncased.json", "--pairs"}, 1,
              "line 1: --pairs expects text A, a tab, text B; the line has more than one tab")
         .Stdin("a\tb\tlabel\n"),
+    // Truncation and padding (tokenizer/processors/length_json.h, tokenizer/sequence_encoding.h).
+    BadInput("EncodeBadTruncationStrategy", {"encode", "-m", "{dir}/wordpiece/bad_truncation.json"}, 1,
+             "key 'truncation.strategy': expected \"LongestFirst\", \"OnlyFirst\" or \"OnlySecond\", got \"Shortest\"")
+        .Stdin("a\n"),
+    BadInput("EncodePaddingWithoutPadId", {"encode", "-m", "{dir}/wordpiece/bad_padding.json"}, 1,
+             "key 'padding.pad_id': missing")
+        .Stdin("a\n"),
+    BadInput("EncodeOnlySecondOnASingleText", {"encode", "-m", "{dir}/wordpiece/only_second.json", "--lines"}, 1,
+             "line 1: truncation OnlySecond needs a second text (a sentence pair)")
+        .Stdin("a a a a\n"),
+    BadInput("EncodeStrideNotBelowTheBudget",
+             {"encode", "-m", "{dir}/wordpiece/uncased.json", "--lines", "--add-special-tokens", "--max-length", "4",
+              "--stride", "2"},
+             1, "line 1: the truncation stride (2) must be less than the length it cuts to (2;")
+        .Stdin("a b c d e f\n"),
+    BadInput("EncodeMaxLengthBelowTheAddedTokens",
+             {"encode", "-m", "{dir}/wordpiece/uncased.json", "--add-special-tokens", "--max-length", "1"}, 1,
+             "truncation max_length 1 is less than the 2 tokens the post-processor adds")
+        .Stdin("a b\n"),
+    BadInput("EncodePadIdOutsideTheVocabulary",
+             {"encode", "-m", "{dir}/wordpiece/uncased.json", "--padding", "8", "--pad-id", "99999999"}, 1,
+             "--pad-id 99999999 is not an id of this tokenizer")
+        .Stdin("a\n"),
+    BadInput("EncodeWordLevelWordWithoutUnk", {"encode", "-m", "{dir}/wordpiece/wordlevel_no_unk.json", "--lines"}, 1,
+             "line 2: byte 2: the word 'c' is not in the WordLevel vocabulary, and neither is its unk_token '<unk>'")
+        .Stdin("a b\na c\n"),
     BadInput("DecodeSkipSpecialOutOfRange", {"decode", "-m", "{dir}/wordpiece/uncased.json", "--skip-special"}, 1,
              "id 999999 (position 2, byte offset 2) is outside the vocabulary")
         .Stdin("2 999999"),

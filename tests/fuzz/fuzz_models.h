@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,8 +20,8 @@
 
 #include "tests/fuzz/fuzz_util.h"
 #include "tokenizer/models/bpe/bpe_model.h"
-#include "tokenizer/sequence_encoding.h"
 #include "tokenizer/pre_tokenizers/split_pre_tokenizer.h"
+#include "tokenizer/sequence_encoding.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec::fuzz {
@@ -114,7 +115,7 @@ inline void ExerciseTokenizer(const Tokenizer& tokenizer, std::string_view text)
   // The text as both halves of a sentence pair (the post-processor's pair template), and decoding without the
   // special tokens.
   const std::string_view half_b = text.substr(text.size() / 2);
-  absl::StatusOr<PairEncoding> pair =
+  absl::StatusOr<EncodedTokens> pair =
       EncodePair(tokenizer, text, half_b, EncodeOptions{.allow_all_special = true, .add_special_tokens = true});
   if (pair.ok()) {
     FUZZ_CHECK(pair->type_ids.size() == pair->ids.size() && pair->sequence_ids.size() == pair->ids.size() &&
@@ -127,6 +128,28 @@ inline void ExerciseTokenizer(const Tokenizer& tokenizer, std::string_view text)
                  pair->offsets[i].end <= (sequence == 1 ? half_b.size() : text.size()));
     }
     FUZZ_CHECK(tokenizer.Decode(pair->ids, DecodeOptions{.skip_special_tokens = true}).ok());
+  }
+  // Truncation and padding: the file's, else small ones from the text's length, on the text and on the pair; every
+  // window within max_length (after padding: exactly the padded length), the masks and word ids of the same size.
+  SequenceLengths lengths = SequenceLengths::Of(tokenizer);
+  if (!lengths.truncation) lengths.truncation = TruncationParams{.max_length = 3 + text.size() % 7, .stride = 1};
+  if (!lengths.padding) lengths.padding = PaddingParams{.fixed_length = text.size() % 5, .pad_to_multiple_of = 4};
+  const std::optional<std::string_view> seconds[] = {std::nullopt, half_b};
+  for (const std::optional<std::string_view>& second : seconds) {
+    absl::StatusOr<EncodedTokens> sized =
+        EncodeSequences(tokenizer, text, second, EncodeOptions{.allow_all_special = true, .add_special_tokens = true},
+                        lengths);
+    if (!sized.ok()) continue;
+    std::vector<const EncodedTokens*> all = {&*sized};
+    for (size_t k = 0; k < all.size(); ++k) {
+      const EncodedTokens& rows = *all[k];
+      FUZZ_CHECK(rows.type_ids.size() == rows.size() && rows.sequence_ids.size() == rows.size() &&
+                 rows.word_ids.size() == rows.size() && rows.offsets.size() == rows.size() &&
+                 rows.attention_mask.size() == rows.size() && rows.special_tokens_mask.size() == rows.size());
+      for (TokenId id : rows.ids) FUZZ_CHECK(id < tokenizer.vocab_size() || id == lengths.padding->pad_id);
+      for (const EncodedTokens& window : rows.overflowing) all.push_back(&window);
+      if (all.size() > 10000) break;
+    }
   }
 }
 

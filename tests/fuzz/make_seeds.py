@@ -287,6 +287,15 @@ def main():
     write("hf_tokenizer_json", "untyped_wordpiece", json.dumps(untyped, ensure_ascii=False).encode() + bert_sample)
     word_level = dict(bert, model={"vocab": wordpiece_vocab, "unk_token": "[UNK]"})
     write("hf_tokenizer_json", "untyped_word_level", json.dumps(word_level, ensure_ascii=False).encode() + bert_sample)
+    # Truncation and padding sections (current shapes, and the older ones without direction / pad_to_multiple_of).
+    lengths = dict(bert, truncation={"direction": "Left", "max_length": 7, "strategy": "LongestFirst", "stride": 2},
+                   padding={"strategy": {"Fixed": 9}, "direction": "Left", "pad_to_multiple_of": 4, "pad_id": 0,
+                            "pad_type_id": 1, "pad_token": "[PAD]"})
+    write("hf_tokenizer_json", "wordpiece_lengths", json.dumps(lengths, ensure_ascii=False).encode() + bert_sample)
+    old_lengths = dict(bert, truncation={"max_length": 5, "strategy": "OnlyFirst", "stride": 0},
+                       padding={"strategy": "BatchLongest", "direction": "Right", "pad_id": 0, "pad_type_id": 0,
+                                "pad_token": "[PAD]"})
+    write("hf_tokenizer_json", "wordpiece_old_lengths", json.dumps(old_lengths, ensure_ascii=False).encode() + bert_sample)
     word_level_no_unk = dict(bert, pre_tokenizer={"type": "Whitespace"},
                              model={"type": "WordLevel", "vocab": wordpiece_vocab, "unk_token": "<unk>"})
     write("hf_tokenizer_json", "word_level_no_unk", json.dumps(word_level_no_unk, ensure_ascii=False).encode() + bert_sample)

@@ -4,6 +4,7 @@
 // files with each post-processor kind (TemplateProcessing, also reordered and in a Sequence; RobertaProcessing;
 // BertProcessing; ByteLevel; none).
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,7 @@ TEST(PairEncodingTest, GoldensFromHuggingFace) {
     for (const bool add : {false, true}) {
       const nlohmann::json& want = row[add ? "with_specials" : "plain"];
       // Hugging Face matches every added token in the text: allow all of them.
-      absl::StatusOr<PairEncoding> pair =
+      absl::StatusOr<EncodedTokens> pair =
           EncodePair(**tokenizer, a, b, {.allow_all_special = true, .add_special_tokens = add});
       ASSERT_TRUE(pair.ok()) << pair.status();
       const std::string where = file + (add ? " add_special_tokens " : " ") + a + " | " + b;
@@ -124,6 +125,108 @@ TEST(PairEncodingTest, BadTypeIdIsAnError) {
   ASSERT_FALSE(post.ok());
   EXPECT_NE(std::string(post.status().message()).find("post_processor.pair[1].Sequence.type_id"), std::string::npos)
       << post.status();
+}
+
+}  // namespace
+}  // namespace tokvec
+
+namespace tokvec {
+namespace {
+
+// What Hugging Face gives for one encoding (tests/data/lengths/golden.json), recursively for its windows.
+void ExpectRows(const EncodedTokens& got, const nlohmann::json& want, const std::string& where) {
+  EXPECT_EQ(got.ids, want["ids"].get<std::vector<TokenId>>()) << where;
+  EXPECT_EQ(got.type_ids, want["type_ids"].get<std::vector<uint32_t>>()) << where;
+  EXPECT_EQ(got.sequence_ids, want["sequence_ids"].get<std::vector<int>>()) << where;
+  EXPECT_EQ(got.word_ids, want["word_ids"].get<std::vector<int32_t>>()) << where;
+  EXPECT_EQ(got.attention_mask, want["attention_mask"].get<std::vector<uint8_t>>()) << where;
+  EXPECT_EQ(got.special_tokens_mask, want["special_tokens_mask"].get<std::vector<uint8_t>>()) << where;
+  EXPECT_EQ(AsPairs(got.offsets), want["offsets"].get<Offsets>()) << where;
+  ASSERT_EQ(got.overflowing.size(), want["overflowing"].size()) << where;
+  for (size_t i = 0; i < got.overflowing.size(); ++i) {
+    ExpectRows(got.overflowing[i], want["overflowing"][i], where + " window " + std::to_string(i));
+  }
+}
+
+TEST(SequenceEncodingTest, TruncationAndPaddingAsHuggingFace) {
+  absl::StatusOr<std::string> text = ReadFile(DataPath("lengths/golden.json"));
+  ASSERT_TRUE(text.ok()) << text.status();
+  const nlohmann::json golden = nlohmann::json::parse(*text);
+  size_t cases = 0, errors = 0, windows = 0;
+  for (const nlohmann::json& row : golden["cases"]) {
+    const std::string file = row["file"].get<std::string>();
+    absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Load(DataPath(file));
+    ASSERT_TRUE(tokenizer.ok()) << tokenizer.status();
+    const SequenceLengths lengths = SequenceLengths::Of(**tokenizer);
+    ASSERT_TRUE(lengths.truncation || lengths.padding) << file;
+    const EncodeOptions options{.allow_all_special = true, .add_special_tokens = row["add"].get<bool>()};
+    std::string where = file + (options.add_special_tokens ? " add_special_tokens " : " ");
+    ++cases;
+    if (row.contains("batch")) {
+      const std::vector<std::string> texts = row["batch"].get<std::vector<std::string>>();
+      const std::vector<std::string_view> views(texts.begin(), texts.end());
+      absl::StatusOr<std::vector<EncodedTokens>> batch = EncodeBatch(**tokenizer, views, {}, options, lengths);
+      where += "batch";
+      if (row.contains("error")) {
+        EXPECT_FALSE(batch.ok()) << where;
+        ++errors;
+        continue;
+      }
+      ASSERT_TRUE(batch.ok()) << where << ": " << batch.status();
+      ASSERT_EQ(batch->size(), row["rows"].size()) << where;
+      for (size_t i = 0; i < batch->size(); ++i) ExpectRows((*batch)[i], row["rows"][i], where + " " + texts[i]);
+      continue;
+    }
+    const std::string a = row["a"].get<std::string>();
+    std::optional<std::string> b;
+    if (row.contains("b")) b = row["b"].get<std::string>();
+    where += a + (b ? " | " + *b : "");
+    absl::StatusOr<EncodedTokens> rows =
+        EncodeSequences(**tokenizer, a, b ? std::optional<std::string_view>(*b) : std::nullopt, options, lengths);
+    if (row.contains("error")) {
+      EXPECT_FALSE(rows.ok()) << where << " (Hugging Face: " << row["error"] << ")";
+      ++errors;
+      continue;
+    }
+    ASSERT_TRUE(rows.ok()) << where << ": " << rows.status();
+    ExpectRows(*rows, row, where);
+    windows += rows->overflowing.size();
+  }
+  EXPECT_GE(cases, 150u);
+  EXPECT_GE(errors, 10u);   // OnlySecond without a pair, a text too short to cut
+  EXPECT_GE(windows, 30u);  // strides make overflowing windows
+}
+
+TEST(SequenceEncodingTest, NoLengthsGiveTheWholeText) {
+  absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Load(DataPath("lengths/bert-multiple-of-8.json"));
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status();
+  const std::string text = "a b c d e f g h i j k l m n o p q r s t u v w x y z";
+  absl::StatusOr<EncodedTokens> whole = EncodeSequences(**tokenizer, text, std::nullopt, {}, {});
+  absl::StatusOr<Encoding> plain = (*tokenizer)->Encode(text);
+  ASSERT_TRUE(whole.ok() && plain.ok());
+  EXPECT_EQ(whole->ids, plain->ids);  // Encode itself never truncates
+  EXPECT_EQ(whole->size(), 26u);
+  absl::StatusOr<EncodedTokens> cut = EncodeSequences(**tokenizer, text, std::nullopt, {}, SequenceLengths::Of(**tokenizer));
+  ASSERT_TRUE(cut.ok());
+  EXPECT_EQ(cut->size(), 16u);
+  EXPECT_TRUE(cut->truncated);
+  // Hugging Face's early exit: one-token words up to max_length are all it tokenizes, so nothing overflows.
+  EXPECT_TRUE(cut->overflowing.empty());
+}
+
+TEST(SequenceEncodingTest, MaxLengthBelowTheAddedTokensIsAnError) {
+  absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Load(DataPath("wordpiece/uncased.json"));
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status();
+  SequenceLengths lengths{.truncation = TruncationParams{.max_length = 1}};
+  absl::StatusOr<EncodedTokens> rows =
+      EncodeSequences(**tokenizer, "hello", std::nullopt, {.add_special_tokens = true}, lengths);
+  ASSERT_FALSE(rows.ok());
+  EXPECT_NE(rows.status().message().find("less than the 2 tokens"), std::string::npos) << rows.status();
+  lengths.truncation->max_length = 4;
+  lengths.truncation->stride = 2;  // 4 - 2 added = 2: the stride must be less
+  rows = EncodeSequences(**tokenizer, "a b c d e f", std::nullopt, {.add_special_tokens = true}, lengths);
+  ASSERT_FALSE(rows.ok());
+  EXPECT_NE(rows.status().message().find("stride"), std::string::npos) << rows.status();
 }
 
 }  // namespace

@@ -76,6 +76,7 @@ struct EncodeChunk {
   std::vector<TokenId> ids;         // or the ids it wrote
   IdTextBuffer* id_text = nullptr;  // with `id_text`: the chunk's " id id ..." buffer (Tokenizer::EncodeIdText)
   absl::Status status;              // the work's error: Run returns it once the chunks before it are written
+  uint64_t first_cut_line = 0;      // lines: the first line truncation cut (0: none), for the sink's note
 };
 
 struct ChunkedEncoderOptions {

@@ -103,6 +103,69 @@ void AppendEncoding(const Tokenizer& tokenizer, const Encoding& encoding, Encodi
   *out += '\n';
 }
 
+namespace {
+
+// `"key": [v, v, ...]` of `values`, each by `append`, after ", ".
+template <typename T, typename Append>
+void AppendJsonArray(const char* key, const std::vector<T>& values, Append append, std::string* out) {
+  *out += ", \"";
+  *out += key;
+  *out += "\": [";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) *out += ", ";
+    append(values[i]);
+  }
+  *out += ']';
+}
+
+// One encoding as a JSON object (no line end); windows inside when `windows`.
+void AppendEncodedTokensJson(const Tokenizer& tokenizer, const EncodedTokens& rows, size_t b_begin, bool windows,
+                             std::string* out) {
+  Encoding encoding{.ids = rows.ids, .offsets = rows.offsets};
+  for (size_t i = 0; i < encoding.offsets.size(); ++i) {
+    if (rows.sequence_ids[i] == 1) {
+      encoding.offsets[i].begin += b_begin;
+      encoding.offsets[i].end += b_begin;
+    }
+  }
+  AppendEncoding(tokenizer, encoding, EncodingTextFormat::kJson, out);
+  out->resize(out->size() - 2);  // "]}\n" becomes "]" and the keys below
+  auto number = [&](uint64_t value) { AppendNumber(value, out); };
+  AppendJsonArray("type_ids", rows.type_ids, number, out);
+  AppendJsonArray("attention_mask", rows.attention_mask, number, out);
+  AppendJsonArray("special_tokens_mask", rows.special_tokens_mask, number, out);
+  AppendJsonArray("word_ids", rows.word_ids, [&](int32_t word) {
+    if (word < 0) {
+      *out += "null";
+    } else {
+      AppendNumber(static_cast<uint64_t>(word), out);
+    }
+  }, out);
+  if (windows && !rows.overflowing.empty()) {
+    *out += ", \"overflowing\": [";
+    for (size_t i = 0; i < rows.overflowing.size(); ++i) {
+      if (i > 0) *out += ", ";
+      AppendEncodedTokensJson(tokenizer, rows.overflowing[i], b_begin, false, out);
+    }
+    *out += ']';
+  }
+  *out += '}';
+}
+
+}  // namespace
+
+void AppendEncodedTokens(const Tokenizer& tokenizer, const EncodedTokens& rows, EncodingTextFormat format,
+                         size_t b_begin, bool windows_as_lines, std::string* out) {
+  if (format == EncodingTextFormat::kJson) {
+    AppendEncodedTokensJson(tokenizer, rows, b_begin, true, out);
+    *out += '\n';
+    return;
+  }
+  AppendEncoding(tokenizer, Encoding{.ids = rows.ids}, format, out);
+  if (!windows_as_lines) return;
+  for (const EncodedTokens& window : rows.overflowing) AppendEncoding(tokenizer, Encoding{.ids = window.ids}, format, out);
+}
+
 std::vector<TokenId> SpecialIdsBefore(const Tokenizer& tokenizer) {
   const auto& post = tokenizer.spec().post_processor;
   return post != nullptr ? post->SingleBefore() : std::vector<TokenId>();

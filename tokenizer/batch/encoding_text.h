@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenizer/processors/encoded_tokens.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec {
@@ -39,6 +40,14 @@ void AppendJsonString(std::string_view text, std::string* out);
 // Appends one encoding as one output line (its '\n' included).
 void AppendEncoding(const Tokenizer& tokenizer, const Encoding& encoding, EncodingTextFormat format,
                     std::string* out);
+
+// One encoding of tokenizer/sequence_encoding.h (truncated, padded) as one output line: kIds, kTokens and kReadable
+// as AppendEncoding (padding tokens included); kJson adds "type_ids", "attention_mask", "special_tokens_mask",
+// "word_ids" (null for none) and, when truncation cut windows off, "overflowing" (each window an object of the same
+// keys). `b_begin` is added to the offsets of text b's tokens (a pair's line: where b starts). With
+// `windows_as_lines` (not kJson), each overflowing window follows as a line of its own.
+void AppendEncodedTokens(const Tokenizer& tokenizer, const EncodedTokens& rows, EncodingTextFormat format,
+                         size_t b_begin, bool windows_as_lines, std::string* out);
 
 // The post-processor's ids before / after a single text (none without a post-processor): what
 // add_special_tokens adds around it.

@@ -14,10 +14,13 @@
 //   post_processor    TemplateProcessing, RobertaProcessing, BertProcessing, ByteLevel, Sequence
 //                     (tokenizer/processors/post_processor_json.h): tokens added with EncodeOptions::add_special_tokens,
 //                     offsets trimmed always; the pair template and type ids lay out sentence pairs
-//                     (tokenizer/pair_encoding.h)
+//                     (tokenizer/sequence_encoding.h)
+//   truncation,       Hugging Face's max_length / stride / strategy / direction and padding strategy / direction /
+//   padding           pad_to_multiple_of / pad_id (tokenizer/processors/length_json.h), kept in the spec and applied
+//                     by EncodeSequences (tokenizer/sequence_encoding.h) and `tokvec encode`, not by Tokenizer::Encode
 // Vocabulary entries spelled outside the byte alphabet (or empty) load as unreachable tokens (no input reaches
 // them; TokenizerSpec::unreachable_tokens), as Hugging Face loads them.
-// Other parts (truncation, padding; the decoder unless the model has affixes) do not change ids and are ignored.
+// The decoder of a byte-level model without affixes does not change what Decode gives and is not read.
 // Offsets are Hugging Face's: every spec read here sets whole_character_offsets (tokenizer/text/character_offsets.h),
 // so a token holding part of a multi-byte character covers the whole character.
 //
@@ -95,6 +98,7 @@
 #include "tokenizer/models/unigram/unigram_json.h"
 #include "tokenizer/models/wordlevel/wordlevel_json.h"
 #include "tokenizer/models/wordpiece/wordpiece_json.h"
+#include "tokenizer/processors/length_json.h"
 #include "tokenizer/normalizers/normalizer_json.h"
 #include "tokenizer/pre_tokenizers/pre_tokenizer_json.h"
 #include "tokenizer/processors/post_processor_json.h"
@@ -248,8 +252,11 @@ absl::Status ReadAddedTokens(const Json& json, const std::string& path, size_t m
   return absl::OkStatus();
 }
 
-// The post_processor (tokenizer/processors/post_processor_json.h) of `json` into `spec`; ids must be below its vocabulary.
-absl::Status ReadPostProcessorOf(const Json& json, const std::string& path, size_t model_size, TokenizerSpec* spec) {
+// The post_processor (tokenizer/processors/post_processor_json.h), truncation and padding (processors/length_json.h)
+// of `json` into `spec`; post_processor ids must be below its vocabulary.
+absl::Status ReadProcessingOf(const Json& json, const std::string& path, size_t model_size, TokenizerSpec* spec) {
+  TOKVEC_ASSIGN_OR_RETURN(spec->truncation, ReadHfTruncation(json, path));
+  TOKVEC_ASSIGN_OR_RETURN(spec->padding, ReadHfPadding(json, path));
   if (!json.contains("post_processor")) return absl::OkStatus();
   size_t vocab_size = model_size;
   for (const SpecialToken& token : spec->special_tokens) vocab_size = std::max<size_t>(vocab_size, token.id + size_t{1});
@@ -311,7 +318,7 @@ absl::StatusOr<TokenizerSpec> ReadWordPiece(const Json& json, const std::string&
   TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.wordpiece.size(),
                                          [&](TokenId id) { return spec.wordpiece.token(id); },
                                          &spec.special_tokens));
-  TOKVEC_RETURN_IF_ERROR(ReadPostProcessorOf(json, path, spec.wordpiece.size(), &spec));
+  TOKVEC_RETURN_IF_ERROR(ReadProcessingOf(json, path, spec.wordpiece.size(), &spec));
   return spec;
 }
 
@@ -334,7 +341,7 @@ absl::StatusOr<TokenizerSpec> ReadUnigram(const Json& json, const std::string& p
   TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.unigram.size(),
                                          [&](TokenId id) { return spec.unigram.token(id); },
                                          &spec.special_tokens));
-  TOKVEC_RETURN_IF_ERROR(ReadPostProcessorOf(json, path, spec.unigram.size(), &spec));
+  TOKVEC_RETURN_IF_ERROR(ReadProcessingOf(json, path, spec.unigram.size(), &spec));
   return spec;
 }
 
@@ -359,7 +366,7 @@ absl::StatusOr<TokenizerSpec> ReadWordLevel(const Json& json, const std::string&
   TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.wordlevel.size(),
                                          [&](TokenId id) { return spec.wordlevel.token(id); },
                                          &spec.special_tokens));
-  TOKVEC_RETURN_IF_ERROR(ReadPostProcessorOf(json, path, spec.wordlevel.size(), &spec));
+  TOKVEC_RETURN_IF_ERROR(ReadProcessingOf(json, path, spec.wordlevel.size(), &spec));
   return spec;
 }
 
@@ -425,7 +432,7 @@ absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& p
   // 3. Added tokens.
   TOKVEC_RETURN_IF_ERROR(ReadAddedTokens(json, path, spec.bpe.size(),
                                          [&](TokenId id) { return spec.bpe.token(id); }, &spec.special_tokens));
-  TOKVEC_RETURN_IF_ERROR(ReadPostProcessorOf(json, path, spec.bpe.size(), &spec));
+  TOKVEC_RETURN_IF_ERROR(ReadProcessingOf(json, path, spec.bpe.size(), &spec));
   return spec;
 }
 
@@ -489,7 +496,7 @@ absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std
                                            return BytesToUnicode(spec.bpe.token(id));
                                          },
                                          &spec.special_tokens));
-  TOKVEC_RETURN_IF_ERROR(ReadPostProcessorOf(json, path, spec.bpe.size(), &spec));
+  TOKVEC_RETURN_IF_ERROR(ReadProcessingOf(json, path, spec.bpe.size(), &spec));
   return spec;
 }
 

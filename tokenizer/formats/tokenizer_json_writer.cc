@@ -15,6 +15,7 @@
 #include "nlohmann/json.hpp"
 #include "tokenizer/formats/formats.h"
 #include "tokenizer/models/bpe/recover_merges.h"
+#include "tokenizer/processors/length_json.h"
 #include "tokenizer/text/byte_unicode.h"
 #include "tokenizer/text/utf8.h"
 
@@ -124,8 +125,8 @@ absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
   }
   OrderedJson root = {
       {"version", "1.0"},
-      {"truncation", nullptr},
-      {"padding", nullptr},
+      {"truncation", WriteHfTruncation(spec.truncation)},
+      {"padding", WriteHfPadding(spec.padding)},
       {"added_tokens", added},
       {"normalizer", normalizers.empty()       ? OrderedJson(nullptr)
                      : normalizers.size() == 1 ? normalizers[0]

@@ -409,6 +409,8 @@ namespace {
 // normalizer by name, and a merge list): the first such feature `spec` has, else nullopt.
 std::optional<std::string> FeatureTheFileCannotHold(const TokenizerSpec& spec) {
   if (spec.post_processor != nullptr) return "post_processor";
+  if (spec.truncation) return "truncation";
+  if (spec.padding) return "padding";
   if (spec.token_decoder != nullptr) return "decoder";
   if (spec.ignore_merges) return "ignore_merges";
   if (spec.affixes) return "continuing_subword_prefix / end_of_word_suffix";

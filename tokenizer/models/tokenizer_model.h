@@ -15,6 +15,7 @@
 #define TOKVEC_TOKENIZER_MODELS_TOKENIZER_MODEL_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,10 +48,12 @@ struct UnreachableToken {
   std::string spelling;
 };
 
-// Where tokens go: ids always, offsets when not null.
+// Where tokens go: ids always, offsets when not null. `words` (when not null) is filled by the Tokenizer facade, not
+// by models: the index of the piece (Hugging Face's word) each token came from.
 struct TokenSink {
   std::vector<TokenId>* ids;
   std::vector<Offset>* offsets;
+  std::vector<int32_t>* words = nullptr;
 };
 
 // What `tokvec inspect` prints of a model: "key: value\n" lines around the tokenizer's own (model, vocab_size,

@@ -41,6 +41,9 @@ struct PostProcessor {
     bool add_prefix_space = false;  // kTrimOffsets
     // kAddTokens: the pair template (none for a TemplateProcessing without "pair").
     std::optional<std::vector<TemplatePiece>> pair;
+    // kAddTokens: the windows truncation cuts off get type id 0 too when the tokens are added (RobertaProcessing);
+    // otherwise they keep their text's (0 for a, 1 for b), as Hugging Face's other processors leave them.
+    bool zero_window_type_ids = false;
   };
   std::vector<Step> steps;
   std::string name;  // Hugging Face's type, e.g. "TemplateProcessing", for messages and `inspect`.
@@ -57,6 +60,13 @@ struct PostProcessor {
   // (FailedPrecondition): a TemplateProcessing without a pair template, or more than one kAddTokens step
   // (a Sequence of two, which Hugging Face does not implement for pairs either).
   absl::StatusOr<std::vector<TemplatePiece>> PairTemplate() const;
+  // True when a kAddTokens step has zero_window_type_ids.
+  bool ZeroWindowTypeIds() const {
+    for (const Step& step : steps) {
+      if (step.kind == Step::kAddTokens && step.zero_window_type_ids) return true;
+    }
+    return false;
+  }
 };
 
 }  // namespace tokvec

@@ -133,7 +133,8 @@ absl::Status ReadStep(const Json& node, const std::string& path, const std::stri
     if (type == "RobertaProcessing") pair.push_back({.kind = Piece::kTokens, .ids = {sep}});
     pair.push_back({.kind = Piece::kSequenceB, .type_id = b_type});
     pair.push_back({.kind = Piece::kTokens, .ids = {sep}, .type_id = b_type});
-    out->steps.push_back({.kind = Step::kAddTokens, .before = {cls}, .after = {sep}, .pair = std::move(pair)});
+    out->steps.push_back({.kind = Step::kAddTokens, .before = {cls}, .after = {sep}, .pair = std::move(pair),
+                          .zero_window_type_ids = type == "RobertaProcessing"});
   } else if (type == "ByteLevel") {
     TOKVEC_ASSIGN_OR_RETURN(const bool trim, Flag(node, "trim_offsets", true, path, key));
     TOKVEC_ASSIGN_OR_RETURN(const bool prefix, Flag(node, "add_prefix_space", true, path, key));

@@ -29,6 +29,7 @@ commands=(
   "bench/embed_model.sh $tokvec"
   "bench/embed_model.sh $tokvec --startup"
   "bench/embed_dtype.sh $tokvec"
+  "bench/padded_batch.sh $tokvec"
 )
 for i in "${!commands[@]}"; do
   echo "== ${commands[$i]}"

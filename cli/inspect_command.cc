@@ -50,6 +50,21 @@ std::string Summary(const Tokenizer& tokenizer, const std::string& path) {
     }
     out += fmt::format("decoder: {}\n", decoder);
   }
+  // Hugging Face's truncation and padding, applied by `tokvec encode` (only lines for files that have them).
+  if (spec.truncation) {
+    out += fmt::format("truncation: max_length {}, {}, stride {}, {}\n", spec.truncation->max_length,
+                       TruncationStrategyName(spec.truncation->strategy), spec.truncation->stride,
+                       TruncationSideName(spec.truncation->direction));
+  }
+  if (spec.padding) {
+    const PaddingParams& padding = *spec.padding;
+    out += fmt::format("padding: {}{}, {}, pad {} (id {}, type id {})\n",
+                       padding.fixed_length ? fmt::format("Fixed {}", *padding.fixed_length) : "BatchLongest",
+                       padding.pad_to_multiple_of ? fmt::format(" to a multiple of {}", *padding.pad_to_multiple_of)
+                                                  : "",
+                       padding.direction == PaddingSide::kLeft ? "Left" : "Right", padding.pad_token, padding.pad_id,
+                       padding.pad_type_id);
+  }
   out += model.ids;
   AppendSpecialTokens(spec, &out);
   return out;

@@ -99,5 +99,14 @@ TEST(EncodeLengthsTest, OptionsOnAnyTokenizerJsonAndWindows) {
   EXPECT_EQ(lines[0][1], lines[1][3]);  // the stride: both hold w
 }
 
+TEST(EncodeLengthsTest, InspectShowsTheSections) {
+  const testing::RunResult r = RunTokvec({"inspect", DataPath("lengths/bert-left-stride.json")}, {});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_THAT(r.out, HasSubstr("truncation: max_length 12, LongestFirst, stride 3, Left\n"));
+  EXPECT_THAT(r.out, HasSubstr("padding: Fixed 14, Left, pad [PAD] (id 0, type id 1)\n"));
+  const testing::RunResult plain = RunTokvec({"inspect", DataPath("wordpiece/uncased.json")}, {});
+  EXPECT_EQ(plain.out.find("truncation:"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tokvec

@@ -9,6 +9,9 @@
 namespace tokvec {
 namespace {
 
+// The most window combinations a pair may make (Hugging Face's merge_with builds them all, nested).
+constexpr size_t kMaxWindowPairs = 4096;
+
 // The tokens text `sequence` encodes to, without special tokens (the layout adds them).
 absl::StatusOr<EncodedTokens> EncodeText(const Tokenizer& tokenizer, std::string_view text, int sequence, bool pair,
                                      const EncodeOptions& options) {
@@ -126,6 +129,14 @@ absl::StatusOr<EncodedTokens> EncodeSequences(const Tokenizer& tokenizer, std::s
     }
     TOKVEC_RETURN_IF_ERROR(TruncateSequences(&texts[0], b ? &texts[1] : nullptr, params));
     truncated = texts[0].size() + (b ? texts[1].size() : 0) < before;
+    // A pair's windows are combined each with each (and nest): bound them before the product is built.
+    const size_t a_windows = texts[0].overflowing.size(), b_windows = b ? texts[1].overflowing.size() : 0;
+    if (b && (a_windows + 1) * (b_windows + 1) > kMaxWindowPairs) {
+      return absl::InvalidArgumentError(fmt::format(
+          "truncation cut text a into {} and text b into {} overflowing windows, and a pair's windows are combined "
+          "each with each (more than {} combinations): give a larger max_length or a smaller stride",
+          a_windows, b_windows, kMaxWindowPairs));
+    }
   }
   // 4. The layout, windows combined. Which tokens are which text's: a post-processor says so for both texts and their
   // windows; without one Hugging Face says it for a pair's texts alone (every token of a single text reads as a's).

@@ -214,6 +214,23 @@ TEST(SequenceEncodingTest, NoLengthsGiveTheWholeText) {
   EXPECT_TRUE(cut->overflowing.empty());
 }
 
+TEST(SequenceEncodingTest, TooManyPairWindowsAreAnErrorNotAnExplosion) {
+  // The early exit keeps whole words: one long word (no space for Metaspace to cut at) is kept whole, then cut
+  // into windows.
+  absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Load(DataPath("unigram/nmt-always.json"));
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status();
+  std::string long_text;
+  for (int i = 0; i < 300; ++i) long_text += "zqxjvk";
+  SequenceLengths lengths{.truncation = TruncationParams{.max_length = 8, .stride = 3}};
+  absl::StatusOr<EncodedTokens> rows = EncodeSequences(**tokenizer, long_text, long_text, {}, lengths);
+  ASSERT_FALSE(rows.ok());
+  EXPECT_NE(rows.status().message().find("overflowing windows"), std::string::npos) << rows.status();
+  // A single text's windows do not combine: any number is fine.
+  absl::StatusOr<EncodedTokens> single = EncodeSequences(**tokenizer, long_text, std::nullopt, {}, lengths);
+  ASSERT_TRUE(single.ok()) << single.status();
+  EXPECT_GT(single->overflowing.size(), 100u);
+}
+
 TEST(SequenceEncodingTest, MaxLengthBelowTheAddedTokensIsAnError) {
   absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Load(DataPath("wordpiece/uncased.json"));
   ASSERT_TRUE(tokenizer.ok()) << tokenizer.status();

@@ -4,7 +4,8 @@
 # random strings; `tokvec convert` output and a tokvec-trained byte model loaded in Hugging Face; the WordPiece
 # tokenizer.json files of tests/data/wordpiece (ids and decode); byte offsets of a tokenizer.json of each kind on
 # non-ASCII lines (offsets/*); sentence pairs' ids and type ids (pairs/*) and decode with skip_special_tokens
-# (skip-special/*); tokenizer.json shapes Hugging Face still reads from older files (legacy/*). Details and the suites:
+# (skip-special/*); tokenizer.json shapes Hugging Face still reads from older files (legacy/*); the truncation and
+# padding sections Hugging Face applies on every encode (lengths/*). Details and the suites:
 # scripts/conformance_peer.mjs. Extra arguments go to it (e.g. `--only wordpiece`).
 #
 #   scripts/conformance.sh [TOKVEC_BINARY [--only PREFIX]]   (default build/tokvec; build it first)

@@ -38,6 +38,7 @@ void RegisterErrors(py::module_& m);
 void RegisterTokenizer(py::module_& m);
 void RegisterTraining(py::module_& m);
 void RegisterModel(py::module_& m);
+void RegisterCompat(py::module_& m);  // compat_bindings.cc: under tokvec.tiktoken, tokvec.tokenizers
 
 }  // namespace tokvec::python
 

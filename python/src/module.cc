@@ -63,4 +63,5 @@ PYBIND11_MODULE(_tokvec, m) {
   tokvec::python::RegisterTokenizer(m);
   tokvec::python::RegisterTraining(m);
   tokvec::python::RegisterModel(m);
+  tokvec::python::RegisterCompat(m);
 }

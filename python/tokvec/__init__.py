@@ -13,6 +13,10 @@ contextual embeddings from model directories, all running in tokvec's C++ (threa
     model = tokvec.Model.load("models/tiny")
     model.embed(["a cat", "a dog"], pooling="mean")          # numpy float32 [2, D]
 
+Drop-in modules for existing code (docs/python.md): `import tokvec.tiktoken as tiktoken` (tiktoken's API and
+semantics, rank files from TOKVEC_VOCAB_PATH or tiktoken's cache, never downloaded) and
+`from tokvec.tokenizers import Tokenizer` (Hugging Face's Tokenizer: Encoding objects, truncation, padding).
+
 Errors: FileNotFoundError (a missing file), ValueError (a bad value: an id outside the vocabulary, a text longer
 than the model), tokvec.Error (a corrupt or unsupported file), TypeError (a wrong argument type); the message is
 tokvec's own, as the CLI prints it.

@@ -13,6 +13,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "tokenizer/tokenizer.h"
@@ -43,6 +44,13 @@ absl::Status SaveTokvecModel(const Tokenizer& tokenizer, const std::string& path
 absl::StatusOr<TokenizerSpec> ReadTiktoken(std::string_view text, const std::string& path,
                                            const std::string& pattern);
 absl::StatusOr<std::string> WriteTiktoken(const Tokenizer& tokenizer);
+// The tokens of a rank file by rank ("" for a rank no line gives), for callers that bring their own pattern and
+// special tokens (tiktoken's Encoding, python/tokvec/tiktoken.py).
+absl::StatusOr<std::vector<std::string>> ReadTiktokenRanks(std::string_view text, const std::string& path);
+// tiktoken's Encoding(pat_str, mergeable_ranks, special_tokens) in memory: `tokens` by rank ("" for a rank no
+// token has), a split preset or ICU regex, and special tokens whose ids are not ranks of tokens.
+absl::StatusOr<TokenizerSpec> TiktokenSpec(std::vector<std::string> tokens, const std::string& pattern,
+                                           std::vector<SpecialToken> special_tokens, const std::string& source);
 
 absl::StatusOr<TokenizerSpec> ReadGpt2VocabAndMerges(const std::string& vocab_json_path,
                                                      const std::string& merges_txt_path);

@@ -236,6 +236,29 @@ absl::StatusOr<TokenizerSpec> ReadTiktoken(std::string_view text, const std::str
   return spec;
 }
 
+absl::StatusOr<std::vector<std::string>> ReadTiktokenRanks(std::string_view text, const std::string& path) {
+  std::vector<uint32_t> line_of_rank;
+  return ParseRanks(text, path, &line_of_rank);
+}
+
+absl::StatusOr<TokenizerSpec> TiktokenSpec(std::vector<std::string> tokens, const std::string& pattern,
+                                           std::vector<SpecialToken> special_tokens, const std::string& source) {
+  absl::StatusOr<BpeModel> bpe = BpeModel::FromRanks(std::move(tokens));
+  if (!bpe.ok()) return absl::InvalidArgumentError(fmt::format("{}: {}", source, std::string(bpe.status().message())));
+  TokenizerSpec spec = ByteLevelSpec(std::move(bpe).value());
+  spec.ignore_merges = true;
+  spec.source = source;
+  TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer, MakeSplitPreTokenizer(pattern));
+  for (const SpecialToken& special : special_tokens) {
+    if (special.id < spec.bpe.size() && !spec.bpe.token(special.id).empty()) {
+      return absl::InvalidArgumentError(fmt::format("{}: special token {} has id {}, the rank of a mergeable token",
+                                                    source, special.text, special.id));
+    }
+  }
+  spec.special_tokens = std::move(special_tokens);
+  return spec;
+}
+
 absl::StatusOr<std::string> WriteTiktoken(const Tokenizer& tokenizer) {
   const BpeModel& bpe = tokenizer.bpe();
   if (tokenizer.byte_level() == nullptr) {

@@ -5,6 +5,7 @@
 //   tokvec encode -m cl100k_base.tiktoken --format json text.txt      # {"ids": [...], "tokens": [...], "offsets": ...}
 //   tokvec encode -m gpt2.tiktoken --lines --threads 2 big.txt         # one output line per input line
 //   tokvec encode -m gpt2.tiktoken --allow-special='<|endoftext|>' in.txt
+//   tokvec encode -m tokenizer.json --lines --format npz --max-length 128 -o batch.npz lines.txt   # padded arrays
 //
 // Input is FILE or standard input. By default the whole input is one text (its final newline included) and the
 // output is one line. With --lines each line is encoded on its own, without its line end ("\n", or "\r\n":
@@ -32,6 +33,11 @@
 // one at a time (a whole input in one piece); json then adds type_ids, attention_mask, special_tokens_mask,
 // word_ids and overflowing windows (--overflowing: windows as lines of their own).
 //
+// --format npz (RunNpz): every line (or --pairs pair) encoded as Hugging Face's encode_batch does and padded to one
+// length (BatchLongest unless the file or --padding says otherwise), written as a .npz of [rows, length] int64
+// arrays input_ids, attention_mask, token_type_ids, plus --arrays offsets,word_ids,special_tokens_mask; with
+// --overflowing, each line's windows are rows after it and overflow_to_sample_mapping gives each row's line.
+//
 // Sharded (--shard i/P with --lines, or each rank under mpirun): the lines n with n mod P = i of one or more
 // input files go to -o DIR/part-iiiii.ids (.tokens, .jsonl) with a record (distributed/line_parts.h); a re-run
 // skips a complete part; `tokvec encode --gather DIR [-o FILE]` joins the parts into the lines one process writes.
@@ -45,6 +51,7 @@
 #include <vector>
 
 #include "base/file_io.h"
+#include "base/npz.h"
 #include "base/status_macros.h"
 #include "cli/command.h"
 #include "cli/encode_chunks.h"
@@ -95,7 +102,8 @@ struct EncodeCommandOptions {
   std::string padding_side;         // "left" | "right"
   std::optional<TokenId> pad_id;
   std::optional<uint32_t> pad_type_id;
-  bool overflowing = false;         // windows as lines of their own
+  bool overflowing = false;         // windows as lines of their own (npz: as rows of their own)
+  std::string arrays;               // npz: extra arrays, comma-separated (offsets, word_ids, special_tokens_mask)
 };
 
 // The truncation and padding of a run: the tokenizer's (its tokenizer.json sections), changed by the options.
@@ -283,6 +291,98 @@ absl::Status RunSharded(const Tokenizer& tokenizer, const EncodeOptions& encode,
   return distributed::FinishPart(options.output, key, world);
 }
 
+// --format npz: every line (or pair) of the input as Hugging Face's encode_batch with return_tensors="np" pads
+// them: [rows, length] int64 arrays input_ids, attention_mask, token_type_ids (and those --arrays asks for), one
+// row per line, padded to the longest (or the file's / --padding's length), in a .npz written atomically.
+absl::Status RunNpz(const Tokenizer& tokenizer, const EncodeOptions& encode, const EncodeCommandOptions& options,
+                    const SequenceLengths& lengths) {
+  bool with_offsets = false, with_words = false, with_special = false;
+  for (size_t at = 0; at < options.arrays.size();) {
+    size_t comma = options.arrays.find(',', at);
+    if (comma == std::string::npos) comma = options.arrays.size();
+    const std::string name = options.arrays.substr(at, comma - at);
+    if (name == "offsets") {
+      with_offsets = true;
+    } else if (name == "word_ids") {
+      with_words = true;
+    } else if (name == "special_tokens_mask") {
+      with_special = true;
+    } else if (!name.empty()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "{}--arrays takes offsets, word_ids, special_tokens_mask (comma-separated), not '{}'", kUsagePrefix, name));
+    }
+    at = comma + 1;
+  }
+  TOKVEC_ASSIGN_OR_RETURN(std::string text, ReadFile(options.input));
+  std::vector<std::string_view> a, b;
+  size_t line_number = 0;
+  for (size_t at = 0; at < text.size();) {
+    size_t newline = text.find('\n', at);
+    const size_t end = newline == std::string::npos ? text.size() : newline;
+    std::string_view line = std::string_view(text).substr(at, end - at);
+    if (!line.empty() && line.back() == '\r' && newline != std::string::npos) line.remove_suffix(1);
+    at = newline == std::string::npos ? text.size() : newline + 1;
+    ++line_number;
+    if (!options.pairs) {
+      a.push_back(line);
+      continue;
+    }
+    const size_t tab = line.find('\t');
+    if (tab == std::string_view::npos || line.find('\t', tab + 1) != std::string_view::npos) {
+      return absl::InvalidArgumentError(fmt::format(
+          "line {}: --pairs expects text A, a tab, text B (exactly one tab)", line_number));
+    }
+    a.push_back(line.substr(0, tab));
+    b.push_back(line.substr(tab + 1));
+  }
+  absl::StatusOr<std::vector<EncodedTokens>> encoded = EncodeBatch(tokenizer, a, b, encode, lengths);
+  if (!encoded.ok()) return encoded.status();
+  // Rows: each line, then (--overflowing) its windows, as transformers' return_overflowing_tokens lays them out.
+  std::vector<const EncodedTokens*> rows;
+  std::vector<int64_t> sample;
+  bool cut = false;
+  for (size_t i = 0; i < encoded->size(); ++i) {
+    const EncodedTokens& e = (*encoded)[i];
+    cut = cut || e.truncated;
+    rows.push_back(&e);
+    sample.push_back(static_cast<int64_t>(i));
+    if (!options.overflowing) continue;
+    for (const EncodedTokens& window : e.overflowing) {
+      rows.push_back(&window);
+      sample.push_back(static_cast<int64_t>(i));
+    }
+  }
+  if (cut) NoteCut(lengths, options, 0);
+  const int64_t n = static_cast<int64_t>(rows.size());
+  const int64_t length = rows.empty() ? 0 : static_cast<int64_t>(rows[0]->size());
+  std::vector<int64_t> ids, mask, types, special, words, offsets;
+  for (const EncodedTokens* row : rows) {
+    for (size_t j = 0; j < row->size(); ++j) {
+      ids.push_back(row->ids[j]);
+      mask.push_back(row->attention_mask[j]);
+      types.push_back(row->type_ids[j]);
+      if (with_special) special.push_back(row->special_tokens_mask[j]);
+      if (with_words) words.push_back(row->word_ids[j]);
+      if (with_offsets) {
+        offsets.push_back(static_cast<int64_t>(row->offsets[j].begin));
+        offsets.push_back(static_cast<int64_t>(row->offsets[j].end));
+      }
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> members = {
+      {"input_ids", NpyArray("<i8", {n, length}, AsBytes(ids))},
+      {"attention_mask", NpyArray("<i8", {n, length}, AsBytes(mask))},
+      {"token_type_ids", NpyArray("<i8", {n, length}, AsBytes(types))}};
+  if (with_special) members.emplace_back("special_tokens_mask", NpyArray("<i8", {n, length}, AsBytes(special)));
+  if (with_words) members.emplace_back("word_ids", NpyArray("<i8", {n, length}, AsBytes(words)));
+  if (with_offsets) members.emplace_back("offsets", NpyArray("<i8", {n, length, 2}, AsBytes(offsets)));
+  if (options.overflowing) {
+    members.emplace_back("overflow_to_sample_mapping", NpyArray("<i8", {n}, AsBytes(sample)));
+  }
+  TOKVEC_ASSIGN_OR_RETURN(std::string archive, NpzArchive(members));
+  return WriteFileAtomically(options.output, archive);
+}
+
 absl::Status RunEncode(const EncodeCommandOptions& options, bool allow_special_given) {
   if (!options.gather.empty()) {  // join the parts of a sharded run, lines in input order
     if (!options.inputs.empty() || !options.shard.empty()) {
@@ -294,6 +394,16 @@ absl::Status RunEncode(const EncodeCommandOptions& options, bool allow_special_g
     return WriteFileAtomically(options.output, all);
   }
   if (options.model.empty()) return absl::InvalidArgumentError(fmt::format("{}--model is required", kUsagePrefix));
+  const bool npz = options.format == "npz";
+  if (npz && (options.tokens || options.readable || !options.shard.empty() || options.output.empty() ||
+              options.output == "-" || options.inputs.size() > 1)) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}--format npz writes one .npz of the lines of one input: it needs -o FILE.npz, and takes no --tokens, "
+        "--readable or --shard", kUsagePrefix));
+  }
+  if (!npz && !options.arrays.empty()) {
+    return absl::InvalidArgumentError(fmt::format("{}--arrays is for --format npz", kUsagePrefix));
+  }
   EncodingTextFormat format = options.format == "json"     ? EncodingTextFormat::kJson
                               : options.format == "tokens" ? EncodingTextFormat::kTokens
                                                            : EncodingTextFormat::kIds;
@@ -331,6 +441,16 @@ absl::Status RunEncode(const EncodeCommandOptions& options, bool allow_special_g
     }
   }
   encode.add_special_tokens = options.add_special_tokens;
+  if (npz) {  // arrays need rows of one length: padding on (BatchLongest) unless the file or --padding says
+    if (options.no_padding) {
+      return absl::InvalidArgumentError(fmt::format("{}--format npz pads the rows to one length; it takes no "
+                                                    "--no-padding", kUsagePrefix));
+    }
+    EncodeCommandOptions padded = options;
+    if (padded.padding.empty() && !tokenizer->spec().padding) padded.padding = "longest";
+    TOKVEC_ASSIGN_OR_RETURN(const SequenceLengths lengths, LengthsOf(*tokenizer, padded));
+    return RunNpz(*tokenizer, encode, padded, lengths);
+  }
   TOKVEC_ASSIGN_OR_RETURN(const SequenceLengths lengths, LengthsOf(*tokenizer, options));
   const bool sized = lengths.truncation || lengths.padding;
   if (options.overflowing && (!lengths.truncation || format == EncodingTextFormat::kJson)) {
@@ -385,8 +505,10 @@ void RegisterEncodeCommand(CLI::App& app, CommandAction* action) {
                   "Tokenizer: tokvec model, .tiktoken, vocab.json (+merges.txt), tokenizer.json or a directory "
                   "(required except with --gather)");
   sub->add_option("--pattern", options->pattern, "Split pattern for a .tiktoken file of unknown name");
-  sub->add_option("--format", options->format, "ids, tokens or json")
-      ->check(CLI::IsMember({"ids", "tokens", "json"}))
+  sub->add_option("--format", options->format,
+                  "ids, tokens, json, or npz (-o FILE.npz: every line padded into [rows, length] int64 arrays "
+                  "input_ids, attention_mask, token_type_ids, as Hugging Face's return_tensors=\"np\")")
+      ->check(CLI::IsMember({"ids", "tokens", "json", "npz"}))
       ->capture_default_str();
   sub->add_flag("--tokens", options->tokens, "Write token spellings instead of ids (= --format tokens)");
   sub->add_flag("--readable", options->readable,
@@ -421,7 +543,11 @@ void RegisterEncodeCommand(CLI::App& app, CommandAction* action) {
                   "For pairs: longest_first (default), only_first, only_second")
       ->check(CLI::IsMember({"longest_first", "only_first", "only_second"}));
   sub->add_flag("--overflowing", options->overflowing,
-                "Write the windows truncation cuts off as lines of their own after their text's line");
+                "Write the windows truncation cuts off as lines of their own after their text's line (npz: rows, "
+                "with overflow_to_sample_mapping)");
+  sub->add_option("--arrays", options->arrays,
+                  "--format npz: more arrays, comma-separated: offsets ([rows, length, 2] byte offsets into each "
+                  "text), word_ids (-1: none), special_tokens_mask");
   sub->add_option("--padding", options->padding,
                   "Pad with the pad token: 'longest' (each text to its own length, rounded by --pad-to-multiple-of; "
                   "Hugging Face's BatchLongest) or N (to N tokens; Fixed)")
@@ -444,7 +570,8 @@ void RegisterEncodeCommand(CLI::App& app, CommandAction* action) {
       ->check([](const std::string& value) { return ParseShard(value).ok() ? "" : "must be i/P with i < P"; });
   sub->add_option("--gather", options->gather, "Join the parts in DIR (lines in input order) to -o or standard output")
       ->excludes("--shard");
-  sub->add_option("-o,--output", options->output, "The parts' folder (with --shard), or --gather's output file");
+  sub->add_option("-o,--output", options->output,
+                  "The parts' folder (with --shard), --gather's output file, or --format npz's file");
   sub->add_option("inputs", options->inputs,
                   "Text file; none or '-' reads standard input (several: only with --shard, their lines in order)");
   sub->callback([options, allow, action] {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Padded batch encoding for other runtimes: tokvec's Python encode_batch(return_tensors="np") against Hugging Face
+# Padded batch encoding for other runtimes: tokvec's Python encode_batch(return_tensors="np") and the drop-in
+# tokvec.tokenizers encode_batch (Encoding objects) against Hugging Face
 # tokenizers 0.23.2's encodeBatch (npm), same tokenizer.json, same lines, same run, one thread each.
 #
 #   bench/padded_batch.sh [TOKVEC_BINARY]          (default build/tokvec; the Python module in build/python; ROUNDS=3)
@@ -39,12 +40,19 @@ PY
 lines=$(wc -l < "$work/lines.txt")
 read -r ours_s ours_sum ours_cells < <(PYTHONPATH="$pythonpath" "$python" bench/padded_batch.py "$work/minilm.json" \
   "$work/lines.txt" 256 "$rounds")
+read -r dropin_s dropin_sum dropin_cells < <(PYTHONPATH="$pythonpath" "$python" bench/padded_batch.py \
+  "$work/minilm.json" "$work/lines.txt" 256 "$rounds" dropin)
 read -r peer_s peer_sum peer_cells < <(RAYON_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false \
   node bench/padded_batch_peer.mjs "$cache/node_modules" "$work/minilm.json" "$work/lines.txt" 256 "$rounds")
 [[ "$ours_sum $ours_cells" == "$peer_sum $peer_cells" ]] ||
   { echo "error: tokvec gives checksum $ours_sum over $ours_cells cells, Hugging Face $peer_sum over $peer_cells" >&2; exit 1; }
+[[ "$dropin_sum $dropin_cells" == "$peer_sum $peer_cells" ]] ||
+  { echo "error: tokvec.tokenizers gives checksum $dropin_sum over $dropin_cells cells, Hugging Face $peer_sum" >&2; exit 1; }
 rate() { echo "$lines / 1000 / ($1)" | bc -l | xargs printf '%.1f'; }
 echo "input: $lines lines, $ours_cells padded cells (checksums equal)"
-echo "tokvec encode_batch(return_tensors=np): $(rate "$ours_s") k lines/s; Hugging Face encodeBatch: $(rate "$peer_s") k lines/s"
+echo "tokvec encode_batch(return_tensors=np): $(rate "$ours_s") k lines/s; tokvec.tokenizers encode_batch (Encoding" \
+  "objects): $(rate "$dropin_s") k lines/s; Hugging Face encodeBatch: $(rate "$peer_s") k lines/s"
 printf 'ROW\tpadded batch encode k lines/s, 1 thread, MiniLM sections (tokvec np vs HF encodeBatch)\t%s\t%s\t%.2f\t-\t-\n' \
   "$(rate "$ours_s")" "$(rate "$peer_s")" "$(echo "$peer_s / $ours_s" | bc -l)"
+printf 'ROW\tpadded batch encode k lines/s, 1 thread, tokvec.tokenizers Encoding objects vs HF encodeBatch\t%s\t%s\t%.2f\t-\t-\n' \
+  "$(rate "$dropin_s")" "$(rate "$peer_s")" "$(echo "$peer_s / $dropin_s" | bc -l)"

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Speed of the Python module against the npm peers (tiktoken 1.0.22, Hugging Face tokenizers 0.23.2), gpt2 ids:
 
-  1. microseconds per encode("hello world") (the per-call overhead of each binding on a short string)
+  1. microseconds per encode("hello world") (the per-call overhead of each binding on a short string; also through
+     the drop-in tokvec.tiktoken, which checks for disallowed special text first as tiktoken does)
   2. MB/s of encode_batch over every line of the shared corpora (each line its own text), 1 and 2 threads;
      the peers' batch encoders: Hugging Face encodeBatch (RAYON_NUM_THREADS threads), tiktoken a loop of
      encode_ordinary (its JS binding has no batch call; one thread)
@@ -13,6 +14,7 @@ counts of all three are checked equal. Environment: TOKVEC_SHARED_DIR (default .
 from ${XDG_CACHE_HOME:-~/.cache}/tokvec/npm (scripts/conformance.sh installs them).
 """
 import argparse
+import importlib
 import json
 import os
 import pathlib
@@ -47,8 +49,17 @@ def main():
         ["node", str(ROOT / "bench" / "python_peer.mjs"), str(npm / "node_modules"), str(vocab), "short",
          str(args.rounds), str(args.calls)]))
     us = statistics.median(ours)
+    os.environ.setdefault("TOKVEC_VOCAB_PATH", str(vocab))
+    dropin_enc = importlib.import_module("tokvec.tiktoken").get_encoding("gpt2")
+    dropin = []
+    for _ in range(args.rounds):
+        start = time.perf_counter()
+        for _ in range(args.calls):
+            dropin_enc.encode("hello world")  # tiktoken's semantics: the disallowed-special check included
+        dropin.append((time.perf_counter() - start) * 1e6 / args.calls)
     print(f"encode('hello world'), µs per call (median of {args.rounds} rounds of {args.calls} calls)")
     print(f"  tokvec (Python)         {us:8.3f}")
+    print(f"  tokvec.tiktoken         {statistics.median(dropin):8.3f}   (drop-in: tiktoken's special-text check)")
     for name, key in [("tiktoken (npm, WASM)", "tiktoken_us"), ("HF tokenizers (npm)", "hf_us")]:
         peer = statistics.median(peers[key])
         print(f"  {name:23s} {peer:8.3f}   tokvec {peer / us:5.2f}x faster")

@@ -179,6 +179,10 @@ class Encoding:
         return {token: rank for rank, token in enumerate(self._rank_bytes) if token is not None}
 
     @functools.cached_property
+    def _all_special_regex(self) -> "re.Pattern[str]":
+        return _special_token_regex(frozenset(self._special_tokens))
+
+    @functools.cached_property
     def special_tokens_set(self) -> set:
         return set(self._special_tokens)
 
@@ -227,11 +231,19 @@ class Encoding:
                disallowed_special: Union[Literal["all"], Collection[str]] = "all") -> List[int]:
         """Ids of text. Text spelling a special token raises ValueError unless allowed (it becomes the special id)
         or left out of disallowed_special (it is ordinary text)."""
-        allowed = self._allowed(self._check_special(text, allowed_special, disallowed_special))
+        if not allowed_special and isinstance(disallowed_special, str) and disallowed_special == "all":
+            # The common call, kept short: every special text disallowed, none allowed.
+            if self._special_tokens:
+                match = self._all_special_regex.search(text)
+                if match:
+                    _raise_disallowed_special_token(match.group())
+            allowed = ()
+        else:
+            allowed = self._allowed(self._check_special(text, allowed_special, disallowed_special))
         try:
-            return self._core.encode(text, allowed_special=allowed)
+            return self._core.encode(text, allowed)
         except UnicodeEncodeError:
-            return self._core.encode(_without_surrogates(text), allowed_special=allowed)
+            return self._core.encode(_without_surrogates(text), allowed)
 
     def encode_to_numpy(self, text: str, *, allowed_special: Union[Literal["all"], AbstractSet[str]] = set(),  # noqa: B006
                         disallowed_special: Union[Literal["all"], Collection[str]] = "all"):

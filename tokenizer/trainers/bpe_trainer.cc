@@ -4,6 +4,7 @@
 #include <cstring>
 #include <cwchar>
 #include <limits>
+#include <string_view>
 #include <thread>
 
 #include "absl/container/flat_hash_map.h"
@@ -112,19 +113,31 @@ absl::Status Trainer::AssignBaseIds(const std::vector<WordCount>& words) {
   out_.tokens.emplace_back();
   spelling_.emplace_back();
   out_.end_of_word_id = AddToken(std::string(1, kEndOfWordByte));
-  absl::flat_hash_set<std::string> alphabet;
+  // ASCII characters in a table, the others as views into `words` (a million words hold ten million characters:
+  // a string per character was most of this pass).
+  bool ascii[128] = {};
+  absl::flat_hash_set<std::string_view> others;
   for (const WordCount& word : words) {
     if (std::optional<size_t> bad = FindInvalidUtf8(word.word)) {
       return absl::InvalidArgumentError(
           fmt::format("word '{}' holds invalid UTF-8 at byte {}; word models need UTF-8 text", word.word, *bad));
     }
     for (size_t i = 0; i < word.word.size();) {
-      size_t len = Utf8Length(static_cast<unsigned char>(word.word[i]));
-      alphabet.emplace(word.word.substr(i, len));
+      const unsigned char lead = static_cast<unsigned char>(word.word[i]);
+      if (lead < 0x80) {
+        ascii[lead] = true;
+        ++i;
+        continue;
+      }
+      const size_t len = Utf8Length(lead);
+      others.emplace(std::string_view(word.word).substr(i, len));
       i += len;
     }
   }
-  std::vector<std::string> sorted(alphabet.begin(), alphabet.end());
+  std::vector<std::string> sorted(others.begin(), others.end());
+  for (int c = 0; c < 128; ++c) {
+    if (ascii[c]) sorted.emplace_back(1, static_cast<char>(c));
+  }
   std::sort(sorted.begin(), sorted.end());
   for (std::string& symbol : sorted) AddToken(std::move(symbol));
   return absl::OkStatus();
@@ -144,6 +157,15 @@ absl::Status Trainer::LoadWords(std::vector<WordCount> words) {
   unsigned __int128 pair_total = 0;
   symbols_.reserve(total);
   word_begin_.reserve(words.size());
+  // The ids of single bytes (byte models) and of ASCII characters (word models) from a table, not a hash lookup
+  // per character; kNone where no token is (only other characters are looked up by their bytes).
+  constexpr TokenId kNone = std::numeric_limits<TokenId>::max();
+  TokenId byte_ids[256];
+  for (int b = 0; b < 256; ++b) {
+    const char byte = static_cast<char>(b);
+    auto it = token_ids_.find(absl::string_view(&byte, 1));
+    byte_ids[b] = it == token_ids_.end() ? kNone : it->second;
+  }
   for (WordCount& word : words) {
     if (word.count == 0 || word.word.empty()) continue;
     if (word.count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
@@ -155,10 +177,16 @@ absl::Status Trainer::LoadWords(std::vector<WordCount> words) {
     word_begin_.push_back(symbols_.size());
     const std::string& bytes = word.word;
     if (options_.type == ModelType::kByte) {
-      for (unsigned char byte : bytes) symbols_.push_back(token_ids_.find(std::string(1, static_cast<char>(byte)))->second);
+      for (unsigned char byte : bytes) symbols_.push_back(byte_ids[byte]);
     } else {
       for (size_t i = 0; i < bytes.size();) {
-        size_t len = Utf8Length(static_cast<unsigned char>(bytes[i]));
+        const unsigned char lead = static_cast<unsigned char>(bytes[i]);
+        if (lead < 0x80) {
+          symbols_.push_back(byte_ids[lead]);
+          ++i;
+          continue;
+        }
+        const size_t len = Utf8Length(lead);
         symbols_.push_back(token_ids_.find(absl::string_view(bytes.data() + i, len))->second);
         i += len;
       }

@@ -159,18 +159,31 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
   //    Under mpirun: each rank counts its share of the files, the counts are summed across ranks by piece, and
   //    rank 0 trains on the sums (distributed/world.h); the model is the one a single process writes.
   if (world.size > 1) {
+    // Each phase is timed on every rank (its line on stderr), so that a slow rank or exchange shows.
+    using Clock = std::chrono::steady_clock;
+    const auto seconds = [](Clock::time_point from) {
+      return std::chrono::duration<double>(Clock::now() - from).count();
+    };
+    Clock::time_point start = Clock::now();
     const absl::Status counted = trainer.CountFileShare(files, static_cast<uint64_t>(world.rank),
                                                         static_cast<uint64_t>(world.size));
+    const double count_seconds = seconds(start);
+    start = Clock::now();
     if (!distributed::AllOk(world, counted.ok())) {
       return counted.ok() ? absl::AbortedError("another rank could not count its share (its error is above)")
                           : counted;
     }
+    const double wait_seconds = seconds(start);
+    start = Clock::now();
     distributed::ExchangeStats stats;
     TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> all,
                             distributed::SumCountsOnRoot(std::move(trainer).TakeCounts(), world, &stats));
-    std::fprintf(stderr, "rank %d of %d: summed %llu unique pieces, sent %.1f MB in %d round(s)\n", world.rank,
-                 world.size, static_cast<unsigned long long>(stats.pieces_summed),
-                 static_cast<double>(stats.bytes_sent) / 1e6, stats.rounds);
+    std::fprintf(stderr,
+                 "rank %d of %d: counted its share in %.2f s (then waited %.2f s for the others); summed %llu unique "
+                 "pieces, sent %.1f MB in %d round(s), %.2f s\n",
+                 world.rank, world.size, count_seconds, wait_seconds,
+                 static_cast<unsigned long long>(stats.pieces_summed), static_cast<double>(stats.bytes_sent) / 1e6,
+                 stats.rounds, seconds(start));
     if (world.rank != 0) return absl::OkStatus();  // rank 0 trains and writes
     trainer.AddCounts(std::move(all));
   } else if (options.from_counts) {

@@ -54,17 +54,26 @@ absl::Status ForEachCountRecord(std::string_view bytes, Visit visit) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::Status ParseCountRecords(std::string_view bytes, absl::flat_hash_map<std::string, uint64_t>* sums) {
+template <typename Key>
+absl::Status SumCountRecords(std::string_view bytes, absl::flat_hash_map<Key, uint64_t>* sums) {
   return ForEachCountRecord(bytes, [&](std::string_view piece, uint64_t count) {
-    uint64_t& total = (*sums)[std::string(piece)];
+    uint64_t& total = (*sums)[Key(piece)];
     if (total > std::numeric_limits<uint64_t>::max() - count) {
       return absl::OutOfRangeError("a piece's counts add up past 2^64 - 1");
     }
     total += count;
     return absl::OkStatus();
   });
+}
+
+}  // namespace
+
+absl::Status ParseCountRecords(std::string_view bytes, absl::flat_hash_map<std::string, uint64_t>* sums) {
+  return SumCountRecords(bytes, sums);
+}
+
+absl::Status ParseCountRecords(std::string_view bytes, absl::flat_hash_map<std::string_view, uint64_t>* sums) {
+  return SumCountRecords(bytes, sums);
 }
 
 absl::Status AppendCountRecords(std::string_view bytes, std::vector<WordCount>* out) {

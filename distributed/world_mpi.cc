@@ -22,6 +22,17 @@ bool LaunchedByMpirun() {
   return false;
 }
 
+// Open MPI's transport when every rank runs on this node and the user chose none (OMPI_MCA_pml unset): ob1 over
+// shared memory. Debian's Open MPI otherwise probes UCX first, which costs about 0.2 s of MPI_Init on every run
+// (measured: 0.35 s -> 0.14 s for `mpirun -np 2 tokvec train` on a tiny file) and carries nothing shared memory
+// does not. Across nodes the default stands. Set before MPI_Init, which reads OMPI_MCA_* from the environment.
+void PreferSharedMemoryOnOneNode() {
+  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  const char* local_size = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (size == nullptr || local_size == nullptr || std::string(size) != local_size) return;
+  if (std::getenv("OMPI_MCA_pml") == nullptr) setenv("OMPI_MCA_pml", "ob1", /*overwrite=*/0);
+}
+
 void Finalize() {
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -137,6 +148,7 @@ World JoinWorld() {
     int initialized = 0;
     MPI_Initialized(&initialized);
     if (!initialized) {
+      PreferSharedMemoryOnOneNode();
       MPI_Init(nullptr, nullptr);
       std::atexit(Finalize);
     }
@@ -169,20 +181,25 @@ absl::StatusOr<std::vector<WordCount>> SumCountsOnRoot(std::vector<WordCount> lo
   std::vector<std::string> received;
   TOKVEC_RETURN_IF_ERROR(AllToAll(send, chunk, &received, stats));
   std::vector<std::string>().swap(send);
-  absl::flat_hash_map<std::string, uint64_t> sums;
+  // Summed by views into the received buffers (no piece copied); a record takes 12 bytes and its piece.
+  absl::flat_hash_map<std::string_view, uint64_t> sums;
+  uint64_t received_bytes = 0;
+  for (const std::string& part : received) received_bytes += part.size();
+  sums.reserve(static_cast<size_t>(received_bytes / 24));
   absl::Status parsed = absl::OkStatus();
   for (const std::string& part : received) {
     if (parsed.ok()) parsed = ParseCountRecords(part, &sums);
   }
-  std::vector<std::string>().swap(received);
   if (!AllOk(world, parsed.ok())) {
     return parsed.ok() ? absl::AbortedError("another rank could not read the exchanged counts") : parsed;
   }
   stats->pieces_summed = sums.size();
   // 2. Every rank's sums (disjoint pieces) to rank 0.
   std::string mine;
+  mine.reserve(static_cast<size_t>(received_bytes));
   for (const auto& [piece, count] : sums) AppendCountRecord(piece, count, &mine);
-  absl::flat_hash_map<std::string, uint64_t>().swap(sums);
+  absl::flat_hash_map<std::string_view, uint64_t>().swap(sums);
+  std::vector<std::string>().swap(received);
   std::vector<std::string> gathered;
   TOKVEC_RETURN_IF_ERROR(GatherOnRoot(mine, chunk, world, &gathered, stats));
   std::vector<WordCount> all;

@@ -84,4 +84,26 @@ TEST(CountExchangeTest, DistinctPiecesAreJoinedWithoutSumming) {
 }
 
 }  // namespace
+// Summing by views into the received bytes (what the ranks do) gives the sums of the copying parse, across parts,
+// and the same errors.
+TEST(CountExchangeTest, SummingByViewsEqualsSummingByCopies) {
+  const std::vector<WordCount> counts = {{" the", 5}, {"日本", 7}, {"", 1}, {"x", 4294967296ULL}, {" the", 2}};
+  const std::vector<std::string> out = PartitionByPiece(counts, 3);
+  absl::flat_hash_map<std::string, uint64_t> copies;
+  absl::flat_hash_map<std::string_view, uint64_t> views;
+  for (const std::string& part : out) {
+    ASSERT_TRUE(ParseCountRecords(part, &copies).ok());
+    ASSERT_TRUE(ParseCountRecords(part, &views).ok());
+  }
+  ASSERT_EQ(views.size(), copies.size());
+  for (const auto& [piece, count] : copies) EXPECT_EQ(views.at(piece), count) << piece;
+  EXPECT_EQ(views.at(" the"), 7u);
+  std::string big;
+  AppendCountRecord("y", 18446744073709551615ULL, &big);
+  AppendCountRecord("y", 1, &big);
+  absl::flat_hash_map<std::string_view, uint64_t> overflow;
+  EXPECT_EQ(ParseCountRecords(big, &overflow).code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(ParseCountRecords(std::string_view(big).substr(0, 7), &overflow).code(), absl::StatusCode::kDataLoss);
+}
+
 }  // namespace tokvec::distributed

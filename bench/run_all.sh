@@ -24,6 +24,7 @@ commands=(
   "bench/encode.sh $tokvec"
   "bench/load.sh $tokvec"
   "bench/train.sh $tokvec"
+  "bench/mpi_train.sh $tokvec"
   "$python bench/fit.py --tokvec $tokvec --threads 1,2 --steps 4"
   "bench/word2vec.sh $tokvec"
   "bench/embed_model.sh $tokvec"

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import operator
 import os
 import re
 import tempfile
@@ -321,12 +322,12 @@ class Encoding:
     # ----- decoding -----
 
     def decode_bytes(self, tokens: Sequence[int]) -> bytes:
-        for token in tokens:
-            if not isinstance(token, int) or (token not in self._special_by_id and
-                                              (token < 0 or token >= len(self._rank_bytes) or
-                                               self._rank_bytes[token] is None)):
+        ids = [operator.index(token) for token in tokens]  # ints, NumPy's integers too (TypeError otherwise)
+        ranks = self._rank_bytes
+        for token in ids:
+            if token not in self._special_by_id and (token < 0 or token >= len(ranks) or ranks[token] is None):
                 raise KeyError(f"Invalid token for decoding: {token}")
-        return self._core.decode_bytes(list(tokens))
+        return self._core.decode_bytes(ids)
 
     def decode(self, tokens: Sequence[int], errors: str = "replace") -> str:
         """The text of tokens; bytes that are not UTF-8 follow `errors` (bytes.decode's)."""

@@ -60,8 +60,12 @@
 //                           tokenizer.json of tests/data with special tokens: the --add-special-tokens ids of corpus
 //                           lines, each after one of the file's added tokens (special or not), decoded in 10 parts
 //   legacy/<file>/whole     tokenizer.json shapes Hugging Face reads but no longer writes (tests/data/legacy, made
-//   legacy/<file>/lines     by scripts/gen_legacy_files.mjs: models without "type", Strip before Metaspace):
-//                           botchan whole, white-space-only lines and every 8th corpus line
+//   legacy/<file>/lines     by scripts/gen_legacy_files.mjs: models, post-processors, normalizers and decoders
+//   legacy/<file>/add-special without "type", a post-processor's fields deciding its kind over its "type", old
+//   legacy/<file>/pairs     Metaspace / ByteLevel / BPE fields, absent sections, Strip before Metaspace): botchan
+//   legacy/<file>/decode    whole, white-space-only lines and every 8th corpus line; with a post_processor also
+//                           --add-special-tokens on those lines and 1,000 pairs of them (ids and type ids); with a
+//                           decoder, decode of the whole-text ids
 //   lengths/<file>/whole    tokenizer.json files with "truncation" and "padding" sections (tests/data/lengths, from
 //   lengths/<file>/lines    scripts/gen_lengths_files.mjs), which Hugging Face applies on every encode and so does
 //   lengths/<file>/special  `tokvec encode` by default: botchan whole (cut), every 8th corpus line, with and without
@@ -836,9 +840,10 @@ for (const { rel, suite } of skipFiles) {
 }
 
 // tokenizer.json shapes the Hub has and Hugging Face still reads (tests/data/legacy, from
-// scripts/gen_legacy_files.mjs): models without "type" (Hugging Face infers the kind from the fields), a Strip
-// before Metaspace. Hugging Face against tokvec on botchan.txt whole, every 8th corpus line and white-space-only
-// lines. Special tokens are matched on both sides (--allow-special).
+// scripts/gen_legacy_files.mjs): models and components without "type" (Hugging Face infers the kind from the
+// fields), a Strip before Metaspace, older fields. Hugging Face against tokvec on botchan.txt whole, every 8th
+// corpus line and white-space-only lines; files with a post_processor also with special tokens added and as pairs,
+// files with a decoder also decode. Special tokens are matched on both sides (--allow-special).
 const legacyDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "tests", "data", "legacy");
 const legacyFiles = want("legacy") && fs.existsSync(legacyDir)
   ? fs.readdirSync(legacyDir).filter((f) => f.endsWith(".json") && want(`legacy/${f.replace(/\.json$/, "")}`)).sort()
@@ -866,6 +871,33 @@ if (legacyFiles.length > 0) {
     const theirLines = await hfIds(tokenizer, lines);
     lines.forEach((line, i) => compare(`${suite}/lines`, `line ${i + 1} ${JSON.stringify(line.slice(0, 20))}`, theirLines[i],
                                        parseIds(ourLines[i] ?? ""), spell));
+    const json = JSON.parse(fs.readFileSync(file, "utf8"));
+    if (json.post_processor) {
+      // The post-processor's kind as Hugging Face reads it: its tokens on single texts, its pair layout and type ids.
+      const ourSpecial = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--add-special-tokens", "--lines", sampledPath]));
+      const theirSpecial = await hfEncodings(tokenizer, lines, true);
+      lines.forEach((line, i) => compare(`${suite}/add-special`, `line ${i + 1} ${JSON.stringify(line.slice(0, 20))}`,
+                                         theirSpecial[i].getIds(), parseIds(ourSpecial[i] ?? ""), spell));
+      const pairs = [];
+      for (let i = 0; i + 1 < lines.length && pairs.length < 1000; i += 2) {
+        if (!lines[i].includes("\t") && !lines[i + 1].includes("\t")) pairs.push([lines[i], lines[i + 1]]);
+      }
+      const pairsPath = path.join(args.work, "legacy-pairs.tsv");
+      fs.writeFileSync(pairsPath, pairs.map(([a, b]) => `${a}\t${b}\n`).join(""));
+      const ourPairs = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--pairs", "--add-special-tokens",
+                                                    "--format", "json", pairsPath])).map((line) => JSON.parse(line));
+      const theirPairs = await Promise.all(pairs.map(([a, b]) => tokenizer.encode(a, b, { addSpecialTokens: true })));
+      pairs.forEach(([a], i) => {
+        const label = `pair ${i + 1} ${JSON.stringify(a.slice(0, 20))}`;
+        compare(`${suite}/pairs`, label, theirPairs[i].getIds(), ourPairs[i]?.ids ?? [], spell);
+        compare(`${suite}/pairs/types`, label, theirPairs[i].getTypeIds(), ourPairs[i]?.type_ids ?? [], String);
+      });
+    }
+    if (json.decoder) {
+      const theirs = (await hfIds(tokenizer, [corpusTexts[botchan]]))[0];
+      compareText(`${suite}/decode`, corpusFiles[botchan], await tokenizer.decode(theirs, false),
+                  await runTokvec(["decode", "-m", file], theirs.join(" ")));
+    }
   }
 }
 

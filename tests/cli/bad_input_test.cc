@@ -213,6 +213,9 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     };
     spm_bpe("dropout.json", "", R"("dropout": 0.1, "merges": ["a b"])");
     spm_bpe("unknown_merge.json", "", R"("merges": ["a c"])");
+    // A post_processor without "type" whose fields are no kind Hugging Face reads untyped (it refuses it too).
+    spm_bpe("untyped_post.json", R"("post_processor": {"add_prefix_space": true, "trim_offsets": false}, )",
+            R"("merges": ["a b"])");
     spm_bpe("bad_unk.json", "", R"("unk_token": "<UNK>", "merges": [])");
     spm_bpe("suffix.json", "", R"("end_of_word_suffix": 3, "merges": [])");
     WriteFixture(d / "spm_bpe" / "clip.json",
@@ -632,6 +635,10 @@ const BadInput kDataRows[] = {
              "key 'model.dropout': BPE dropout (0.25) is random at encode time and not supported; set it to null"),
     BadInput("EncodeSpmBpeDropout", {"encode", "-m", "{dir}/spm_bpe/dropout.json", "{dir}/corpus.txt"}, 1,
              "key 'model.dropout': BPE dropout (0.1) is random at encode time and not supported; set it to null"),
+    BadInput("EncodeUntypedPostProcessorOfNoKind", {"encode", "-m", "{dir}/spm_bpe/untyped_post.json",
+                                                    "{dir}/corpus.txt"},
+             1, "key 'post_processor': expected null or an object with a \"type\" (or, without one, the fields of "
+                "RobertaProcessing, BertProcessing or TemplateProcessing)"),
     BadInput("EncodeSpmBpeMergeOfUnknownToken", {"encode", "-m", "{dir}/spm_bpe/unknown_merge.json", "{dir}/corpus.txt"},
              1, "key 'model.merges[0]': merge 'a c' names token 'c', which is not in the vocabulary"),
     BadInput("EncodeSpmBpeUnkNotInVocab", {"encode", "-m", "{dir}/spm_bpe/bad_unk.json", "{dir}/corpus.txt"}, 1,

@@ -287,6 +287,15 @@ def main():
     write("hf_tokenizer_json", "untyped_wordpiece", json.dumps(untyped, ensure_ascii=False).encode() + bert_sample)
     word_level = dict(bert, model={"vocab": wordpiece_vocab, "unk_token": "[UNK]"})
     write("hf_tokenizer_json", "untyped_word_level", json.dumps(word_level, ensure_ascii=False).encode() + bert_sample)
+    # Components without "type" (Hugging Face's untagged fallbacks: the fields decide the kind), and a post-processor
+    # whose fields say RobertaProcessing under the type BertProcessing (tests/data/legacy, scripts/gen_legacy_files.mjs).
+    untyped_components = {key: {k: v for k, v in bert[key].items() if k != "type"}
+                          for key in ("normalizer", "post_processor", "decoder")}
+    write("hf_tokenizer_json", "untyped_components",
+          json.dumps(dict(bert, **untyped_components), ensure_ascii=False).encode() + bert_sample)
+    roberta_fields = dict(bert, post_processor=dict(bert["post_processor"], trim_offsets=True, add_prefix_space=False),
+                          normalizer=dict(bert["normalizer"], type="Bert"))
+    write("hf_tokenizer_json", "legacy_roberta_fields", json.dumps(roberta_fields, ensure_ascii=False).encode() + bert_sample)
     # Truncation and padding sections (current shapes, and the older ones without direction / pad_to_multiple_of).
     lengths = dict(bert, truncation={"direction": "Left", "max_length": 7, "strategy": "LongestFirst", "stride": 2},
                    padding={"strategy": {"Fixed": 9}, "direction": "Left", "pad_to_multiple_of": 4, "pad_id": 0,

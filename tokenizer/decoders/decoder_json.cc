@@ -14,14 +14,54 @@ namespace {
 
 using Json = nlohmann::json;
 
+bool HasString(const Json& node, const char* name) { return node.contains(name) && node[name].is_string(); }
+bool HasBool(const Json& node, const char* name) { return node.contains(name) && node[name].is_boolean(); }
+bool HasUnsigned(const Json& node, const char* name) {
+  return node.contains(name) && node[name].is_number_unsigned();
+}
+
+// Whether node[name] is one character (a Rust char: one UTF-8 code point).
+bool HasChar(const Json& node, const char* name) {
+  if (!HasString(node, name)) return false;
+  const std::string text = node[name].get<std::string>();
+  if (text.empty()) return false;
+  const unsigned char lead = static_cast<unsigned char>(text[0]);
+  const size_t length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+  return text.size() == length;
+}
+
+// The kind Hugging Face reads a decoder object as (tokenizers/src/decoders/mod.rs): its "type" when that is one
+// of Hugging Face's decoder names; else (older files have none) the first kind of its untagged fallback whose
+// fields are all there, in its order: BPEDecoder {suffix}, WordPiece {prefix, cleanup}, CTC {pad_token,
+// word_delimiter_token, cleanup}, Replace {pattern, content}, Strip {content (one character), start, stop} (the
+// other kinds need their "type"). Else the "type" as it is (for the message), empty without one.
+std::string HfDecoderKind(const Json& node) {
+  const std::string type = HasString(node, "type") ? node["type"].get<std::string>() : "";
+  for (const char* known : {"BPEDecoder", "ByteLevel", "WordPiece", "Metaspace", "CTC", "Sequence", "Replace", "Fuse",
+                            "Strip", "ByteFallback"}) {
+    if (type == known) return type;
+  }
+  if (HasString(node, "suffix")) return "BPEDecoder";
+  if (HasString(node, "prefix") && HasBool(node, "cleanup")) return "WordPiece";
+  if (HasString(node, "pad_token") && HasString(node, "word_delimiter_token") && HasBool(node, "cleanup")) return "CTC";
+  if (node.contains("pattern") && node["pattern"].is_object() && node["pattern"].size() == 1 &&
+      (HasString(node["pattern"], "String") || HasString(node["pattern"], "Regex")) && HasString(node, "content")) {
+    return "Replace";
+  }
+  if (HasChar(node, "content") && HasUnsigned(node, "start") && HasUnsigned(node, "stop")) return "Strip";
+  return type;
+}
+
 // One decoder object at `key`; a Sequence appends its steps to `steps` and gives nullptr.
 absl::StatusOr<std::unique_ptr<DecoderStep>> ReadDecoderStep(const Json& node, const std::string& path,
                                                              const std::string& key,
                                                              std::vector<std::unique_ptr<DecoderStep>>* steps) {
-  if (!node.is_object() || !node.contains("type") || !node["type"].is_string()) {
-    return HfKeyError(path, key, "expected an object with a \"type\"");
+  const std::string type = node.is_object() ? HfDecoderKind(node) : "";
+  if (type.empty()) {
+    return HfKeyError(path, key,
+                      "expected an object with a \"type\" (or, without one, the fields of BPEDecoder, WordPiece, "
+                      "Replace or Strip)");
   }
-  const std::string type = node["type"].get<std::string>();
   if (type == "Replace") {
     TOKVEC_ASSIGN_OR_RETURN(TextPattern pattern, HfPatternField(node, path, key));
     TOKVEC_ASSIGN_OR_RETURN(std::string content, HfStringField(node, "content", path, key));
@@ -106,7 +146,7 @@ absl::StatusOr<std::unique_ptr<TokenDecoder>> ReadHfDecoder(const Json& node, co
 absl::StatusOr<std::optional<WordPieceDecoder>> ReadHfWordPieceDecoder(const Json* node, const std::string& path) {
   if (node == nullptr || node->is_null()) return std::nullopt;
   const Json& decoder = *node;
-  if (!decoder.is_object() || OptionalString(decoder, "type") != "WordPiece") {
+  if (!decoder.is_object() || HfDecoderKind(decoder) != "WordPiece") {
     return HfKeyError(path, "decoder",
                       fmt::format("decoder {} is not supported with WordPiece (supported: WordPiece, null)",
                                   decoder.dump()));

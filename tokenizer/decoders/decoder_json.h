@@ -1,6 +1,8 @@
 // The "decoder" of a Hugging Face tokenizer.json, read into a TokenDecoder (decoders.h): Replace {pattern,
 // content}, ByteFallback, Fuse, Strip {content, start, stop}, Metaspace {replacement, prepend_scheme (or the older
 // add_prefix_space), split}, ByteLevel, WordPiece {prefix, cleanup}, BPEDecoder {suffix}, and a Sequence of them.
+// A decoder without "type" (older files) is the first kind of Hugging Face's untagged fallback whose fields are
+// there: BPEDecoder, WordPiece, CTC (refused), Replace, Strip.
 //
 //   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<TokenDecoder> decoder, ReadHfDecoder(json["decoder"], path));
 //

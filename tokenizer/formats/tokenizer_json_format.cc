@@ -69,7 +69,9 @@
 //   normalizer, pre_tokenizer, decoder, added_tokens   as for BPE over code points (WhitespaceSplit fast)
 //
 // The model's kind is its "type"; a model without one (files of older tokenizers versions: bert-base-uncased's, T5's)
-// is the first kind whose fields it has, in Hugging Face's order (HfModelKind).
+// is the first kind whose fields it has, in Hugging Face's order (HfModelKind). Post-processors, normalizers and
+// decoders without "type" read likewise as Hugging Face's untagged fallbacks do (their readers' *Kind functions;
+// a post-processor's fields decide its kind even over its "type").
 //
 // Loading: model.vocab (an object) and model.merges are scanned into flat arrays by tokenizer_json_vocab.h and only
 // the rest goes to the JSON DOM; readers take them with TakeVocab / TakeMerges, which read the DOM's instead when

@@ -19,9 +19,8 @@ using Json = nlohmann::json;
 // Prepend, Replace and Strip (edit_normalizers.h).
 bool IsEditNormalizer(std::string_view type) { return type == "Prepend" || type == "Replace" || type == "Strip"; }
 
-absl::StatusOr<std::unique_ptr<Normalizer>> ReadEditNormalizer(const Json& node, const std::string& path,
-                                                               const std::string& key) {
-  const std::string type = node["type"].get<std::string>();
+absl::StatusOr<std::unique_ptr<Normalizer>> ReadEditNormalizer(const Json& node, const std::string& type,
+                                                               const std::string& path, const std::string& key) {
   if (type == "Prepend") {
     TOKVEC_ASSIGN_OR_RETURN(std::string prepend, HfStringField(node, "prepend", path, key));
     return MakePrependNormalizer(std::move(prepend));
@@ -61,18 +60,50 @@ absl::StatusOr<std::unique_ptr<Normalizer>> ReadPrecompiled(const Json& node, co
   return std::unique_ptr<Normalizer>(std::move(precompiled).value());
 }
 
+bool HasString(const Json& node, const char* name) { return node.contains(name) && node[name].is_string(); }
+bool HasBool(const Json& node, const char* name) { return node.contains(name) && node[name].is_boolean(); }
+
+// The kind Hugging Face reads a normalizer object as (tokenizers/src/normalizers/mod.rs): its "type" when that is
+// one of the names it dispatches on ("Bert" is its name for BertNormalizer); else (no "type", as in older files, or
+// "BertNormalizer", which it reads the same way) the first kind of its untagged fallback whose fields are all
+// there, in its order: BertNormalizer {clean_text, handle_chinese_chars, lowercase; strip_accents optional}, Strip
+// {strip_left, strip_right}, Sequence {normalizers}, Replace {pattern, content}, Prepend {prepend} (the other kinds
+// need their "type"). Else the "type" as it is (its reader or the message), empty without one.
+std::string HfNormalizerKind(const Json& node) {
+  const std::string type = HasString(node, "type") ? node["type"].get<std::string>() : "";
+  if (type == "Bert") return "BertNormalizer";
+  for (const char* known : {"Strip", "StripAccents", "NFC", "NFD", "NFKC", "NFKD", "Sequence", "Lowercase", "Nmt",
+                            "Precompiled", "Replace", "Prepend", "ByteLevel"}) {
+    if (type == known) return type;
+  }
+  if (HasBool(node, "clean_text") && HasBool(node, "handle_chinese_chars") && HasBool(node, "lowercase") &&
+      (!node.contains("strip_accents") || node["strip_accents"].is_null() || node["strip_accents"].is_boolean())) {
+    return "BertNormalizer";
+  }
+  if (HasBool(node, "strip_left") && HasBool(node, "strip_right")) return "Strip";
+  if (node.contains("normalizers") && node["normalizers"].is_array()) return "Sequence";
+  if (node.contains("pattern") && node["pattern"].is_object() && node["pattern"].size() == 1 &&
+      (HasString(node["pattern"], "String") || HasString(node["pattern"], "Regex")) && HasString(node, "content")) {
+    return "Replace";
+  }
+  if (HasString(node, "prepend")) return "Prepend";
+  return type;
+}
+
 // Appends normalizer step names for an HF normalizer object; a Prepend, Replace or Strip ends the named steps
 // so far (flushed into `parts`) and is added to `parts` itself.
 absl::Status ReadNormalizer(const Json& node, const std::string& path, const std::string& key,
                             std::vector<std::string>* steps, std::vector<std::unique_ptr<Normalizer>>* parts) {
   if (node.is_null()) return absl::OkStatus();
-  if (!node.is_object() || !node.contains("type") || !node["type"].is_string()) {
-    return HfKeyError(path, key, "expected null or an object with a \"type\"");
+  const std::string type = node.is_object() ? HfNormalizerKind(node) : "";
+  if (type.empty()) {
+    return HfKeyError(path, key,
+                      "expected null or an object with a \"type\" (or, without one, the fields of BertNormalizer, "
+                      "Strip, Sequence, Replace or Prepend)");
   }
-  const std::string type = node["type"].get<std::string>();
   if (IsEditNormalizer(type)) {
     TOKVEC_RETURN_IF_ERROR(FlushNormalizerSteps(steps, parts));
-    TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> part, ReadEditNormalizer(node, path, key));
+    TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> part, ReadEditNormalizer(node, type, path, key));
     parts->push_back(std::move(part));
   } else if (type == "Precompiled") {
     TOKVEC_RETURN_IF_ERROR(FlushNormalizerSteps(steps, parts));

@@ -5,6 +5,8 @@
 //   Precompiled {precompiled_charsmap}  -> precompiled_normalizer.h
 //   Sequence {normalizers}       -> the above in order; runs of ICU steps become one ICU normalizer, the others
 //                                   split them into a chain (sequence_normalizer.h)
+// "Bert" is Hugging Face's own type name for BertNormalizer; a normalizer without "type" (older files) is the first
+// kind of its untagged fallback whose fields are there: BertNormalizer, Strip, Sequence, Replace, Prepend.
 //
 //   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> n, ReadHfNormalizer(&json["normalizer"], path, {}));
 //

@@ -98,12 +98,76 @@ absl::Status ReadTemplate(const Json& node, const Json& specials, bool single, s
   return absl::OkStatus();
 }
 
+// Whether node[name] is what Hugging Face's serde reads as the field's type: ["text", id] (a (String, u32)), a
+// bool, a u32.
+bool IsU32(const Json& value) { return value.is_number_unsigned() && value.get<uint64_t>() <= 0xFFFFFFFFu; }
+bool HasTextId(const Json& node, const char* name) {
+  return node.contains(name) && node[name].is_array() && node[name].size() == 2 && node[name][0].is_string() &&
+         IsU32(node[name][1]);
+}
+bool HasBool(const Json& node, const char* name) { return node.contains(name) && node[name].is_boolean(); }
+
+// A template as Hugging Face's serde reads it: [{"Sequence": {"id": "A" | "B", "type_id": u32}} |
+// {"SpecialToken": {"id": string, "type_id": u32}}] (each piece one key; both fields required).
+bool IsTemplate(const Json& pieces) {
+  if (!pieces.is_array()) return false;
+  for (const Json& piece : pieces) {
+    if (!piece.is_object() || piece.size() != 1) return false;
+    const bool sequence = piece.contains("Sequence");
+    const Json& inner = sequence ? piece["Sequence"] : piece.contains("SpecialToken") ? piece["SpecialToken"] : Json();
+    if (!inner.is_object() || !inner.contains("id") || !inner["id"].is_string() || !inner.contains("type_id") ||
+        !IsU32(inner["type_id"])) {
+      return false;
+    }
+    if (sequence && inner["id"] != "A" && inner["id"] != "B") return false;
+  }
+  return true;
+}
+
+// TemplateProcessing's special_tokens as Hugging Face's serde reads them: {name: {id, ids: [u32], tokens: [string]}}.
+bool IsSpecialTokens(const Json& specials) {
+  if (!specials.is_object()) return false;
+  for (const auto& [name, token] : specials.items()) {
+    if (!token.is_object() || !token.contains("id") || !token["id"].is_string() || !token.contains("ids") ||
+        !token["ids"].is_array() || !token.contains("tokens") || !token["tokens"].is_array()) {
+      return false;
+    }
+    for (const Json& id : token["ids"]) if (!IsU32(id)) return false;
+    for (const Json& text : token["tokens"]) if (!text.is_string()) return false;
+  }
+  return true;
+}
+
+// The kind Hugging Face reads a post-processor object as. Its PostProcessorWrapper is untagged
+// (tokenizers/src/processors/mod.rs): the kinds are tried in the order RobertaProcessing, BertProcessing,
+// ByteLevel, TemplateProcessing, Sequence, and the Roberta, Bert and Template structs do not check "type", so
+// their fields alone decide (older files have no "type"; a "BertProcessing" with trim_offsets and add_prefix_space
+// reads as RobertaProcessing, a "RobertaProcessing" without them as BertProcessing). ByteLevel and Sequence need
+// their "type". When no kind fits, the "type" (its reader then names the bad field); empty without one.
+std::string HfPostProcessorKind(const Json& node) {
+  const std::string type = node.contains("type") && node["type"].is_string() ? node["type"].get<std::string>() : "";
+  if (HasTextId(node, "sep") && HasTextId(node, "cls")) {
+    return HasBool(node, "trim_offsets") && HasBool(node, "add_prefix_space") ? "RobertaProcessing" : "BertProcessing";
+  }
+  if (type == "ByteLevel" && HasBool(node, "add_prefix_space") && HasBool(node, "trim_offsets") &&
+      (!node.contains("use_regex") || node["use_regex"].is_boolean())) {
+    return type;
+  }
+  if (node.contains("single") && IsTemplate(node["single"]) && node.contains("pair") && IsTemplate(node["pair"]) &&
+      node.contains("special_tokens") && IsSpecialTokens(node["special_tokens"])) {
+    return "TemplateProcessing";
+  }
+  return type;
+}
+
 absl::Status ReadStep(const Json& node, const std::string& path, const std::string& key, size_t vocab_size,
                       PostProcessor* out) {
-  if (!node.is_object() || !node.contains("type") || !node["type"].is_string()) {
-    return Error(path, key, "expected null or an object with a \"type\"");
+  const std::string type = node.is_object() ? HfPostProcessorKind(node) : "";
+  if (type.empty()) {
+    return Error(path, key,
+                 "expected null or an object with a \"type\" (or, without one, the fields of RobertaProcessing, "
+                 "BertProcessing or TemplateProcessing)");
   }
-  const std::string type = node["type"].get<std::string>();
   using Step = PostProcessor::Step;
   if (type == "TemplateProcessing") {
     const Json specials = node.contains("special_tokens") && node["special_tokens"].is_object()
@@ -163,7 +227,7 @@ absl::StatusOr<std::shared_ptr<const PostProcessor>> ReadHfPostProcessor(const J
   if (node.is_null()) return nullptr;
   auto post = std::make_shared<PostProcessor>();
   TOKVEC_RETURN_IF_ERROR(ReadStep(node, path, "post_processor", vocab_size, post.get()));
-  post->name = node["type"].get<std::string>();
+  post->name = HfPostProcessorKind(node);
   return post;
 }
 

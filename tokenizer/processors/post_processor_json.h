@@ -5,6 +5,10 @@
 //   BertProcessing {sep: [text, id], cls: [text, id]}: pair [CLS] A [SEP] B:1 [SEP]:1
 //   ByteLevel {trim_offsets, add_prefix_space}
 //   Sequence {processors: [...]}
+// The kind is Hugging Face's (its PostProcessorWrapper is untagged): the first of RobertaProcessing, BertProcessing,
+// ByteLevel, TemplateProcessing, Sequence whose fields are there; the first two and TemplateProcessing need no "type"
+// (older files have none) and ignore it, so the fields decide ("BertProcessing" with trim_offsets and
+// add_prefix_space reads as RobertaProcessing).
 //
 //   TOKVEC_ASSIGN_OR_RETURN(auto post, ReadHfPostProcessor(json["post_processor"], path, vocab_size));
 #ifndef TOKVEC_TOKENIZER_PROCESSORS_POST_PROCESSOR_JSON_H_

@@ -8,7 +8,9 @@
 namespace tokvec {
 
 absl::Status CheckHfBpeDropout(const nlohmann::json& model, const std::string& path) {
-  if (model.contains("dropout") && !model["dropout"].is_null()) {
+  // 0 (a number equal to 0) merges as null does: Hugging Face's BPE draws no dropout then (models/bpe/model.rs).
+  if (model.contains("dropout") && !model["dropout"].is_null() &&
+      !(model["dropout"].is_number() && model["dropout"].get<double>() == 0.0)) {
     return HfKeyError(path, "model.dropout",
                       fmt::format("BPE dropout ({}) is random at encode time and not supported; set it to null",
                                   model["dropout"].dump()));

@@ -24,7 +24,8 @@
 
 namespace tokvec {
 
-// Hugging Face samples merges at random with a dropout: refused (unless null), ids would not be reproducible.
+// Hugging Face samples merges at random with a dropout: refused (unless null or 0, which draw nothing), ids would
+// not be reproducible.
 absl::Status CheckHfBpeDropout(const nlohmann::json& model, const std::string& path);
 
 // model.continuing_subword_prefix and model.end_of_word_suffix, as token bytes: nullopt when both are null, absent

@@ -7,12 +7,21 @@
 # (skip-special/*); tokenizer.json shapes Hugging Face still reads from older files (legacy/*); the truncation and
 # padding sections Hugging Face applies on every encode (lengths/*). Details and the suites:
 # scripts/conformance_peer.mjs. Extra arguments go to it (e.g. `--only wordpiece`).
+# Then the Python drop-in tokvec.tokenizers (the build's python folder, next to TOKVEC_BINARY) against Hugging Face's
+# encodeBatch on every tokenizer.json of tests/data, with the file's truncation and padding, without, and with others:
+# ids, type ids, attention masks, offsets, word ids and overflowing windows (py-tokenizers/<file>/<run>; details:
+# scripts/py_tokenizers_conformance.py, run with /usr/bin/python3, and its peer scripts/py_tokenizers_peer.mjs).
+# --only picks the steps too: `--only py-tokenizers` runs only the Python one, `--only wordpiece` only the first;
+# without --only the Python step runs when TOKVEC_PY_CONFORMANCE=1 (it is opt-in while issue 34's differences are
+# open: see below).
 #
-#   scripts/conformance.sh [TOKVEC_BINARY [--only PREFIX]]   (default build/tokvec; build it first)
+#   scripts/conformance.sh [TOKVEC_BINARY [--only PREFIX]]   (default build/tokvec; build it first, and the _tokvec
+#                                                           target for the py-tokenizers suites)
 #
 # Environment: TOKVEC_SHARED_DIR (default ../shared), TOKVEC_VOCAB_DIR (default $TOKVEC_SHARED_DIR/vocab),
 # XDG_CACHE_HOME (peers go to ${XDG_CACHE_HOME:-$HOME/.cache}/tokvec/npm, installed once and reused).
-# Exit: 0 when no id differs, or with a SKIP line when ../shared, node or npm is missing; 1 on any difference.
+# Exit: 0 when no id differs, or with a SKIP line when ../shared, node or npm is missing (the py-tokenizers step
+# alone: when /usr/bin/python3 or the built Python module is missing); 1 on any difference.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,5 +51,32 @@ fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tokvec-conformance.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-node scripts/conformance_peer.mjs --tokvec "$tokvec" --shared "$shared" --vocab "$vocab" \
-  --npm "$cache/node_modules" --work "$work" "${@:2}"
+
+# --only PREFIX (as conformance_peer.mjs reads it): no suite of its starts with "py", all of the Python step's do.
+only=""
+extra=("${@:2}")
+for ((i = 0; i < ${#extra[@]}; i++)); do
+  if [[ ${extra[i]} == --only ]]; then only=${extra[i + 1]:-}; fi
+done
+status=0
+if [[ -z $only || $only != py* ]]; then
+  node scripts/conformance_peer.mjs --tokvec "$tokvec" --shared "$shared" --vocab "$vocab" \
+    --npm "$cache/node_modules" --work "$work" "${@:2}" || status=$?
+fi
+# Opt-in for now (`--only py-tokenizers`, or TOKVEC_PY_CONFORMANCE=1 with the rest): it finds differences still open
+# in issue 34 (offsets of overflowing windows under trim_offsets and Metaspace, byte-fallback offsets inside a
+# normalized character, a few windows of texts with added tokens or runs of spaces); `make conformance` stays the
+# gate of what is fixed.
+if [[ -n $only && ( $only == py-tokenizers* || py-tokenizers == "$only"* ) ]] ||
+   [[ -z $only && ${TOKVEC_PY_CONFORMANCE:-0} == 1 ]]; then
+  python_dir=$(dirname "$tokvec")/python
+  if [[ ! -x /usr/bin/python3 ]]; then
+    echo "SKIP py-tokenizers: /usr/bin/python3 not found"
+  elif ! compgen -G "$python_dir/tokvec/_tokvec*.so" >/dev/null || [[ ! -f $python_dir/tokvec/tokenizers.py ]]; then
+    echo "SKIP py-tokenizers: the Python module is not built in $python_dir (cmake --build build --target _tokvec)"
+  else
+    PYTHONPATH="$python_dir" /usr/bin/python3 scripts/py_tokenizers_conformance.py --npm "$cache/node_modules" \
+      --shared "$shared" --work "$work/py-tokenizers" ${only:+--only "$only"} || status=$?
+  fi
+fi
+exit "$status"

@@ -76,6 +76,9 @@
 //                           the files with stride 0 (with a stride, some pairs abort Hugging Face's process: a
 //                           window no longer than the stride panics; the goldens cover strided pairs). A file that
 //                           truncates OnlySecond has no single-text suites (Hugging Face refuses them)
+//   py-tokenizers/<file>/<run>  not here: the Python drop-in tokvec.tokenizers against encodeBatch on every
+//                           tokenizer.json of tests/data (runs own, off, trunc16, fixed40), which scripts/conformance.sh
+//                           runs after this script on request (--only py-tokenizers; opt-in while differences are open) (scripts/py_tokenizers_conformance.py, scripts/py_tokenizers_peer.mjs)
 // --only PREFIX runs only the suites whose name starts with PREFIX (e.g. --only wordpiece).
 // Text special tokens spell (<|endoftext|>) is ordinary text on both sides (tiktoken's encode_ordinary).
 import { spawn } from "node:child_process";

@@ -184,6 +184,16 @@ absl::StatusOr<std::vector<std::string>> ParseRanks(std::string_view text, const
   return tokens;
 }
 
+// The byte-level spec of tiktoken ranks: pieces that are tokens skip merging (tiktoken looks them up whole), split
+// by `pattern` (a preset or an ICU regex).
+absl::StatusOr<TokenizerSpec> RankSpec(BpeModel bpe, const std::string& pattern, const std::string& source) {
+  TokenizerSpec spec = ByteLevelSpec(std::move(bpe));
+  spec.ignore_merges = true;
+  spec.source = source;
+  TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer, MakeSplitPreTokenizer(pattern));
+  return spec;
+}
+
 }  // namespace
 
 absl::StatusOr<TokenizerSpec> ReadTiktoken(std::string_view text, const std::string& path,
@@ -218,11 +228,9 @@ absl::StatusOr<TokenizerSpec> ReadTiktoken(std::string_view text, const std::str
     }
     return absl::InvalidArgumentError(fmt::format("{}: {}", path, std::string(bpe.status().message())));
   }
-  TokenizerSpec spec = ByteLevelSpec(std::move(bpe).value());
-  spec.ignore_merges = true;
-  spec.source = path;
-  TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer,
-                          MakeSplitPreTokenizer(pattern.empty() ? std::string(encoding->pattern) : pattern));
+  TOKVEC_ASSIGN_OR_RETURN(
+      TokenizerSpec spec,
+      RankSpec(std::move(bpe).value(), pattern.empty() ? std::string(encoding->pattern) : pattern, path));
   if (encoding != nullptr) {
     for (const SpecialToken& special : encoding->special_tokens) {
       if (special.id < spec.bpe.size() && !spec.bpe.token(special.id).empty()) {
@@ -245,10 +253,7 @@ absl::StatusOr<TokenizerSpec> TiktokenSpec(std::vector<std::string> tokens, cons
                                            std::vector<SpecialToken> special_tokens, const std::string& source) {
   absl::StatusOr<BpeModel> bpe = BpeModel::FromRanks(std::move(tokens));
   if (!bpe.ok()) return absl::InvalidArgumentError(fmt::format("{}: {}", source, std::string(bpe.status().message())));
-  TokenizerSpec spec = ByteLevelSpec(std::move(bpe).value());
-  spec.ignore_merges = true;
-  spec.source = source;
-  TOKVEC_ASSIGN_OR_RETURN(spec.pre_tokenizer, MakeSplitPreTokenizer(pattern));
+  TOKVEC_ASSIGN_OR_RETURN(TokenizerSpec spec, RankSpec(std::move(bpe).value(), pattern, source));
   for (const SpecialToken& special : special_tokens) {
     if (special.id < spec.bpe.size() && !spec.bpe.token(special.id).empty()) {
       return absl::InvalidArgumentError(fmt::format("{}: special token {} has id {}, the rank of a mergeable token",

@@ -20,6 +20,12 @@ constexpr std::string_view kUnkText = "<unk>";
 constexpr size_t kProgressEvery = 256;
 // A merge step goes parallel only with at least this many words per worker (thread start-up is ~20 us).
 constexpr size_t kWordsPerWorker = 2048;
+// A spread training hands over to the root once the last kHandOverWindow steps merged in fewer than
+// kHandOverStepWords words each on average (over every process) while at least kHandOverStepsLeft merges may be
+// left: each step then costs its messages (several collectives) more than the work it shares.
+constexpr uint64_t kHandOverStepWords = 1024;
+constexpr size_t kHandOverWindow = 8;
+constexpr size_t kHandOverStepsLeft = 1024;
 // Below this many symbols a word is scanned by a plain loop rather than wmemchr.
 constexpr uint32_t kShortScan = 16;
 
@@ -42,6 +48,12 @@ struct PairStats {
   size_t touched_at = std::numeric_limits<size_t>::max();  // Last merge step whose count increase is queued.
 };
 
+// A pair's count changed by `delta`, as a spread training's processes send them to the root.
+struct PairCountChange {
+  uint64_t pair;
+  int64_t delta;
+};
+
 // A max-heap entry: a pair and its count when pushed.
 struct HeapEntry {
   int64_t count;
@@ -56,9 +68,24 @@ class Trainer {
 
  private:
   absl::Status AssignBaseIds(const std::vector<WordCount>& words);
+  // Word models: the non-ASCII characters and ASCII characters of `words` as symbols, sorted by bytes.
+  absl::StatusOr<std::vector<std::string>> Alphabet(const std::vector<WordCount>& words) const;
   absl::Status LoadWords(std::vector<WordCount> words);
   void CountPairs();
   void Learn();
+  // Learn() spread over processes (options_.exchange): the root sums the counts and picks, all merge.
+  absl::Status LearnTogether();
+  // A spread training's hand-over: this process's words as bytes (count, size, symbols), and the root's adding
+  // of them (with their pairs).
+  std::string EncodeWords() const;
+  void AddEncodedWords(const std::string& bytes);
+  // The next merge by `count_of(pair)` (the current count), popping stale heap entries; nullopt (and maybe a
+  // note) when training stops.
+  template <typename CountOf>
+  std::optional<uint64_t> PickMerge(CountOf&& count_of);
+  // Adds the merged token and merges `pair` in every word of this process that holds it; returns how many
+  // words it visited.
+  size_t ApplyMerge(uint64_t pair);
   // Merges (left, right) in `word`, calling emit(pair_left, pair_right, delta, word) for each count change.
   template <typename Emit>
   void MergeWord(uint32_t word, TokenId left, TokenId right, TokenId merged, Emit&& emit);
@@ -85,6 +112,9 @@ class Trainer {
   std::vector<HeapEntry> heap_;
   std::vector<uint64_t> touched_;  // Pairs whose count rose during this merge step.
   size_t step_ = 0;
+  // Spread training: this step's count changes by pair, for the root.
+  bool record_changes_ = false;
+  absl::flat_hash_map<uint64_t, int64_t> step_changes_;
 };
 
 absl::Status Trainer::AssignBaseIds(const std::vector<WordCount>& words) {
@@ -113,6 +143,20 @@ absl::Status Trainer::AssignBaseIds(const std::vector<WordCount>& words) {
   out_.tokens.emplace_back();
   spelling_.emplace_back();
   out_.end_of_word_id = AddToken(std::string(1, kEndOfWordByte));
+  absl::StatusOr<std::vector<std::string>> alphabet = Alphabet(words);
+  if (MergeExchange* exchange = options_.exchange) {  // every process's characters, on every process
+    if (!exchange->AllOk(alphabet.ok())) {
+      return alphabet.ok() ? absl::AbortedError("another process found invalid UTF-8 (its error is above)")
+                           : alphabet.status();
+    }
+    alphabet = exchange->UnionOfSymbols(*alphabet);
+  }
+  if (!alphabet.ok()) return alphabet.status();
+  for (std::string& symbol : *alphabet) AddToken(std::move(symbol));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> Trainer::Alphabet(const std::vector<WordCount>& words) const {
   // ASCII characters in a table, the others as views into `words` (a million words hold ten million characters:
   // a string per character was most of this pass).
   bool ascii[128] = {};
@@ -139,8 +183,7 @@ absl::Status Trainer::AssignBaseIds(const std::vector<WordCount>& words) {
     if (ascii[c]) sorted.emplace_back(1, static_cast<char>(c));
   }
   std::sort(sorted.begin(), sorted.end());
-  for (std::string& symbol : sorted) AddToken(std::move(symbol));
-  return absl::OkStatus();
+  return sorted;
 }
 
 TokenId Trainer::AddToken(std::string bytes) {
@@ -214,6 +257,7 @@ void Trainer::Add(TokenId left, TokenId right, int64_t delta, uint32_t word) {
   const uint64_t key = PairKey(left, right);
   PairStats& stats = Stats(key);
   stats.count += delta;
+  if (record_changes_) step_changes_[key] += delta;
   if (delta <= 0) return;
   if (stats.words.empty() || stats.words.back() != word) stats.words.push_back(word);
   if (stats.touched_at != step_) {
@@ -226,6 +270,10 @@ void Trainer::CountPairs() {
   for (uint32_t w = 0; w < word_begin_.size(); ++w) {
     const TokenId* symbols = &symbols_[word_begin_[w]];
     for (uint32_t i = 0; i + 1 < word_size_[w]; ++i) Add(symbols[i], symbols[i + 1], word_count_[w], w);
+  }
+  if (options_.exchange != nullptr) {  // the root's heap holds the summed counts (LearnTogether)
+    touched_.clear();
+    return;
   }
   heap_.reserve(touched_.size());
   for (uint64_t key : touched_) heap_.push_back({pairs_.find(key)->second.count, key});
@@ -337,22 +385,22 @@ void Trainer::MergeWords(const std::vector<uint32_t>& words, TokenId left, Token
   }
 }
 
-void Trainer::Learn() {
+template <typename CountOf>
+std::optional<uint64_t> Trainer::PickMerge(CountOf&& count_of) {
   const size_t max_merges = options_.merges.value_or(std::numeric_limits<size_t>::max());
   const size_t max_ids = options_.vocab_size.value_or(std::numeric_limits<size_t>::max());
   auto lower = [this](const HeapEntry& a, const HeapEntry& b) { return LowerPriority(a, b); };
-  while (out_.merges.size() < max_merges && out_.tokens.size() < max_ids) {
-    // 1. The most frequent pair, skipping stale heap entries.
+  if (out_.merges.size() >= max_merges || out_.tokens.size() >= max_ids) return std::nullopt;
+  while (true) {
     if (heap_.empty()) {
       out_.note = fmt::format("stopped after {} merges: no pair of symbols is left to merge", out_.merges.size());
-      break;
+      return std::nullopt;
     }
     std::pop_heap(heap_.begin(), heap_.end(), lower);
     const HeapEntry top = heap_.back();
     heap_.pop_back();
-    const auto found = pairs_.find(top.pair);
-    const int64_t count = found->second.count;
-    if (count != top.count) {
+    const int64_t count = count_of(top.pair);
+    if (count != top.count) {  // stale: back with the current count
       if (count > 0) Push({count, top.pair});
       continue;
     }
@@ -360,22 +408,40 @@ void Trainer::Learn() {
       out_.note = fmt::format("stopped after {} merges: the most frequent pair occurs {} times, fewer than the "
                               "minimum frequency {}",
                               out_.merges.size(), count, options_.min_frequency);
-      break;
+      return std::nullopt;
     }
-    // 2. The merged token (an existing token of the same spelling keeps its id).
-    const TokenId left = LeftOf(top.pair);
-    const TokenId right = RightOf(top.pair);
-    const TokenId merged = AddToken(out_.tokens[left] + out_.tokens[right]);
-    out_.merges.push_back({left, right});
-    ++step_;
-    // 3. Merge it in every word that holds it.
-    std::vector<uint32_t> words = std::move(found->second.words);
-    found->second.words = {};
-    std::sort(words.begin(), words.end());
-    words.erase(std::unique(words.begin(), words.end()), words.end());
-    MergeWords(words, left, right, merged);
-    pairs_.find(top.pair)->second.count = 0;  // MergeWords may have rehashed the map.
-    // 4. Pairs that gained occurrences get a fresh heap entry.
+    return top.pair;
+  }
+}
+
+size_t Trainer::ApplyMerge(uint64_t pair) {
+  // 1. The merged token (an existing token of the same spelling keeps its id).
+  const TokenId left = LeftOf(pair);
+  const TokenId right = RightOf(pair);
+  const TokenId merged = AddToken(out_.tokens[left] + out_.tokens[right]);
+  out_.merges.push_back({left, right});
+  ++step_;
+  // 2. Merge it in every word that holds it.
+  const auto found = pairs_.find(pair);
+  if (found == pairs_.end()) return 0;  // spread training: none of this process's words holds it
+  std::vector<uint32_t> words = std::move(found->second.words);
+  found->second.words = {};
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+  MergeWords(words, left, right, merged);
+  pairs_.find(pair)->second.count = 0;  // MergeWords may have rehashed the map.
+  return words.size();
+}
+
+void Trainer::Learn() {
+  // After a hand-over the heap may name a pair that no word here ever held (its count is 0 now).
+  auto count_of = [this](uint64_t pair) {
+    const auto it = pairs_.find(pair);
+    return it == pairs_.end() ? int64_t{0} : it->second.count;
+  };
+  while (std::optional<uint64_t> pair = PickMerge(count_of)) {
+    ApplyMerge(*pair);
+    // Pairs that gained occurrences get a fresh heap entry.
     for (uint64_t key : touched_) {
       const int64_t now = pairs_.find(key)->second.count;
       if (now > 0) Push({now, key});
@@ -384,6 +450,164 @@ void Trainer::Learn() {
     if (options_.progress && out_.merges.size() % kProgressEvery == 0) options_.progress(out_.merges.size());
   }
   if (options_.progress) options_.progress(out_.merges.size());
+}
+
+namespace {
+
+// A step's message to the root: how many words the process merged in (u64), then its count changes, 16 bytes
+// each, in the byte order of the machine (every rank runs the same build).
+std::string EncodeChanges(uint64_t words, const std::vector<PairCountChange>& changes) {
+  std::string out(reinterpret_cast<const char*>(&words), sizeof(words));
+  out.append(reinterpret_cast<const char*>(changes.data()), changes.size() * sizeof(PairCountChange));
+  return out;
+}
+
+// Appends the changes of `bytes` to `out`; returns its number of words.
+uint64_t DecodeChanges(const std::string& bytes, std::vector<PairCountChange>* out) {
+  uint64_t words = 0;
+  if (bytes.size() < sizeof(words)) return 0;
+  std::memcpy(&words, bytes.data(), sizeof(words));
+  const size_t n = (bytes.size() - sizeof(words)) / sizeof(PairCountChange);
+  const size_t at = out->size();
+  out->resize(at + n);
+  std::memcpy(out->data() + at, bytes.data() + sizeof(words), n * sizeof(PairCountChange));
+  return words;
+}
+
+}  // namespace
+
+std::string Trainer::EncodeWords() const {
+  std::string out;
+  for (uint32_t w = 0; w < word_begin_.size(); ++w) {
+    const uint32_t size = word_size_[w];
+    const int64_t count = word_count_[w];
+    out.append(reinterpret_cast<const char*>(&count), sizeof(count));
+    out.append(reinterpret_cast<const char*>(&size), sizeof(size));
+    out.append(reinterpret_cast<const char*>(&symbols_[word_begin_[w]]), size * sizeof(TokenId));
+  }
+  return out;
+}
+
+void Trainer::AddEncodedWords(const std::string& bytes) {
+  size_t at = 0;
+  while (at + sizeof(int64_t) + sizeof(uint32_t) <= bytes.size()) {
+    int64_t count = 0;
+    uint32_t size = 0;
+    std::memcpy(&count, bytes.data() + at, sizeof(count));
+    std::memcpy(&size, bytes.data() + at + sizeof(count), sizeof(size));
+    at += sizeof(count) + sizeof(size);
+    const uint32_t w = static_cast<uint32_t>(word_begin_.size());
+    word_begin_.push_back(symbols_.size());
+    symbols_.resize(symbols_.size() + size);
+    std::memcpy(&symbols_[word_begin_.back()], bytes.data() + at, size * sizeof(TokenId));
+    at += size * sizeof(TokenId);
+    word_size_.push_back(size);
+    word_count_.push_back(count);
+    const TokenId* symbols = &symbols_[word_begin_[w]];
+    for (uint32_t i = 0; i + 1 < size; ++i) Add(symbols[i], symbols[i + 1], count, w);
+  }
+}
+
+absl::Status Trainer::LearnTogether() {
+  MergeExchange& exchange = *options_.exchange;
+  const bool root = exchange.IsRoot();
+  // 1. The root sums every process's pair counts; the heap holds the sums. Their total bounds every pair count
+  //    (LoadWords): past 2^63 - 1 it is refused, as one process refuses it.
+  std::vector<PairCountChange> changes;
+  changes.reserve(pairs_.size());
+  for (const auto& [key, stats] : pairs_) {
+    if (stats.count != 0) changes.push_back({key, stats.count});
+  }
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<std::string> parts,
+                          exchange.GatherOnRoot(EncodeChanges(word_begin_.size(), changes)));
+  changes.clear();
+  for (const std::string& part : parts) DecodeChanges(part, &changes);
+  parts.clear();
+  absl::flat_hash_map<uint64_t, int64_t> sums;  // the root's: pair -> count over every process
+  unsigned __int128 total = 0;
+  for (const PairCountChange& change : changes) {
+    total += static_cast<uint64_t>(change.delta);
+    if (total > static_cast<unsigned __int128>(std::numeric_limits<int64_t>::max())) break;
+    sums[change.pair] += change.delta;
+  }
+  std::vector<PairCountChange>().swap(changes);
+  const bool fits = total <= static_cast<unsigned __int128>(std::numeric_limits<int64_t>::max());
+  if (!exchange.AllOk(fits)) {
+    return absl::OutOfRangeError(
+        "the words' counts add up to more than 2^63 - 1 adjacent pairs; tokvec's pair counts are 63-bit");
+  }
+  if (root) {
+    heap_.reserve(sums.size());
+    for (const auto& [key, count] : sums) heap_.push_back({count, key});
+    std::make_heap(heap_.begin(), heap_.end(),
+                   [this](const HeapEntry& a, const HeapEntry& b) { return LowerPriority(a, b); });
+  }
+  // 2. Each step: the root picks, every process merges in its words and sends its changes, the root adds them.
+  auto count_of = [&sums](uint64_t pair) {
+    const auto it = sums.find(pair);
+    return it == sums.end() ? int64_t{0} : it->second;
+  };
+  const size_t max_steps = std::min(options_.merges.value_or(std::numeric_limits<size_t>::max()),
+                                    options_.vocab_size.value_or(std::numeric_limits<size_t>::max()));
+  std::vector<uint64_t> step_words(kHandOverWindow, kHandOverStepWords);  // the last steps', over every process
+  uint64_t window_words = kHandOverWindow * kHandOverStepWords;             // their sum
+  std::vector<uint64_t> rose;
+  while (true) {
+    MergeStep step;
+    if (root) {
+      // Hand over when steps have become small and many may be left (the root finishes alone, as Learn).
+      const size_t left = max_steps - std::min(max_steps, out_.merges.size());
+      if (window_words < kHandOverWindow * kHandOverStepWords && left >= kHandOverStepsLeft) {
+        step.kind = MergeStep::kHandOver;
+      } else if (std::optional<uint64_t> pair = PickMerge(count_of)) {
+        step = {MergeStep::kMerge, *pair};
+      }
+    }
+    TOKVEC_ASSIGN_OR_RETURN(step, exchange.BroadcastStep(step));
+    if (step.kind == MergeStep::kStop) break;
+    if (step.kind == MergeStep::kHandOver) {
+      // Every other process's words (their symbols now) to the root, whose counts then become the sums.
+      TOKVEC_ASSIGN_OR_RETURN(parts, exchange.GatherOnRoot(root ? std::string() : EncodeWords()));
+      if (!root) return absl::OkStatus();
+      for (const std::string& part : parts) AddEncodedWords(part);
+      touched_.clear();  // the heap's entries already hold the sums
+      Learn();
+      return absl::OkStatus();
+    }
+    record_changes_ = true;
+    const uint64_t words = ApplyMerge(step.pair);
+    record_changes_ = false;
+    touched_.clear();
+    for (const auto& [key, delta] : step_changes_) {
+      if (delta != 0) changes.push_back({key, delta});
+    }
+    step_changes_.clear();
+    TOKVEC_ASSIGN_OR_RETURN(parts, exchange.GatherOnRoot(EncodeChanges(words, changes)));
+    changes.clear();
+    if (!root) continue;
+    uint64_t words_merged = 0;
+    for (const std::string& part : parts) words_merged += DecodeChanges(part, &changes);
+    uint64_t& oldest = step_words[out_.merges.size() % kHandOverWindow];
+    window_words += words_merged - oldest;
+    oldest = words_merged;
+    // A pair whose count rose on some process gets a fresh heap entry (as Learn's touched pairs do).
+    for (const PairCountChange& change : changes) {
+      sums[change.pair] += change.delta;
+      if (change.delta > 0) rose.push_back(change.pair);
+    }
+    changes.clear();
+    sums[step.pair] = 0;
+    std::sort(rose.begin(), rose.end());
+    rose.erase(std::unique(rose.begin(), rose.end()), rose.end());
+    for (uint64_t key : rose) {
+      const int64_t now = sums[key];
+      if (now > 0) Push({now, key});
+    }
+    rose.clear();
+    if (options_.progress && out_.merges.size() % kProgressEvery == 0) options_.progress(out_.merges.size());
+  }
+  if (root && options_.progress) options_.progress(out_.merges.size());
+  return absl::OkStatus();
 }
 
 absl::StatusOr<TrainedBpe> Trainer::Run(std::vector<WordCount> words) {
@@ -401,9 +625,18 @@ absl::StatusOr<TrainedBpe> Trainer::Run(std::vector<WordCount> words) {
         out_.tokens.size() - out_.special_tokens.size() - (options_.type == ModelType::kWord ? 2 : 0),
         out_.tokens.size()));
   }
-  TOKVEC_RETURN_IF_ERROR(LoadWords(std::move(words)));
+  absl::Status loaded = LoadWords(std::move(words));
+  if (options_.exchange != nullptr && !options_.exchange->AllOk(loaded.ok())) {
+    return loaded.ok() ? absl::AbortedError("another process could not load its words (its error is above)")
+                       : loaded;
+  }
+  TOKVEC_RETURN_IF_ERROR(loaded);
   CountPairs();
-  Learn();
+  if (options_.exchange != nullptr) {
+    TOKVEC_RETURN_IF_ERROR(LearnTogether());
+  } else {
+    Learn();
+  }
   return std::move(out_);
 }
 

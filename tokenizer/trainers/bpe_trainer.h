@@ -25,6 +25,14 @@
 // Algorithm: pair counts with a pair -> words index and a max-heap with lazy invalidation (an entry whose count
 // is stale is re-pushed with the current count when popped); each merge touches only the words holding the
 // pair and updates counts by the delta of each occurrence, never recounting. Counts are 64-bit.
+//
+// Spread over processes (`mpirun tokvec train`, options.exchange): each process trains on the words it holds (its
+// share of the pieces, each piece on one process), keeping their pair counts and pair -> words index; the root
+// sums every process's pair counts and keeps the heap. Each step the root picks the pair, every process merges it
+// in its own words and sends the root its count changes. Once the steps have become small (each touches few
+// words) and many are left, the per-step messages would cost more than the work they share: the others hand their
+// words over and the root finishes alone. The merges are the ones a single process holding every word learns: the
+// pick depends only on the summed counts and the tie-break rule, never on the heap's history.
 #ifndef TOKVEC_TOKENIZER_TRAINERS_BPE_TRAINER_H_
 #define TOKVEC_TOKENIZER_TRAINERS_BPE_TRAINER_H_
 
@@ -43,6 +51,30 @@
 
 namespace tokvec {
 
+// What the root of a spread training tells every process to do next.
+struct MergeStep {
+  enum Kind : uint64_t { kStop = 0, kMerge = 1, kHandOver = 2 };
+  Kind kind = kStop;
+  uint64_t pair = 0;  // kMerge: left id << 32 | right id
+};
+
+// The collective steps of a training spread over processes (distributed/world.h makes one over MPI). Every call
+// is made by every process, in the same order.
+class MergeExchange {
+ public:
+  virtual ~MergeExchange() = default;
+  // The process that sums the counts and picks the merges.
+  virtual bool IsRoot() const = 0;
+  // True on every process when `ok` is true on every process.
+  virtual bool AllOk(bool ok) = 0;
+  // The union of every process's `symbols`, sorted by bytes, on every process.
+  virtual absl::StatusOr<std::vector<std::string>> UnionOfSymbols(const std::vector<std::string>& symbols) = 0;
+  // The root gets every process's `mine` (its own included), one string per process; the others get none.
+  virtual absl::StatusOr<std::vector<std::string>> GatherOnRoot(const std::string& mine) = 0;
+  // The root's `step` on every process (the others' argument is ignored).
+  virtual absl::StatusOr<MergeStep> BroadcastStep(MergeStep step) = 0;
+};
+
 struct BpeTrainerOptions {
   ModelType type = ModelType::kWord;
   // Exactly one of the two targets.
@@ -51,8 +83,11 @@ struct BpeTrainerOptions {
   uint64_t min_frequency = 0;        // Stop when the best pair occurs fewer times.
   std::vector<std::string> special_tokens;  // Reserved ids 0.., never produced from text by the model.
   size_t threads = 1;  // Workers for the merge steps that touch many words (same result for any count).
-  // Called every 256 merges and at the end with the number of merges done.
+  // Called every 256 merges and at the end with the number of merges done (on the root only, when spread).
   std::function<void(size_t merges_done)> progress;
+  // Null for one process. Otherwise this process's words are its share, and the root's result is the model (the
+  // others' may stop short of it); the exchange must outlive the training.
+  MergeExchange* exchange = nullptr;
 };
 
 struct TrainedBpe {

@@ -96,7 +96,8 @@ std::vector<WordCount> TokenizerTrainer::TakeCounts() && {
   return out;
 }
 
-absl::StatusOr<std::unique_ptr<Tokenizer>> TokenizerTrainer::Train(std::string* note) && {
+absl::StatusOr<std::unique_ptr<Tokenizer>> TokenizerTrainer::Train(std::string* note,
+                                                                    MergeExchange* exchange) && {
   words_ = std::move(*this).TakeCounts();
   BpeTrainerOptions trainer;
   trainer.type = options_.type;
@@ -106,6 +107,7 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> TokenizerTrainer::Train(std::string* 
   trainer.special_tokens = options_.special_tokens;
   trainer.threads = options_.threads;
   trainer.progress = options_.merge_progress;
+  trainer.exchange = exchange;
   TOKVEC_ASSIGN_OR_RETURN(TrainedBpe trained, TrainBpe(std::move(words_), trainer));
   if (note != nullptr) *note = trained.note;
   return MakeTrainedTokenizer(std::move(trained), std::move(pre_tokenizer_), std::move(normalizer_));

@@ -74,7 +74,10 @@ class TokenizerTrainer {
   std::vector<WordCount> TakeCounts() &&;
 
   // Learns the merges from everything counted. `note` (may be null) says why training stopped early, if it did.
-  absl::StatusOr<std::unique_ptr<Tokenizer>> Train(std::string* note = nullptr) &&;
+  // With an exchange (mpirun, distributed/world.h) this process's counts are its share of the pieces, and every
+  // process of the exchange learns the same merges (bpe_trainer.h).
+  absl::StatusOr<std::unique_ptr<Tokenizer>> Train(std::string* note = nullptr,
+                                                   MergeExchange* exchange = nullptr) &&;
 
  private:
   TokenizerTrainer() = default;

@@ -16,7 +16,8 @@
 // when training stopped before its target.
 //
 // Under `mpirun -np P` (built with -DTOKVEC_MPI=ON), each rank counts share `rank` of P of the files, the counts
-// meet by piece and are summed (distributed/world.h), and rank 0 trains and writes: the same bytes as one process.
+// meet by piece and are summed on the piece's owner (distributed/world.h), the ranks learn the merges together,
+// each over the pieces it summed (bpe_trainer.h), and rank 0 writes: the same bytes as one process.
 #include <unistd.h>
 
 #include <algorithm>
@@ -157,7 +158,11 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
 
   // 2. Count the unique pieces in one streaming pass, or read counts made before (tokvec count, Spark, ...).
   //    Under mpirun: each rank counts its share of the files, the counts are summed across ranks by piece, and
-  //    rank 0 trains on the sums (distributed/world.h); the model is the one a single process writes.
+  //    each rank trains on the pieces it summed, with the others (distributed/world.h); the model is the one a
+  //    single process writes.
+  // Under mpirun the ranks learn the merges together (bpe_trainer.h), each on the pieces it summed.
+  distributed::MergeExchangeStats merge_stats;
+  std::unique_ptr<MergeExchange> exchange;
   if (world.size > 1) {
     // Each phase is timed on every rank (its line on stderr), so that a slow rank or exchange shows.
     using Clock = std::chrono::steady_clock;
@@ -176,16 +181,16 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
     const double wait_seconds = seconds(start);
     start = Clock::now();
     distributed::ExchangeStats stats;
-    TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> all,
-                            distributed::SumCountsOnRoot(std::move(trainer).TakeCounts(), world, &stats));
+    TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> mine,
+                            distributed::SumCountsByOwner(std::move(trainer).TakeCounts(), world, &stats));
     std::fprintf(stderr,
                  "rank %d of %d: counted its share in %.2f s (then waited %.2f s for the others); summed %llu unique "
                  "pieces, sent %.1f MB in %d round(s), %.2f s\n",
                  world.rank, world.size, count_seconds, wait_seconds,
                  static_cast<unsigned long long>(stats.pieces_summed), static_cast<double>(stats.bytes_sent) / 1e6,
                  stats.rounds, seconds(start));
-    if (world.rank != 0) return absl::OkStatus();  // rank 0 trains and writes
-    trainer.AddCounts(std::move(all));
+    trainer.AddCounts(std::move(mine));  // the pieces this rank summed: it trains on them with the others
+    exchange = distributed::MakeMergeExchange(world, &merge_stats);
   } else if (options.from_counts) {
     TOKVEC_ASSIGN_OR_RETURN(PieceCounts counts, ReadCountFiles(files, word));
     const CountFileHeader expected = trainer.CountHeader();
@@ -199,13 +204,31 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
   } else {
     TOKVEC_RETURN_IF_ERROR(trainer.CountFiles(files));
   }
-  if (trainer.CountedNothing()) return EmptyCorpusError(files, options.from_counts, word);
+  // Under mpirun a rank may own no piece; the corpus is empty when every rank's share is.
+  if (world.size > 1 ? distributed::AllOk(world, trainer.CountedNothing()) : trainer.CountedNothing()) {
+    return world.rank == 0 ? EmptyCorpusError(files, options.from_counts, word)
+                           : absl::AbortedError("the corpus is empty (rank 0 says more)");
+  }
 
   // 3. Learn the merges (tokenizer/trainers/tokenizer_trainer.h).
   progress.StartMerges();
   std::string note;
-  absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = std::move(trainer).Train(&note);
+  const auto train_start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = std::move(trainer).Train(&note, exchange.get());
   progress.Done();
+  if (exchange != nullptr) {
+    std::fprintf(stderr,
+                 "rank %d of %d: trained in %.2f s (%.2f s of it exchanging, %.1f MB sent): %llu merges together%s\n",
+                 world.rank, world.size,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - train_start).count(),
+                 merge_stats.seconds, static_cast<double>(merge_stats.bytes_sent) / 1e6,
+                 static_cast<unsigned long long>(merge_stats.merges_together),
+                 merge_stats.handed_over ? (world.rank == 0 ? ", then the rest alone" : ", then its words to rank 0")
+                                         : "");
+  }
+  if (world.rank != 0) {  // every rank learned the same merges; rank 0 reports and writes
+    return tokenizer.ok() ? absl::OkStatus() : absl::AbortedError("training stopped (rank 0 says why)");
+  }
   if (!tokenizer.ok()) return absl::Status(tokenizer.status().code(), std::string(tokenizer.status().message()));
   if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
 

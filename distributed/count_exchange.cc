@@ -76,11 +76,4 @@ absl::Status ParseCountRecords(std::string_view bytes, absl::flat_hash_map<std::
   return SumCountRecords(bytes, sums);
 }
 
-absl::Status AppendCountRecords(std::string_view bytes, std::vector<WordCount>* out) {
-  return ForEachCountRecord(bytes, [&](std::string_view piece, uint64_t count) {
-    out->push_back({std::string(piece), count});
-    return absl::OkStatus();
-  });
-}
-
 }  // namespace tokvec::distributed

@@ -36,11 +36,6 @@ absl::Status ParseCountRecords(std::string_view bytes, absl::flat_hash_map<std::
 // summing's time when the pieces are many (a word model's million words).
 absl::Status ParseCountRecords(std::string_view bytes, absl::flat_hash_map<std::string_view, uint64_t>* sums);
 
-// Appends every record of `bytes` to `out` as it is, no summing: for records whose pieces are known to be
-// distinct, such as the owners' sums gathered on rank 0 (each piece has one owner), where a hash map would only
-// cost time. DataLoss on a truncated record.
-absl::Status AppendCountRecords(std::string_view bytes, std::vector<WordCount>* out);
-
 }  // namespace tokvec::distributed
 
 #endif  // TOKVEC_DISTRIBUTED_COUNT_EXCHANGE_H_

@@ -2,7 +2,9 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 
@@ -166,8 +168,8 @@ bool AllOk(const World& world, bool ok) {
   return all == 1;
 }
 
-absl::StatusOr<std::vector<WordCount>> SumCountsOnRoot(std::vector<WordCount> local, const World& world,
-                                                       ExchangeStats* stats) {
+absl::StatusOr<std::vector<WordCount>> SumCountsByOwner(std::vector<WordCount> local, const World& world,
+                                                        ExchangeStats* stats) {
   ExchangeStats ignored;
   if (stats == nullptr) stats = &ignored;
   if (world.size <= 1) {
@@ -175,7 +177,7 @@ absl::StatusOr<std::vector<WordCount>> SumCountsOnRoot(std::vector<WordCount> lo
     return local;
   }
   const uint64_t chunk = ChunkBytes(world.size);
-  // 1. Each piece to its owner (by hash), where its counts from every rank are summed.
+  // Each piece to its owner (by hash), where its counts from every rank are summed.
   std::vector<std::string> send = PartitionByPiece(local, static_cast<uint32_t>(world.size));
   std::vector<WordCount>().swap(local);
   std::vector<std::string> received;
@@ -194,20 +196,76 @@ absl::StatusOr<std::vector<WordCount>> SumCountsOnRoot(std::vector<WordCount> lo
     return parsed.ok() ? absl::AbortedError("another rank could not read the exchanged counts") : parsed;
   }
   stats->pieces_summed = sums.size();
-  // 2. Every rank's sums (disjoint pieces) to rank 0.
-  std::string mine;
-  mine.reserve(static_cast<size_t>(received_bytes));
-  for (const auto& [piece, count] : sums) AppendCountRecord(piece, count, &mine);
-  absl::flat_hash_map<std::string_view, uint64_t>().swap(sums);
-  std::vector<std::string>().swap(received);
-  std::vector<std::string> gathered;
-  TOKVEC_RETURN_IF_ERROR(GatherOnRoot(mine, chunk, world, &gathered, stats));
-  std::vector<WordCount> all;
-  if (world.rank == 0) {
-    // Each piece was summed by its one owner: the parts hold distinct pieces, so they are joined, not summed.
-    for (const std::string& part : gathered) TOKVEC_RETURN_IF_ERROR(AppendCountRecords(part, &all));
+  std::vector<WordCount> mine;
+  mine.reserve(sums.size());
+  for (const auto& [piece, count] : sums) mine.push_back({std::string(piece), count});
+  return mine;
+}
+
+namespace {
+
+// BpeTrainerOptions::exchange over MPI_COMM_WORLD; rank 0 is the root.
+class MpiMergeExchange final : public MergeExchange {
+ public:
+  MpiMergeExchange(const World& world, MergeExchangeStats* stats)
+      : world_(world), chunk_(ChunkBytes(world.size)), stats_(stats) {}
+
+  bool IsRoot() const override { return world_.rank == 0; }
+
+  bool AllOk(bool ok) override { return distributed::AllOk(world_, ok); }
+
+  absl::StatusOr<std::vector<std::string>> UnionOfSymbols(const std::vector<std::string>& symbols) override {
+    std::vector<WordCount> mine;  // the count-record format, count unused
+    mine.reserve(symbols.size());
+    for (const std::string& symbol : symbols) mine.push_back({symbol, 1});
+    // Every rank's symbols to every rank: the same buffer to each peer.
+    const std::string records = PartitionByPiece(mine, 1)[0];
+    std::vector<std::string> received;
+    ExchangeStats ignored;
+    TOKVEC_RETURN_IF_ERROR(AllToAll(std::vector<std::string>(static_cast<size_t>(world_.size), records), chunk_,
+                                    &received, &ignored));
+    absl::flat_hash_map<std::string, uint64_t> all;
+    for (const std::string& part : received) TOKVEC_RETURN_IF_ERROR(ParseCountRecords(part, &all));
+    std::vector<std::string> out;
+    out.reserve(all.size());
+    for (auto& [symbol, count] : all) out.push_back(symbol);
+    std::sort(out.begin(), out.end());
+    return out;
   }
-  return all;
+
+  absl::StatusOr<std::vector<std::string>> GatherOnRoot(const std::string& mine) override {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::string> gathered;
+    ExchangeStats ignored;
+    TOKVEC_RETURN_IF_ERROR(distributed::GatherOnRoot(mine, chunk_, world_, &gathered, &ignored));
+    stats_->bytes_sent += mine.size();
+    stats_->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return gathered;
+  }
+
+  absl::StatusOr<MergeStep> BroadcastStep(MergeStep step) override {
+    const auto start = std::chrono::steady_clock::now();
+    uint64_t message[2] = {static_cast<uint64_t>(step.kind), step.pair};
+    TOKVEC_MPI_CALL(MPI_Bcast(message, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD));
+    stats_->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (message[0] > MergeStep::kHandOver) return absl::DataLossError("rank 0 sent an unknown training step");
+    step = {static_cast<MergeStep::Kind>(message[0]), message[1]};
+    if (step.kind == MergeStep::kMerge) ++stats_->merges_together;
+    if (step.kind == MergeStep::kHandOver) stats_->handed_over = true;
+    return step;
+  }
+
+ private:
+  World world_;
+  uint64_t chunk_;
+  MergeExchangeStats* stats_;
+};
+
+}  // namespace
+
+std::unique_ptr<MergeExchange> MakeMergeExchange(const World& world, MergeExchangeStats* stats) {
+  if (world.size <= 1) return nullptr;
+  return std::make_unique<MpiMergeExchange>(world, stats);
 }
 
 }  // namespace tokvec::distributed

@@ -21,10 +21,12 @@ World JoinWorld() { return World{}; }
 
 bool AllOk(const World&, bool ok) { return ok; }
 
-absl::StatusOr<std::vector<WordCount>> SumCountsOnRoot(std::vector<WordCount> local, const World&,
-                                                       ExchangeStats* stats) {
+absl::StatusOr<std::vector<WordCount>> SumCountsByOwner(std::vector<WordCount> local, const World&,
+                                                        ExchangeStats* stats) {
   if (stats != nullptr) stats->pieces_summed = local.size();
   return local;
 }
+
+std::unique_ptr<MergeExchange> MakeMergeExchange(const World&, MergeExchangeStats*) { return nullptr; }
 
 }  // namespace tokvec::distributed

@@ -55,35 +55,6 @@ TEST(CountExchangeTest, TruncatedRecordsAreDataLoss) {
   }
 }
 
-// Rank 0 joins the owners' sums as they are: every record, in order, the same pieces and counts as the parse into
-// sums gives when the pieces are distinct; a truncated part is DataLoss.
-TEST(CountExchangeTest, DistinctPiecesAreJoinedWithoutSumming) {
-  const std::vector<WordCount> counts = {{" the", 5}, {std::string("\0\xFF", 2), 18446744073709551615ULL},
-                                         {"日本", 7}, {"", 1}, {"x", 4294967296ULL}};
-  for (uint32_t parts : {1u, 2u, 3u, 7u}) {
-    const std::vector<std::string> out = PartitionByPiece(counts, parts);
-    std::vector<WordCount> joined;
-    absl::flat_hash_map<std::string, uint64_t> sums;
-    for (const std::string& part : out) {
-      ASSERT_TRUE(AppendCountRecords(part, &joined).ok());
-      ASSERT_TRUE(ParseCountRecords(part, &sums).ok());
-    }
-    ASSERT_EQ(joined.size(), counts.size());
-    for (const WordCount& w : joined) EXPECT_EQ(sums.at(w.word), w.count) << w.word;
-  }
-  std::string bytes;
-  AppendCountRecord("ab", 3, &bytes);
-  AppendCountRecord("cd", 4, &bytes);
-  std::vector<WordCount> joined;
-  ASSERT_TRUE(AppendCountRecords(bytes, &joined).ok());
-  ASSERT_EQ(joined.size(), 2u);
-  EXPECT_EQ(joined[0].word, "ab");
-  EXPECT_EQ(joined[1].count, 4u);
-  EXPECT_EQ(AppendCountRecords(std::string_view(bytes).substr(0, bytes.size() - 1), &joined).code(),
-            absl::StatusCode::kDataLoss);
-}
-
-}  // namespace
 // Summing by views into the received bytes (what the ranks do) gives the sums of the copying parse, across parts,
 // and the same errors.
 TEST(CountExchangeTest, SummingByViewsEqualsSummingByCopies) {
@@ -106,4 +77,5 @@ TEST(CountExchangeTest, SummingByViewsEqualsSummingByCopies) {
   EXPECT_EQ(ParseCountRecords(std::string_view(big).substr(0, 7), &overflow).code(), absl::StatusCode::kDataLoss);
 }
 
+}  // namespace
 }  // namespace tokvec::distributed

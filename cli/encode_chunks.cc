@@ -54,7 +54,7 @@ absl::Status AppendPairLine(const Tokenizer& tokenizer, const EncodeOptions& enc
   TOKVEC_ASSIGN_OR_RETURN(EncodedTokens pair, EncodePair(tokenizer, line.substr(0, tab), line.substr(tab + 1), encode));
   Encoding encoding{.ids = std::move(pair.ids), .offsets = std::move(pair.offsets)};
   for (size_t i = 0; i < encoding.offsets.size(); ++i) {
-    if (pair.sequence_ids[i] == 1) {  // B's offsets count from the line's start
+    if (pair.offset_texts[i] == 1) {  // B's offsets count from the line's start
       encoding.offsets[i].begin += tab + 1;
       encoding.offsets[i].end += tab + 1;
     }

@@ -190,7 +190,7 @@ py::dict EncodingDict(const Tokenizer& tokenizer, const EncodedTokens& e, const 
     type_ids[i] = e.type_ids[i];
     const bool padding = e.attention_mask[i] == 0;
     tokens[i] = padding ? pad : tokenizer.TokenSpelling(e.ids[i]);
-    const TextChars& text = texts[e.sequence_ids[i] == 1 ? 1 : 0];
+    const TextChars& text = texts[e.offset_texts[i]];
     size_t begin = e.offsets[i].begin, end = e.offsets[i].end;
     if (text.is_str && end <= text.text.size() && begin <= end) {
       begin = begin < text.text.size() ? text.before[begin + 1] - 1 : text.before[text.text.size()];

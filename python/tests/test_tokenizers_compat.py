@@ -101,6 +101,33 @@ def test_positions_and_vocabulary():
     assert "[CLS]" in tokenizer.decode(encoding.ids, skip_special_tokens=False)
 
 
+def _is_run(part, tokens):
+    return any(part == tokens[k:k + len(part)] for k in range(len(tokens) - len(part) + 1))
+
+
+@pytest.mark.parametrize("name, strategy", [("affix_bpe/prefix.json", "longest_first"),
+                                            ("wordpiece/cased.json", "only_second")])
+def test_pair_windows_keep_each_text_offsets(name, strategy):
+    """A pair's overflowing windows: each window is a run of the first text's tokens then a run of the second's, as
+    in the untruncated pair, offsets included (characters of each token's own text). Without a post-processor
+    template Hugging Face's windows give every token sequence id 0, so the text cannot be told from the sequence ids
+    (the offsets of the second text's tokens were once counted in the first text)."""
+    tokenizer = Tokenizer.from_file(str(DATA / name))
+    first, second = "Héllo wörld 14", "Ça coûte très cher, dit-il à l'été, où l'on paie déjà trop de frais."
+    full = tokenizer.encode(first, second)
+    texts = [[(i, o) for i, o, s, m in zip(full.ids, full.offsets, full.sequence_ids, full.special_tokens_mask)
+              if s == k and not m] for k in (0, 1)]
+    assert any(len(second[:o[0]].encode()) != o[0] for _, o in texts[1])  # characters differ from bytes here
+    tokenizer.enable_truncation(16, stride=2, strategy=strategy)
+    top = tokenizer.encode(first, second)
+    windows = [top] + top.overflowing
+    assert len(windows) >= 2
+    for w, window in enumerate(windows):
+        tokens = [(i, o) for i, o, m in zip(window.ids, window.offsets, window.special_tokens_mask) if not m]
+        assert any(_is_run(tokens[:k], texts[0]) and _is_run(tokens[k:], texts[1])
+                   for k in range(1, len(tokens))), (w, tokens)
+
+
 def test_save_writes_the_current_sections(tmp_path):
     tokenizer = Tokenizer.from_file(str(DATA / "wordpiece" / "uncased.json"))
     tokenizer.enable_truncation(7)

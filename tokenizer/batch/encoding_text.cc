@@ -123,7 +123,7 @@ void AppendEncodedTokensJson(const Tokenizer& tokenizer, const EncodedTokens& ro
                              std::string* out) {
   Encoding encoding{.ids = rows.ids, .offsets = rows.offsets};
   for (size_t i = 0; i < encoding.offsets.size(); ++i) {
-    if (rows.sequence_ids[i] == 1) {
+    if (rows.offset_texts[i] == 1) {
       encoding.offsets[i].begin += b_begin;
       encoding.offsets[i].end += b_begin;
     }

@@ -24,6 +24,9 @@ struct EncodedTokens {
   std::vector<int> sequence_ids;
   std::vector<int32_t> word_ids;             // [size()] the word in its text (Encoding::words); -1: added, padding
   std::vector<Offset> offsets;               // [size()] bytes of the token's own text; (0, 0) when added
+  // [size()] the text the offsets count in: 0 (a) or 1 (b); 0 for added and padding tokens. Not sequence_ids: a
+  // pair's overflowing windows give text b's tokens sequence id 0 or -1, as Hugging Face's ranges do.
+  std::vector<uint8_t> offset_texts;
   std::vector<uint8_t> special_tokens_mask;  // [size()] 1 for added and padding tokens
   std::vector<uint8_t> attention_mask;       // [size()] 0 for padding
   std::vector<EncodedTokens> overflowing;        // Windows truncation cut off, in order.
@@ -45,6 +48,7 @@ struct EncodedTokens {
     rows.word_ids.resize(n, -1);
     rows.type_ids.assign(n, type_id);
     rows.sequence_ids.assign(n, sequence);
+    rows.offset_texts.assign(n, sequence == 1 ? 1 : 0);
     rows.special_tokens_mask.assign(n, 0);
     rows.attention_mask.assign(n, 1);
     return rows;
@@ -57,6 +61,7 @@ struct EncodedTokens {
     rows.sequence_ids.assign(sequence_ids.begin() + begin, sequence_ids.begin() + end);
     rows.word_ids.assign(word_ids.begin() + begin, word_ids.begin() + end);
     rows.offsets.assign(offsets.begin() + begin, offsets.begin() + end);
+    rows.offset_texts.assign(offset_texts.begin() + begin, offset_texts.begin() + end);
     rows.special_tokens_mask.assign(special_tokens_mask.begin() + begin, special_tokens_mask.begin() + end);
     rows.attention_mask.assign(attention_mask.begin() + begin, attention_mask.begin() + end);
     return rows;
@@ -71,6 +76,7 @@ struct EncodedTokens {
     sequence_ids.insert(sequence_ids.end(), other.sequence_ids.begin(), other.sequence_ids.end());
     word_ids.insert(word_ids.end(), other.word_ids.begin(), other.word_ids.end());
     offsets.insert(offsets.end(), other.offsets.begin(), other.offsets.end());
+    offset_texts.insert(offset_texts.end(), other.offset_texts.begin(), other.offset_texts.end());
     special_tokens_mask.insert(special_tokens_mask.end(), other.special_tokens_mask.begin(),
                                other.special_tokens_mask.end());
     attention_mask.insert(attention_mask.end(), other.attention_mask.begin(), other.attention_mask.end());
@@ -82,6 +88,7 @@ struct EncodedTokens {
     sequence_ids.push_back(-1);
     word_ids.push_back(-1);
     offsets.push_back(Offset{0, 0});
+    offset_texts.push_back(0);
     special_tokens_mask.push_back(1);
     attention_mask.push_back(1);
   }

@@ -29,6 +29,7 @@ void PadRows(EncodedTokens* rows, size_t length, const PaddingParams& params) {
   pad(rows->sequence_ids, -1);
   pad(rows->word_ids, int32_t{-1});
   pad(rows->offsets, Offset{0, 0});
+  pad(rows->offset_texts, uint8_t{0});
   pad(rows->special_tokens_mask, uint8_t{1});
   pad(rows->attention_mask, uint8_t{0});
   if (left) {

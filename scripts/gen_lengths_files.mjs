@@ -50,9 +50,14 @@ const FILES = {
                          padding("BatchLongest", "Right", undefined, 0, 0, "<pad>")],
   // Padding alone (no truncation), left, to a multiple of 5.
   "llama-pad-left": ["spm_bpe/llama.json", null, padding("BatchLongest", "Left", 5, 0, 0, "<unk>")],
+  // ByteLevel post-processor trimming offsets (add_prefix_space): each window is trimmed on its own, its first token
+  // keeping one leading space; added tokens (runs of spaces too) end words where the early exit does not stop.
+  "byte-trim-windows": ["added/byte-trim.json", truncation(6, "LongestFirst", 2, "Right"), null],
 };
 const SINGLES = ["Hello world", "", "The quick brown fox jumps over the lazy dog, isn't it? 1234567 times.",
-                 "Café NAÏVE 吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。", "a b c d e f g h i j k l m n o p q r s t"];
+                 "Café NAÏVE 吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。", "a b c d e f g h i j k l m n o p q r s t",
+                 "CHAPTER    PAGE<think> the  plan</think>    and  <s> more</s> words to cut after the added tokens",
+                 "a<think>b<think>c<think>d<think>e<think>f<think>g<think>h<think>i<think>j<think>k<think>l<think>m"];
 const PAIRS = [["How old is the moon?", "About 4.5 billion years, give or take a few hundred million."],
                ["short", "a b c d e f g h i j k l m n o p q r s t u v w x y z"],
                ["a b c d e f g h i j k l m n o p q r s t u v w x y z", "short"],

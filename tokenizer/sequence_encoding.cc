@@ -18,6 +18,7 @@ absl::StatusOr<EncodedTokens> EncodeText(const Tokenizer& tokenizer, std::string
   EncodeOptions each = options;
   each.add_special_tokens = false;
   each.words = true;
+  each.trim_offsets = false;  // after truncation, window by window (TrimEachWindow)
   absl::StatusOr<Encoding> encoding = tokenizer.Encode(text, each);
   if (!encoding.ok()) {
     if (!pair) return encoding.status();
@@ -28,23 +29,40 @@ absl::StatusOr<EncodedTokens> EncodeText(const Tokenizer& tokenizer, std::string
                                sequence, static_cast<uint32_t>(sequence));
 }
 
-// Hugging Face's early exit (tokenizers 0.23.1, do_tokenize): a text is tokenized word by word from the side
-// truncation keeps, and stops once it has max_length tokens or more; the words after (before, for left truncation)
-// are dropped, never to be seen in an overflowing window. The first text of a pair cut OnlySecond is whole. Word
-// ids are those of the text's words; an added token matched in the text is a word of its own.
-void DropUnreachedWords(const TruncationParams& params, int sequence, EncodedTokens* rows) {
+// True when token k of `rows` (bytes of `text`) is an added token matched in the text rather than a model token
+// that shares an added token's id (an unknown word's [UNK]): the text it covers holds the token's content (a
+// `normalized` token is matched in normalized text, which may spell it otherwise: taken as matched).
+bool IsMatchedAddedToken(const Tokenizer& tokenizer, std::string_view text, const EncodedTokens& rows, size_t k) {
+  const SpecialToken* added = tokenizer.FindAdded(rows.ids[k]);
+  if (added == nullptr) return false;
+  if (added->normalized) return true;
+  const Offset offset = rows.offsets[k];
+  if (offset.end > text.size() || offset.begin > offset.end) return false;
+  return text.substr(offset.begin, offset.end - offset.begin).find(added->text) != std::string_view::npos;
+}
+
+// Hugging Face's early exit (tokenizers 0.23.2, PreTokenizedString::tokenize_with_limit): a text is tokenized word
+// by word from the side truncation keeps, and stops once it has max_length tokens or more after a word the model
+// tokenized (an added token matched in the text is a word already tokenized: no check after it); the words after
+// (before, for left truncation) are dropped, never to be seen in an overflowing window. The first text of a pair
+// cut OnlySecond is whole. Word ids are those of the text's words; an added token is a word of its own.
+void DropUnreachedWords(const Tokenizer& tokenizer, std::string_view text, const TruncationParams& params,
+                        int sequence, EncodedTokens* rows) {
   if (params.strategy == TruncationStrategy::kOnlySecond && sequence == 0) return;
   const size_t n = rows->size();
   if (n <= params.max_length) return;
-  // The tokens of whole words from the kept side, until there are max_length or more.
+  // The tokens of whole words from the kept side, until there are max_length or more after a model word.
   size_t kept = 0;
   const bool right = params.direction == TruncationSide::kRight;
-  auto word_at = [&](size_t k) { return rows->word_ids[right ? k : n - 1 - k]; };
-  while (kept < n && kept < params.max_length) {
-    const int32_t word = word_at(kept);
+  auto at = [&](size_t k) { return right ? k : n - 1 - k; };
+  while (kept < n) {
+    const int32_t word = rows->word_ids[at(kept)];
+    const size_t first = kept;
     do {
       ++kept;
-    } while (kept < n && word_at(kept) == word);
+    } while (kept < n && rows->word_ids[at(kept)] == word);
+    const bool added = kept - first == 1 && IsMatchedAddedToken(tokenizer, text, *rows, at(first));
+    if (!added && kept >= params.max_length) break;
   }
   if (right) {
     *rows = rows->Slice(0, kept);
@@ -54,6 +72,14 @@ void DropUnreachedWords(const TruncationParams& params, int sequence, EncodedTok
   *rows = rows->Slice(n - kept, n);
   const int32_t first = rows->word_ids.empty() ? 0 : rows->word_ids[0];
   for (int32_t& word : rows->word_ids) word -= first;
+}
+
+// The post-processor's offset trimming on `rows` and on each of its windows, each as an encoding of its own:
+// Hugging Face post-processes after truncation, so a window's first token is token 0, whose one leading space
+// ByteLevel spares under add_prefix_space (pre_tokenizers/byte_level.rs, process_offsets).
+void TrimEachWindow(const Tokenizer& tokenizer, std::string_view text, EncodedTokens* rows) {
+  tokenizer.TrimOffsets(text, rows->ids, &rows->offsets);
+  for (EncodedTokens& window : rows->overflowing) TrimEachWindow(tokenizer, text, &window);
 }
 
 // `y` appended to `x`, their overflowing windows combined as Hugging Face's Encoding::merge_with combines them:
@@ -116,8 +142,8 @@ absl::StatusOr<EncodedTokens> EncodeSequences(const Tokenizer& tokenizer, std::s
   if (lengths.truncation) {
     TruncationParams params = *lengths.truncation;
     const size_t before = texts[0].size() + (b ? texts[1].size() : 0);
-    DropUnreachedWords(params, 0, &texts[0]);
-    if (b) DropUnreachedWords(params, 1, &texts[1]);
+    DropUnreachedWords(tokenizer, a, params, 0, &texts[0]);
+    if (b) DropUnreachedWords(tokenizer, *b, params, 1, &texts[1]);
     if (options.add_special_tokens) {
       size_t added = 0;
       for (const TemplatePiece& piece : layout) added += piece.kind == TemplatePiece::kTokens ? piece.ids.size() : 0;
@@ -138,6 +164,8 @@ absl::StatusOr<EncodedTokens> EncodeSequences(const Tokenizer& tokenizer, std::s
           a_windows, b_windows, kMaxWindowPairs));
     }
   }
+  TrimEachWindow(tokenizer, a, &texts[0]);
+  if (b) TrimEachWindow(tokenizer, *b, &texts[1]);
   // 4. The layout, windows combined. Which tokens are which text's: a post-processor says so for both texts and their
   // windows; without one Hugging Face says it for a pair's texts alone (every token of a single text reads as a's).
   const bool processed = tokenizer.spec().post_processor != nullptr;

@@ -98,6 +98,14 @@ std::optional<TokenId> Tokenizer::FindSpecial(std::string_view text) const {
   return std::nullopt;
 }
 
+const SpecialToken* Tokenizer::FindAdded(TokenId id) const {
+  if (id >= is_special_.size() || !is_special_[id]) return nullptr;
+  for (const SpecialToken& special : spec_.special_tokens) {
+    if (special.id == id) return &special;
+  }
+  return nullptr;
+}
+
 std::shared_ptr<const Tokenizer::AddedMatchers> Tokenizer::BuildMatchers(
     const std::vector<const SpecialToken*>& tokens) const {
   if (tokens.empty()) return nullptr;

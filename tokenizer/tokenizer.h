@@ -94,6 +94,10 @@ struct EncodeOptions {
   bool add_special_tokens = false;
   // Encode only: fill Encoding::words (costs a model call per piece).
   bool words = false;
+  // Encode only: the post-processor trims offsets (ByteLevel's and RobertaProcessing's trim_offsets). Sequence
+  // encoding turns it off and trims each truncation window on its own, as Hugging Face post-processes after
+  // truncation (Tokenizer::TrimOffsets).
+  bool trim_offsets = true;
 };
 
 struct DecodeOptions {
@@ -142,6 +146,9 @@ class Tokenizer {
   static absl::StatusOr<std::unique_ptr<Tokenizer>> Load(const std::string& path) { return Load(path, {}); }
   static absl::StatusOr<std::unique_ptr<Tokenizer>> Create(TokenizerSpec spec);
 
+  // The post-processor's offset trimming (none without one) on tokens `ids` of `text` at `offsets` (bytes of
+  // `text`, untrimmed), the first of them as the first of an encoding: what Encode does unless told not to.
+  void TrimOffsets(std::string_view text, absl::Span<const TokenId> ids, std::vector<Offset>* offsets) const;
   absl::StatusOr<Encoding> Encode(std::string_view text, const EncodeOptions& options = {}) const;
   // The ids of Encode(text, options), appended to `ids`, without computing offsets: the fast path of
   // `tokvec encode`. `base` is where `text` starts in a larger input; error messages count bytes from there.
@@ -188,6 +195,8 @@ class Tokenizer {
   const TokenizerSpec& spec() const { return spec_; }
   const std::vector<SpecialToken>& special_tokens() const { return spec_.special_tokens; }
   std::optional<TokenId> FindSpecial(std::string_view text) const;
+  // The added token (special or not) with id `id`, or null when `id` is none's.
+  const SpecialToken* FindAdded(TokenId id) const;
 
  private:
   explicit Tokenizer(TokenizerSpec spec);
@@ -208,8 +217,9 @@ class Tokenizer {
                             Sink out) const;
   // Models of spelled tokens, and byte models with affixes: the spellings through decoder_.
   absl::StatusOr<std::string> DecodeSpellings(absl::Span<const TokenId> ids) const;
-  // Runs the post-processor on Encode's result: trims offsets, adds its tokens when `add_special_tokens`.
-  void PostProcess(std::string_view text, bool add_special_tokens, Encoding* encoding) const;
+  // Runs the post-processor on Encode's result: trims offsets (with `trim`), adds its tokens when
+  // `add_special_tokens`.
+  void PostProcess(std::string_view text, bool add_special_tokens, bool trim, Encoding* encoding) const;
 
   // The added tokens one EncodeOptions lets match: those matched in the input and in the normalized text.
   struct AddedMatchers {

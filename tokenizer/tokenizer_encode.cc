@@ -36,7 +36,7 @@ absl::StatusOr<Encoding> Tokenizer::Encode(std::string_view text, const EncodeOp
     for (Offset& offset : out.offsets) WidenToCharacters(text, &offset.begin, &offset.end);
   }
   if (spec_.post_processor != nullptr) {
-    PostProcess(text, options.add_special_tokens, &out);
+    PostProcess(text, options.add_special_tokens, options.trim_offsets, &out);
     if (options.words && options.add_special_tokens) {  // the post-processor's tokens around the text are no word
       out.words.insert(out.words.begin(), spec_.post_processor->SingleBefore().size(), -1);
       out.words.resize(out.ids.size(), -1);
@@ -266,11 +266,18 @@ size_t WhitespaceBytes(std::string_view text, bool leading) {
 
 }  // namespace
 
-void Tokenizer::PostProcess(std::string_view text, bool add_special_tokens, Encoding* encoding) const {
+void Tokenizer::PostProcess(std::string_view text, bool add_special_tokens, bool trim, Encoding* encoding) const {
+  if (trim) TrimOffsets(text, encoding->ids, &encoding->offsets);
+  auto no_spaces = [](size_t, bool) { return size_t{0}; };
+  spec_.post_processor->Process(add_special_tokens, no_spaces, &encoding->ids, &encoding->offsets);
+}
+
+void Tokenizer::TrimOffsets(std::string_view text, absl::Span<const TokenId> ids, std::vector<Offset>* offsets) const {
+  if (spec_.post_processor == nullptr || !spec_.post_processor->TrimsOffsets()) return;
   // Spaces a token begins or ends with: an added token's are the input it covers, a byte token's its bytes.
   auto spaces = [&](size_t i, bool leading) {
-    const TokenId id = encoding->ids[i];
-    const Offset& offset = encoding->offsets[i];
+    const TokenId id = ids[i];
+    const Offset& offset = (*offsets)[i];
     std::string_view spelling;
     if (is_special_[id]) {
       spelling = text.substr(offset.begin, offset.end - offset.begin);
@@ -289,7 +296,7 @@ void Tokenizer::PostProcess(std::string_view text, bool add_special_tokens, Enco
     }
     return count;
   };
-  spec_.post_processor->Process(add_special_tokens, spaces, &encoding->ids, &encoding->offsets);
+  spec_.post_processor->TrimOffsets(spaces, offsets);
 }
 
 }  // namespace tokvec

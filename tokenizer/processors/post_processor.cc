@@ -8,9 +8,21 @@ namespace tokvec {
 
 void PostProcessor::Process(bool add_special_tokens, absl::FunctionRef<size_t(size_t i, bool leading)> spaces,
                             std::vector<TokenId>* ids, std::vector<Offset>* offsets) const {
+  TrimOffsets(spaces, offsets);
+  if (!add_special_tokens) return;
+  const std::vector<TokenId> before = SingleBefore();
+  const std::vector<TokenId> after = SingleAfter();
+  ids->insert(ids->begin(), before.begin(), before.end());
+  ids->insert(ids->end(), after.begin(), after.end());
+  offsets->insert(offsets->begin(), before.size(), Offset{0, 0});
+  offsets->insert(offsets->end(), after.size(), Offset{0, 0});
+}
+
+void PostProcessor::TrimOffsets(absl::FunctionRef<size_t(size_t i, bool leading)> spaces,
+                                std::vector<Offset>* offsets) const {
   for (const Step& step : steps) {
     if (step.kind != Step::kTrimOffsets) continue;
-    for (size_t i = 0; i < ids->size(); ++i) {
+    for (size_t i = 0; i < offsets->size(); ++i) {
       Offset& offset = (*offsets)[i];
       size_t leading = spaces(i, true);
       const size_t trailing = spaces(i, false);
@@ -21,13 +33,6 @@ void PostProcessor::Process(bool add_special_tokens, absl::FunctionRef<size_t(si
       if (trailing > 0 && offset.end >= trailing) offset.end = std::max(offset.end - trailing, offset.begin);
     }
   }
-  if (!add_special_tokens) return;
-  const std::vector<TokenId> before = SingleBefore();
-  const std::vector<TokenId> after = SingleAfter();
-  ids->insert(ids->begin(), before.begin(), before.end());
-  ids->insert(ids->end(), after.begin(), after.end());
-  offsets->insert(offsets->begin(), before.size(), Offset{0, 0});
-  offsets->insert(offsets->end(), after.size(), Offset{0, 0});
 }
 
 std::vector<TokenId> PostProcessor::SingleBefore() const {

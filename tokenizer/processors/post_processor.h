@@ -53,6 +53,16 @@ struct PostProcessor {
   // `add_special_tokens`, the kAddTokens steps' ids go around the sequence, each with offset (0, 0).
   void Process(bool add_special_tokens, absl::FunctionRef<size_t(size_t i, bool leading)> spaces,
                std::vector<TokenId>* ids, std::vector<Offset>* offsets) const;
+  // Process's kTrimOffsets steps alone, on `offsets` (token 0 is the first of its encoding: Hugging Face spares
+  // its one leading space under add_prefix_space).
+  void TrimOffsets(absl::FunctionRef<size_t(size_t i, bool leading)> spaces, std::vector<Offset>* offsets) const;
+  // True when a step trims offsets.
+  bool TrimsOffsets() const {
+    for (const Step& step : steps) {
+      if (step.kind == Step::kTrimOffsets) return true;
+    }
+    return false;
+  }
   // All ids the steps add before / after a single sequence's ids, in order.
   std::vector<TokenId> SingleBefore() const;
   std::vector<TokenId> SingleAfter() const;

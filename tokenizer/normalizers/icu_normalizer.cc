@@ -191,7 +191,8 @@ absl::Status ApplyStep(Step step, std::string_view in, StepOutput* out) {
     case Step::kLowercase:
       return Lowercase(in, out);
     case Step::kPrefixSpace:
-      if (!in.empty() && in.front() != ' ') out->Replace(" ", 0, 0);
+      // Hugging Face aligns the space it prepends with the first character (a token of the space alone covers it).
+      if (!in.empty() && in.front() != ' ') out->Replace(" ", 0, std::max<size_t>(1, Utf8SequenceLength(in, 0)));
       out->Copy(in, 0, in.size());
       return absl::OkStatus();
   }

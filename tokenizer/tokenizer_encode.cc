@@ -268,8 +268,7 @@ size_t WhitespaceBytes(std::string_view text, bool leading) {
 
 void Tokenizer::PostProcess(std::string_view text, bool add_special_tokens, bool trim, Encoding* encoding) const {
   if (trim) TrimOffsets(text, encoding->ids, &encoding->offsets);
-  auto no_spaces = [](size_t, bool) { return size_t{0}; };
-  spec_.post_processor->Process(add_special_tokens, no_spaces, &encoding->ids, &encoding->offsets);
+  if (add_special_tokens) spec_.post_processor->AddTokens(&encoding->ids, &encoding->offsets);
 }
 
 void Tokenizer::TrimOffsets(std::string_view text, absl::Span<const TokenId> ids, std::vector<Offset>* offsets) const {

@@ -6,10 +6,7 @@
 
 namespace tokvec {
 
-void PostProcessor::Process(bool add_special_tokens, absl::FunctionRef<size_t(size_t i, bool leading)> spaces,
-                            std::vector<TokenId>* ids, std::vector<Offset>* offsets) const {
-  TrimOffsets(spaces, offsets);
-  if (!add_special_tokens) return;
+void PostProcessor::AddTokens(std::vector<TokenId>* ids, std::vector<Offset>* offsets) const {
   const std::vector<TokenId> before = SingleBefore();
   const std::vector<TokenId> after = SingleAfter();
   ids->insert(ids->begin(), before.begin(), before.end());

@@ -48,13 +48,11 @@ struct PostProcessor {
   std::vector<Step> steps;
   std::string name;  // Hugging Face's type, e.g. "TemplateProcessing", for messages and `inspect`.
 
-  // Runs the steps on one sequence's tokens (Tokenizer::Encode's last step): kTrimOffsets moves each offset past
-  // the spaces its token begins and ends with (`spaces(i, leading)` counts them for token i); then, with
-  // `add_special_tokens`, the kAddTokens steps' ids go around the sequence, each with offset (0, 0).
-  void Process(bool add_special_tokens, absl::FunctionRef<size_t(size_t i, bool leading)> spaces,
-               std::vector<TokenId>* ids, std::vector<Offset>* offsets) const;
-  // Process's kTrimOffsets steps alone, on `offsets` (token 0 is the first of its encoding: Hugging Face spares
-  // its one leading space under add_prefix_space).
+  // The kAddTokens steps' ids around one sequence's tokens (Tokenizer::Encode's last step), each with offset (0, 0).
+  void AddTokens(std::vector<TokenId>* ids, std::vector<Offset>* offsets) const;
+  // The kTrimOffsets steps: each offset moves past the spaces its token begins and ends with (`spaces(i, leading)`
+  // counts them for token i); token 0 is the first of its encoding (Hugging Face spares its one leading space under
+  // add_prefix_space).
   void TrimOffsets(absl::FunctionRef<size_t(size_t i, bool leading)> spaces, std::vector<Offset>* offsets) const;
   // True when a step trims offsets.
   bool TrimsOffsets() const {

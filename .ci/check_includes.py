@@ -4,7 +4,7 @@
 wrong include (it builds a small tree with one and expects the check to fail).
 
 The libraries, lowest first (each may include itself and what its line lists):
-  base; kernels; embeddings; attention; models; tokenizer; pipeline; api; training; server; word2vec; distributed;
+  base; kernels; embeddings; retrieval; attention; models; tokenizer; pipeline; api; training; server; word2vec; distributed;
   cli and python (front ends: anything).
 The public headers (include/tokvec/*.h, installed) include no library header at all: only the standard library,
 absl and each other (<tokvec/...>); api/ implements them over the libraries.
@@ -21,6 +21,7 @@ ALLOWED = {
     "base": {"base"},
     "kernels": {"base", "kernels"},
     "embeddings": {"base", "kernels", "embeddings"},
+    "retrieval": {"base", "kernels", "embeddings", "retrieval"},
     "attention": {"base", "kernels", "embeddings", "attention"},
     "models": {"base", "kernels", "embeddings", "attention", "models"},
     "tokenizer": {"base", "tokenizer"},
@@ -28,7 +29,7 @@ ALLOWED = {
     "include": set(),  # the installed public headers: nothing of the libraries
     "api": {"base", "kernels", "embeddings", "attention", "models", "tokenizer", "pipeline", "api"},
     "training": {"base", "kernels", "embeddings", "attention", "models", "tokenizer", "pipeline", "training"},
-    "server": {"base", "kernels", "embeddings", "attention", "models", "tokenizer", "pipeline", "server"},
+    "server": {"base", "kernels", "embeddings", "attention", "models", "tokenizer", "pipeline", "retrieval", "server"},
     "word2vec": {"base", "tokenizer", "word2vec"},
     "distributed": {"base", "kernels", "embeddings", "tokenizer", "distributed"},
 }

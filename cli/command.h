@@ -41,6 +41,7 @@ void RegisterAttendCommand(CLI::App& app, CommandAction* action);
 void RegisterBenchCommand(CLI::App& app, CommandAction* action);
 void RegisterWord2VecCommand(CLI::App& app, CommandAction* action);
 void RegisterServeCommand(CLI::App& app, CommandAction* action);
+void RegisterSearchCommand(CLI::App& app, CommandAction* action);
 
 }  // namespace tokvec::cli
 

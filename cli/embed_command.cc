@@ -6,6 +6,8 @@
 //   tokvec embed -m gpt2 --window 1024 --stride 512 book.txt            # longer than n_positions
 //   tokvec embed -m M --lines --pooling mean --format npy --shard 3/8 -o parts/ a.txt b.txt   # part 3 of 8
 //   tokvec embed --gather parts/ -o all.npy                              # rows back in input order
+//   tokvec embed -m M --lines --format npy --dimensions 256 -o v.npy     # Matryoshka: first 256, unit length
+//   tokvec embed -m M --lines --format npy --precision ubinary -o b.npy  # sentence-transformers' binary codes
 //
 // Sharded runs (--shard i/P, or each rank under mpirun) embed the lines n with n mod P = i of the inputs into
 // DIR/part-iiiii.npy with a record (distributed/line_parts.h); a re-run skips parts whose record matches the
@@ -23,7 +25,9 @@
 #include <tuple>
 #include <utility>
 #include <cstdio>
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +36,7 @@
 #include "base/status_macros.h"
 #include "cli/command.h"
 #include "cli/shard_option.h"
+#include "cli/text_lines.h"
 #include "distributed/line_parts.h"
 #include "distributed/world.h"
 #include "embeddings/npy.h"
@@ -42,6 +47,7 @@
 #include "pipeline/embed_texts.h"
 #include "pipeline/model_directory.h"
 #include "pipeline/pooling.h"
+#include "retrieval/quantize.h"
 
 namespace tokvec::cli {
 namespace {
@@ -60,18 +66,11 @@ struct EmbedCommandOptions {
   std::string shard;                // "i/P": only lines n with n mod P = i, as OUT/part-iiiii.npy
   std::string gather;               // a folder of parts to join into -o
   std::string dtype = "f32";        // the big linear layers' precision (kernels/low_precision_linear.h)
+  int64_t dimensions = 0;           // Matryoshka: keep the first K values, renormalised (0: all)
+  std::string precision = "float32";  // retrieval/quantize.h
+  std::string calibration;          // .npy of embeddings whose column ranges quantize int8/uint8
+  std::string ranges;               // .npy [2, D] of those ranges
 };
-
-// The lines of a file's text: split at '\n', a '\r' before it dropped, no line after a final newline.
-void AppendLines(std::string_view text, std::vector<std::string_view>* lines) {
-  while (!text.empty()) {
-    const size_t end = text.find('\n');
-    std::string_view line = text.substr(0, end);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines->push_back(line);
-    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
-  }
-}
 
 std::string_view StripFinalNewline(std::string_view text) {
   if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
@@ -108,6 +107,75 @@ std::string ToTsv(const Matrix& vectors) {
   return out;
 }
 
+// A float32 [R, D] .npy file's rows.
+absl::StatusOr<Matrix> ReadNpyMatrix(const std::string& path) {
+  TOKVEC_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+  auto view = ParseNpyFloat32Matrix(bytes);
+  if (!view.ok()) {
+    return absl::InvalidArgumentError(fmt::format("{}: {}", path, std::string(view.status().message())));
+  }
+  Matrix m(view->rows, view->cols);
+  std::memcpy(m.data(), bytes.data() + view->data_offset, static_cast<size_t>(m.size()) * sizeof(float));
+  return m;
+}
+
+// --precision: every output row quantized together (int8/uint8 ranges from --ranges, --calibration or the rows
+// themselves), then split back per text.
+absl::StatusOr<std::vector<QuantizedMatrix>> QuantizeResults(const std::vector<TextVectors>& results,
+                                                             Precision precision, const EmbedCommandOptions& options) {
+  const int64_t d = results.empty() ? 0 : results[0].vectors.cols();
+  int64_t rows = 0;
+  for (const auto& r : results) rows += r.vectors.rows();
+  Matrix all(rows, d);
+  int64_t at = 0;
+  for (const auto& r : results) {
+    std::copy(r.vectors.data(), r.vectors.data() + r.vectors.size(), all.row(at));
+    at += r.vectors.rows();
+  }
+  std::optional<QuantizationRanges> ranges;
+  if (!options.ranges.empty()) {
+    TOKVEC_ASSIGN_OR_RETURN(Matrix m, ReadNpyMatrix(options.ranges));
+    TOKVEC_ASSIGN_OR_RETURN(ranges, RangesFromMatrix(m.view()));
+    if (m.cols() != d) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: the ranges have {} dimensions, the output {}", options.ranges, m.cols(), d));
+    }
+  } else if (!options.calibration.empty()) {
+    TOKVEC_ASSIGN_OR_RETURN(Matrix m, ReadNpyMatrix(options.calibration));
+    if (m.cols() != d) {
+      return absl::InvalidArgumentError(fmt::format("{}: the calibration embeddings have {} dimensions, the output {}",
+                                                    options.calibration, m.cols(), d));
+    }
+    TOKVEC_ASSIGN_OR_RETURN(ranges, RangesOf(m.view()));
+  }
+  TOKVEC_ASSIGN_OR_RETURN(QuantizedMatrix q, Quantize(all.view(), precision, ranges ? &*ranges : nullptr));
+  std::vector<QuantizedMatrix> out;
+  at = 0;
+  for (const auto& r : results) {
+    QuantizedMatrix part{.precision = precision, .rows = r.vectors.rows(), .cols = q.cols};
+    part.bytes.assign(q.bytes.begin() + at * q.cols, q.bytes.begin() + (at + part.rows) * q.cols);
+    at += part.rows;
+    out.push_back(std::move(part));
+  }
+  return out;
+}
+
+std::string QuantizedToJson(const TextVectors& v, const QuantizedMatrix& q) {
+  nlohmann::json tokens = v.tokens, ids = v.ids;
+  const bool is_signed = q.precision == Precision::kInt8 || q.precision == Precision::kBinary;
+  std::string out = "{\"tokens\": " + tokens.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                    ", \"ids\": " + ids.dump() + ", \"vectors\": [";
+  for (int64_t r = 0; r < q.rows; ++r) {
+    out += r > 0 ? ", [" : "[";
+    for (int64_t j = 0; j < q.cols; ++j) {
+      const uint8_t b = q.bytes[static_cast<size_t>(r * q.cols + j)];
+      out += fmt::format("{}{}", j > 0 ? ", " : "", is_signed ? static_cast<int>(static_cast<int8_t>(b)) : int{b});
+    }
+    out += "]";
+  }
+  return out + "]}\n";
+}
+
 absl::Status RunEmbed(const EmbedCommandOptions& options) {
   if (!options.gather.empty()) {  // join the parts of a sharded run, rows in input order
     if (!options.inputs.empty() || !options.shard.empty()) {
@@ -137,6 +205,24 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
         "{}--format npy with --lines needs a --pooling (mean, cls, last, max): texts have different token counts",
         kUsagePrefix));
   }
+  TOKVEC_ASSIGN_OR_RETURN(const Precision precision, ParsePrecision(options.precision));
+  if (precision != Precision::kFloat32 && options.format == "tsv") {
+    return absl::InvalidArgumentError(fmt::format("{}--precision {} needs --format npy or json", kUsagePrefix,
+                                                  options.precision));
+  }
+  const bool int_codes = precision == Precision::kInt8 || precision == Precision::kUint8;
+  if ((!options.ranges.empty() || !options.calibration.empty()) && !int_codes) {
+    return absl::InvalidArgumentError(fmt::format("{}--ranges and --calibration go with --precision int8 or uint8",
+                                                  kUsagePrefix));
+  }
+  if (!options.ranges.empty() && !options.calibration.empty()) {
+    return absl::InvalidArgumentError(fmt::format("{}give --ranges or --calibration, not both", kUsagePrefix));
+  }
+  const int64_t model_dims = dir.model().config().d_model;
+  if (options.dimensions > model_dims) {
+    return absl::InvalidArgumentError(fmt::format("--dimensions {} is more than the model's {}", options.dimensions,
+                                                  model_dims));
+  }
   const int64_t stride =
       options.window > 0 && options.stride == 0 ? std::max<int64_t>(1, options.window / 2) : options.stride;
   // Sharded: --shard i/P, or the MPI rank and size under mpirun. Part i holds the lines n with n mod P = i.
@@ -144,6 +230,10 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
   TOKVEC_ASSIGN_OR_RETURN(std::optional<Shard> shard, ShardOfRun(options.shard, world));
   const bool sharded = shard.has_value();
   const int64_t part = sharded ? shard->index : 0, parts = sharded ? shard->count : 1;
+  if (sharded && precision != Precision::kFloat32) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}a sharded run writes float32 parts: quantize the gathered file instead (--precision)", kUsagePrefix));
+  }
   if (sharded && (!options.lines || pooling == Pooling::kNone || options.format != "npy" || options.inputs.empty() ||
                   options.output == "-")) {
     return absl::InvalidArgumentError(fmt::format(
@@ -161,8 +251,9 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
     if (error || !std::filesystem::is_directory(options.output)) {
       return absl::InvalidArgumentError(fmt::format("cannot make the folder '{}' for the parts", options.output));
     }
-    const nlohmann::json job_options = {{"pooling", PoolingName(pooling)}, {"normalize", normalize},
-                                        {"window", options.window}, {"stride", stride}};
+    nlohmann::json job_options = {{"pooling", PoolingName(pooling)}, {"normalize", normalize},
+                                  {"window", options.window}, {"stride", stride}};
+    if (options.dimensions > 0) job_options["dimensions"] = options.dimensions;  // older records stay valid
     TOKVEC_ASSIGN_OR_RETURN(key, distributed::JobKey(options.inputs, options.model, job_options.dump()));
     if (distributed::PartIsComplete(options.output, part, parts, key)) {
       std::fprintf(stderr, "part %lld of %lld in %s is complete: skipped\n", static_cast<long long>(part),
@@ -203,8 +294,31 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
     TOKVEC_ASSIGN_OR_RETURN(results, EmbedTexts(dir, texts, embed_options));
   }
 
-  // 3. Write.
+  // 3. Matryoshka dimensions, then precision.
+  if (options.dimensions > 0) {
+    for (TextVectors& r : results) {
+      TOKVEC_ASSIGN_OR_RETURN(r.vectors, TruncateDimensions(r.vectors.view(), options.dimensions));
+    }
+  }
   std::string out;
+  if (precision != Precision::kFloat32) {
+    TOKVEC_ASSIGN_OR_RETURN(std::vector<QuantizedMatrix> codes, QuantizeResults(results, precision, options));
+    if (options.format == "json") {
+      for (size_t i = 0; i < results.size(); ++i) out += QuantizedToJson(results[i], codes[i]);
+    } else {
+      const int64_t d = options.dimensions > 0 ? options.dimensions : model_dims;
+      const bool bits = precision == Precision::kBinary || precision == Precision::kUbinary;
+      QuantizedMatrix all{.precision = precision, .rows = 0, .cols = bits ? (d + 7) / 8 : d};
+      for (size_t i = 0; i < codes.size(); ++i) {
+        all.bytes.insert(all.bytes.end(), codes[i].bytes.begin(), codes[i].bytes.end());
+        all.rows += codes[i].rows;
+      }
+      out = QuantizedNpy(all);
+    }
+    return WriteFileAtomically(options.output, out);
+  }
+
+  // 4. Write.
   if (options.format == "json") {
     for (const auto& r : results) out += ToJson(r);
   } else if (options.format == "tsv") {
@@ -213,7 +327,7 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
       out += ToTsv(results[i].vectors);
     }
   } else {
-    const int64_t d = dir.model().config().d_model;
+    const int64_t d = options.dimensions > 0 ? options.dimensions : model_dims;
     if (!options.lines) {
       out = NpyFloat32(results[0].vectors.data(), {results[0].vectors.rows(), d});
     } else {
@@ -253,6 +367,18 @@ void RegisterEmbedCommand(CLI::App& app, CommandAction* action) {
                   "unsupported CPU is an error")
       ->check(CLI::IsMember({"f32", "bf16", "int8"}))
       ->capture_default_str();
+  sub->add_option("--dimensions", options->dimensions,
+                  "Keep the first K values of every vector and rescale it to unit length (Matryoshka; the OpenAI "
+                  "API's dimensions)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  sub->add_option("--precision", options->precision,
+                  "float32 | int8 | uint8 | binary | ubinary: sentence-transformers' quantized embeddings (npy or json "
+                  "output; int8/uint8 ranges from --ranges, --calibration or the output itself)")
+      ->check(CLI::IsMember({"float32", "int8", "uint8", "binary", "ubinary"}))
+      ->capture_default_str();
+  sub->add_option("--calibration", options->calibration,
+                  "int8/uint8: a float32 .npy of embeddings whose per-dimension min and max set the ranges");
+  sub->add_option("--ranges", options->ranges, "int8/uint8: a float32 .npy [2, D] of per-dimension min and max");
   sub->add_option("--window", options->window,
                   "Embed long input in windows of N tokens; each token's vector comes from the window where it "
                   "has the most context")

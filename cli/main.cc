@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   tokvec::cli::RegisterBenchCommand(app, &action);
   tokvec::cli::RegisterWord2VecCommand(app, &action);
   tokvec::cli::RegisterServeCommand(app, &action);
+  tokvec::cli::RegisterSearchCommand(app, &action);
   // CLI11 reports "A subcommand is required" before it looks at unknown words; name the unknown word instead.
   if (argc >= 2) {
     const std::string first = argv[1];

@@ -79,6 +79,19 @@ void NormalizeL2(std::span<float> v) {
   for (float& x : v) x = static_cast<float>(x / norm);
 }
 
+absl::StatusOr<Matrix> TruncateDimensions(MatrixView vectors, int64_t k) {
+  if (k < 1 || k > vectors.cols) {
+    return absl::InvalidArgumentError(
+        fmt::format("dimensions must be between 1 and the model's {}, not {}", vectors.cols, k));
+  }
+  Matrix out(vectors.rows, k);
+  for (int64_t r = 0; r < vectors.rows; ++r) {
+    std::copy(vectors.row(r), vectors.row(r) + k, out.row(r));
+    NormalizeL2({out.row(r), static_cast<size_t>(k)});
+  }
+  return out;
+}
+
 absl::StatusOr<std::optional<SentenceTransformersPooling>> LoadSentenceTransformersPooling(const std::string& dir) {
   namespace fs = std::filesystem;
   const std::string modules_path = (fs::path(dir) / "modules.json").string();

@@ -37,6 +37,10 @@ absl::StatusOr<std::vector<float>> PoolVectors(MatrixView hidden, Pooling poolin
 // Scales `v` to unit Euclidean length (sentence-transformers' Normalize); a zero vector stays zero.
 void NormalizeL2(std::span<float> v);
 
+// Matryoshka truncation, as the OpenAI API's `dimensions`: keeps the first k values of every row and scales each
+// row to unit length. InvalidArgument when k is 0 or more than the rows have.
+absl::StatusOr<Matrix> TruncateDimensions(MatrixView vectors, int64_t k);
+
 struct SentenceTransformersPooling {
   Pooling pooling = Pooling::kMean;
   bool normalize = false;  // a sentence_transformers.models.Normalize module follows the pooling

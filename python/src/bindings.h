@@ -39,6 +39,7 @@ void RegisterTokenizer(py::module_& m);
 void RegisterTraining(py::module_& m);
 void RegisterModel(py::module_& m);
 void RegisterCompat(py::module_& m);  // compat_bindings.cc: under tokvec.tiktoken, tokvec.tokenizers
+void RegisterRetrieval(py::module_& m);  // retrieval_bindings.cc: search, quantize_embeddings
 
 }  // namespace tokvec::python
 

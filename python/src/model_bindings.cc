@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,7 +44,8 @@ class ModelObject {
 };
 
 py::array_t<float> Embed(const ModelObject& self, py::handle texts, const std::string& pooling, bool normalize,
-                         size_t batch_size, int num_threads, int64_t window, int64_t stride) {
+                         size_t batch_size, int num_threads, int64_t window, int64_t stride,
+                         std::optional<int64_t> truncate_dim) {
   py::list items;
   if (PyUnicode_Check(texts.ptr()) || PyBytes_Check(texts.ptr())) {
     items.append(texts);
@@ -82,6 +84,7 @@ py::array_t<float> Embed(const ModelObject& self, py::handle texts, const std::s
     }
   }
   Check(status);
+  if (truncate_dim) all = Check(TruncateDimensions(all.view(), *truncate_dim));  // Matryoshka, renormalised
   return ToArray(std::move(all));
 }
 
@@ -133,10 +136,12 @@ void RegisterModel(py::module_& m) {
           py::arg("path"), "Loads a model directory (tokenizer, config.json, model.safetensors[, modules.json]).")
       .def("embed", &Embed, py::arg("texts"), py::arg("pooling") = "auto", py::arg("normalize") = false,
            py::arg("batch_size") = 32, py::arg("num_threads") = 0, py::arg("window") = 0, py::arg("stride") = 0,
+           py::arg("truncate_dim") = py::none(),
            "float32 [N, D]: one pooled vector per text (pooling: auto = the directory's sentence-transformers "
            "pooling, or mean, cls, last, max); the bits of `tokvec embed --lines --format npy`. Texts share "
            "forward passes of at most batch_size texts and 2048 tokens (GPT-2 and encoders: any lengths; decoders: "
-           "equal token counts); window/stride embed long texts.")
+           "equal token counts); window/stride embed long texts; truncate_dim keeps the first K values of each vector, "
+           "rescaled to unit length (Matryoshka; `tokvec embed --dimensions`).")
       .def("token_vectors", &TokenVectors, py::arg("text"), py::arg("num_threads") = 1,
            "(tokens, float32 [T, D]): every token's contextual vector.")
       .def("attention", &Attention, py::arg("text"), py::arg("layer"), py::arg("head"),

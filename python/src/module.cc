@@ -64,4 +64,5 @@ PYBIND11_MODULE(_tokvec, m) {
   tokvec::python::RegisterTraining(m);
   tokvec::python::RegisterModel(m);
   tokvec::python::RegisterCompat(m);
+  tokvec::python::RegisterRetrieval(m);
 }

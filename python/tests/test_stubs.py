@@ -21,7 +21,7 @@ def stub_names():
 
 def test_stubs_match_the_module():
     classes, functions = stub_names()
-    assert functions == {"train", "train_from_iterator"}
+    assert functions == {"train", "train_from_iterator", "search", "quantize_embeddings"}
     assert set(classes) == {"Error", "Tokenizer", "Model"}
     for name in ("Tokenizer", "Model"):
         runtime = {n for n in dir(getattr(tokvec, name)) if not n.startswith("_")}
@@ -31,6 +31,7 @@ def test_stubs_match_the_module():
 
 def test_public_functions_have_signatures_and_docs():
     assert tokvec.__doc__ and tokvec.train.__doc__ and tokvec.train_from_iterator.__doc__
+    assert tokvec.search.__doc__ and tokvec.quantize_embeddings.__doc__
     assert list(inspect.signature(tokvec.train).parameters)[:3] == ["files", "type", "vocab_size"]
     assert "num_threads" in tokvec.Tokenizer.encode_batch.__doc__  # pybind11's signature line
     assert "pooling" in tokvec.Model.embed.__doc__

@@ -13,6 +13,10 @@ contextual embeddings from model directories, all running in tokvec's C++ (threa
     model = tokvec.Model.load("models/tiny")
     model.embed(["a cat", "a dog"], pooling="mean")          # numpy float32 [2, D]
 
+    scores, indices = tokvec.search(queries, corpus_vectors, k=10)            # exact top-k, [Q, 10] each
+    bits = tokvec.quantize_embeddings(corpus_vectors, "ubinary")               # sentence-transformers' codes
+    scores, indices = tokvec.search(queries, bits, k=10)                       # Hamming, then float rescoring
+
 Drop-in modules for existing code (docs/python.md): `import tokvec.tiktoken as tiktoken` (tiktoken's API and
 semantics, rank files from TOKVEC_VOCAB_PATH or tiktoken's cache, never downloaded) and
 `from tokvec.tokenizers import Tokenizer` (Hugging Face's Tokenizer: Encoding objects, truncation, padding).
@@ -29,9 +33,9 @@ from __future__ import annotations
 import os
 from typing import Iterable, Optional, Sequence, Union
 
-from ._tokvec import Error, Model, Tokenizer, _train, _train_from_iterator
+from ._tokvec import Error, Model, Tokenizer, _train, _train_from_iterator, quantize_embeddings, search
 
-__all__ = ["Error", "Model", "Tokenizer", "train", "train_from_iterator"]
+__all__ = ["Error", "Model", "Tokenizer", "quantize_embeddings", "search", "train", "train_from_iterator"]
 __version__ = "0.1.0"
 
 PathLike = Union[str, bytes, "os.PathLike[str]"]

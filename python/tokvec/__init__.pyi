@@ -68,8 +68,10 @@ class Model:
     @staticmethod
     def load(path: str) -> Model: ...
     def embed(self, texts: Union[_Text, Iterable[_Text]], pooling: str = "auto", normalize: bool = False,
-              batch_size: int = 32, num_threads: int = 0, window: int = 0, stride: int = 0) -> npt.NDArray[np.float32]:
-        """[N, D] float32, one pooled vector per text; the bits of `tokvec embed --lines --format npy`."""
+              batch_size: int = 32, num_threads: int = 0, window: int = 0, stride: int = 0,
+              truncate_dim: Optional[int] = None) -> npt.NDArray[np.float32]:
+        """[N, D] float32, one pooled vector per text; the bits of `tokvec embed --lines --format npy`.
+        truncate_dim: the first K values of each vector, rescaled to unit length (Matryoshka)."""
     def token_vectors(self, text: _Text, num_threads: int = 1) -> tuple[list[str], npt.NDArray[np.float32]]:
         """Token spellings and their contextual vectors [T, D]."""
     def attention(self, text: _Text, layer: int, head: int) -> npt.NDArray[np.float32]:
@@ -85,6 +87,13 @@ class Model:
     @property
     def max_len(self) -> int: ...
 
+def search(queries: npt.ArrayLike, index: Union[_Path, npt.NDArray], k: int = 10, metric: str = "cosine",
+           num_threads: int = 0, rescore_multiplier: int = 4) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]:
+    """(scores [Q, k], indices [Q, k]): exact top-k rows of `index` (float32 [N, D], or uint8/int8 codes) per query,
+    best first, ties to the lower index."""
+def quantize_embeddings(embeddings: npt.ArrayLike, precision: str, ranges: Optional[npt.ArrayLike] = None,
+                        calibration_embeddings: Optional[npt.ArrayLike] = None) -> npt.NDArray:
+    """sentence-transformers' quantize_embeddings: int8/uint8 [N, D] or binary/ubinary [N, D/8]."""
 def train(files: Union[_Path, Sequence[_Path]], type: str = "byte", vocab_size: Optional[int] = None,
           merges: Optional[int] = None, pattern: Optional[str] = None, special_tokens: Iterable[str] = (),
           min_frequency: int = 0, threads: int = 0, normalize: str = "none",

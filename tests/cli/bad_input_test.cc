@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "base/npz.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/cli/run_tokvec_testutil.h"
@@ -283,6 +284,14 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     RunFixtureCommand({"init", "--tokenizer", (d / "byte.tokvec").string(), "--arch", "gpt2", "--d-model", "16",
                        "--heads", "2", "--layers", "1", "--max-len", "32", "--seed", "1", "-o",
                        (d / "model").string()});
+    // Vector files for search: a float32 index of width 4, queries of width 3, uint8 codes of width 4.
+    const std::vector<float> four(8, 0.5f), three(3, 0.25f);
+    const std::vector<uint8_t> codes(8, 7);
+    WriteFixture(d / "index4.npy", NpyArray("<f4", {2, 4}, AsBytes(four)));
+    WriteFixture(d / "queries3.npy", NpyArray("<f4", {1, 3}, AsBytes(three)));
+    WriteFixture(d / "queries4.npy", NpyArray("<f4", {2, 4}, AsBytes(four)));
+    WriteFixture(d / "codes4.npy", NpyArray("|u1", {2, 4}, AsBytes(codes)));
+    WriteFixture(d / "ints4.npy", NpyArray("<i8", {1, 1}, AsBytes(std::vector<int64_t>{4})));
     fs::create_directories(d / "truncated_model");
     fs::create_directories(d / "bad_config_model");
     for (const char* name : {"config.json", "model.safetensors", "tokenizer.tokvec"}) {
@@ -782,6 +791,53 @@ const BadInput kDataRows[] = {
                                        "{dir}/corpus.txt"},
              2, "--gather DIR takes no input files"),
     BadInput("EmbedNoModel", {"embed", "{dir}/corpus.txt"}, 2, "--model is required"),
+    BadInput("EmbedUnknownPrecision", {"embed", "-m", "{dir}/model", "--precision", "int4", "{dir}/corpus.txt"}, 2,
+             "--precision"),
+    BadInput("EmbedPrecisionTsv", {"embed", "-m", "{dir}/model", "--lines", "--pooling", "mean", "--format", "tsv",
+                                   "--precision", "int8", "{dir}/corpus.txt"},
+             2, "--precision int8 needs --format npy or json"),
+    BadInput("EmbedRangesWithBinary", {"embed", "-m", "{dir}/model", "--lines", "--pooling", "mean", "--format", "npy",
+                                       "--precision", "binary", "--ranges", "{dir}/index4.npy", "{dir}/corpus.txt"},
+             2, "--ranges and --calibration go with --precision int8 or uint8"),
+    BadInput("EmbedRangesOfAnotherWidth", {"embed", "-m", "{dir}/model", "--lines", "--pooling", "mean", "--format",
+                                           "npy", "--precision", "int8", "--ranges", "{dir}/index4.npy",
+                                           "{dir}/corpus.txt"},
+             1, "the ranges have 4 dimensions, the output 16"),
+    BadInput("EmbedCalibrationOfAnotherWidth", {"embed", "-m", "{dir}/model", "--lines", "--pooling", "mean",
+                                                "--format", "npy", "--precision", "uint8", "--calibration",
+                                                "{dir}/index4.npy", "{dir}/corpus.txt"},
+             1, "the calibration embeddings have 4 dimensions, the output 16"),
+    BadInput("EmbedZeroDimensions", {"embed", "-m", "{dir}/model", "--dimensions", "0", "{dir}/corpus.txt"}, 2,
+             "--dimensions"),
+    BadInput("EmbedTooManyDimensions", {"embed", "-m", "{dir}/model", "--dimensions", "17", "{dir}/corpus.txt"}, 1,
+             "--dimensions 17 is more than the model's 16"),
+    // search
+    BadInput("SearchNoIndex", {"search", "{dir}/queries4.npy"}, 2, "--index is required"),
+    BadInput("SearchTextWithoutModel", {"search", "-i", "{dir}/index4.npy", "{dir}/corpus.txt"}, 2,
+             "query texts need --model"),
+    BadInput("SearchVectorsWithModel", {"search", "-i", "{dir}/index4.npy", "-m", "{dir}/model",
+                                        "{dir}/queries4.npy"},
+             2, "--model is for query texts"),
+    BadInput("SearchZeroK", {"search", "-i", "{dir}/index4.npy", "-k", "0", "{dir}/queries4.npy"}, 2, "-k"),
+    BadInput("SearchUnknownMetric", {"search", "-i", "{dir}/index4.npy", "--metric", "l2", "{dir}/queries4.npy"}, 2,
+             "--metric"),
+    BadInput("SearchIndexOfAnotherWidth", {"search", "-i", "{dir}/index4.npy", "{dir}/queries3.npy"}, 1,
+             "the queries have 3 dimensions, the float32 index 4"),
+    BadInput("SearchTextIndexOfAnotherWidth", {"search", "-i", "{dir}/index4.npy", "-m", "{dir}/model", "--pooling",
+                                               "mean", "{dir}/corpus.txt"},
+             1, "the queries have 16 dimensions, the float32 index 4"),
+    BadInput("SearchIndexNotNpy", {"search", "-i", "{dir}/corpus.txt", "{dir}/queries4.npy"}, 1,
+             "not a version 1.0 .npy file"),
+    BadInput("SearchIndexOfInt64", {"search", "-i", "{dir}/ints4.npy", "{dir}/queries4.npy"}, 1,
+             "not a C-order float32, int8 or uint8 array"),
+    BadInput("SearchMissingIndex", {"search", "-i", "{dir}/missing.npy", "{dir}/queries4.npy"}, 1, "missing.npy"),
+    BadInput("SearchCodesByCosine", {"search", "-i", "{dir}/codes4.npy", "{dir}/queries4.npy"}, 1,
+             "ask for metric dot"),
+    BadInput("SearchQueriesNotFloat", {"search", "-i", "{dir}/index4.npy", "{dir}/codes4.npy"}, 1,
+             "holds uint8 values, not float32"),
+    BadInput("SearchModelWithoutPooling", {"search", "-i", "{dir}/index4.npy", "-m", "{dir}/model",
+                                           "{dir}/corpus.txt"},
+             2, "no sentence-transformers pooling"),
     BadInput("EmbedUnknownDtype", {"embed", "-m", "{dir}/model", "--dtype", "fp8", "{dir}/corpus.txt"}, 2,
              "--dtype: fp8 not in {f32,bf16,int8}"),
     BadInput("EmbedDtypeUnsupportedCpu", {"embed", "-m", "{dir}/model", "--dtype", "bf16", "{dir}/corpus.txt"}, 1,

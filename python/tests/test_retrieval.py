@@ -1,0 +1,145 @@
+"""tokvec.search and tokvec.quantize_embeddings against independent NumPy computations: sentence-transformers'
+quantization formulas (sentence_transformers/quantization.py, written here in NumPy), brute-force top-k
+(`np.argsort` of float64 scores) and its rescoring recipe; `tokvec embed --dimensions/--precision` and
+`tokvec search` give the same arrays as the module."""
+import io
+import json
+
+import numpy as np
+import pytest
+
+import tokvec
+from conftest import run
+
+RNG = np.random.default_rng(11)
+
+
+def st_quantize(embeddings, precision, ranges=None, calibration=None):
+    """sentence-transformers' quantize_embeddings, as its source defines each precision."""
+    if precision in ("int8", "uint8"):
+        if ranges is None:
+            source = calibration if calibration is not None else embeddings
+            ranges = np.vstack((np.min(source, axis=0), np.max(source, axis=0)))
+        starts = ranges[0, :]
+        steps = (ranges[1, :] - ranges[0, :]) / 255
+        if precision == "uint8":
+            return ((embeddings - starts) / steps).astype(np.uint8)
+        return ((embeddings - starts) / steps - 128).astype(np.int8)
+    if precision == "binary":
+        return (np.packbits(embeddings > 0).reshape(embeddings.shape[0], -1) - 128).astype(np.int8)
+    return np.packbits(embeddings > 0).reshape(embeddings.shape[0], -1)
+
+
+def brute_force(queries, index, k, metric):
+    q, x = queries.astype(np.float64), index.astype(np.float64)
+    if metric == "cosine":
+        q = q / np.linalg.norm(q, axis=1, keepdims=True)
+        x = x / np.linalg.norm(x, axis=1, keepdims=True)
+    scores = q @ x.T
+    order = np.argsort(-scores, axis=1, kind="stable")[:, :k]  # ties: the lower index first
+    return np.take_along_axis(scores, order, 1), order
+
+
+@pytest.mark.parametrize("precision", ["int8", "uint8", "binary", "ubinary"])
+def test_quantize_equals_sentence_transformers(precision):
+    e = RNG.standard_normal((300, 64)).astype(np.float32)
+    calibration = RNG.standard_normal((500, 64)).astype(np.float32) * 0.8  # narrower: some values fall outside
+    got = tokvec.quantize_embeddings(e, precision)
+    expected = st_quantize(e, precision)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    assert np.array_equal(got, expected)
+    if precision in ("int8", "uint8"):
+        with np.errstate(invalid="ignore"):
+            assert np.array_equal(tokvec.quantize_embeddings(e, precision, calibration_embeddings=calibration),
+                                  st_quantize(e, precision, calibration=calibration))
+            ranges = np.vstack((calibration.min(0), calibration.max(0)))
+            assert np.array_equal(tokvec.quantize_embeddings(e, precision, ranges=ranges),
+                                  st_quantize(e, precision, ranges=ranges))
+
+
+@pytest.mark.parametrize("metric", ["cosine", "dot"])
+def test_float_search_equals_brute_force(metric):
+    index = RNG.standard_normal((20000, 48)).astype(np.float32)
+    index[777] = index[123]  # an exact tie: the lower index ranks first
+    queries = RNG.standard_normal((25, 48)).astype(np.float32)
+    queries[0] = index[123]
+    want_scores, want = brute_force(queries, index, 7, metric)
+    for threads in (1, 2):
+        scores, indices = tokvec.search(queries, index, k=7, metric=metric, num_threads=threads)
+        assert indices.dtype == np.int64 and scores.dtype == np.float32 and indices.shape == (25, 7)
+        assert np.array_equal(indices, want)
+        assert np.allclose(scores, want_scores, atol=1e-4)
+    assert list(indices[0][:2]) == [123, 777]
+
+
+def test_binary_search_is_hamming_then_rescoring():
+    vectors = RNG.standard_normal((5000, 128)).astype(np.float32)
+    queries = RNG.standard_normal((9, 128)).astype(np.float32)
+    k, multiplier = 5, 3
+    for precision in ("ubinary", "binary"):
+        codes = tokvec.quantize_embeddings(vectors, precision)
+        bits = np.unpackbits(codes.view(np.uint8) ^ (0x80 if precision == "binary" else 0), axis=1)
+        query_bits = (queries > 0).astype(np.uint8)
+        hamming = (bits[None, :, :] != query_bits[:, None, :]).sum(axis=2)
+        scores, indices = tokvec.search(queries, codes, k=k, rescore_multiplier=multiplier)
+        plain_scores, plain = tokvec.search(queries, codes, k=k, rescore_multiplier=0)
+        for q in range(len(queries)):
+            nearest = np.argsort(hamming[q], kind="stable")
+            assert list(plain[q]) == list(nearest[:k])
+            assert list(plain_scores[q]) == list(128 - hamming[q][nearest[:k]])
+            candidates = nearest[:k * multiplier]
+            rescored = bits[candidates].astype(np.float64) @ queries[q].astype(np.float64)
+            order = np.lexsort((candidates, -rescored))[:k]  # by score, then index
+            assert list(indices[q]) == list(candidates[order])
+            assert np.allclose(scores[q], rescored[order], atol=1e-4)
+
+
+def test_search_paths_and_errors(tmp_path):
+    index = RNG.standard_normal((100, 16)).astype(np.float32)
+    np.save(tmp_path / "index.npy", index)
+    queries = index[:3] + 0.01
+    assert np.array_equal(tokvec.search(queries, str(tmp_path / "index.npy"), k=1)[1][:, 0], [0, 1, 2])
+    assert tokvec.search(queries, index[:4], k=10)[1].shape == (3, 4)  # fewer rows than k
+    with pytest.raises(ValueError, match="dimensions"):
+        tokvec.search(queries[:, :8], index)
+    with pytest.raises(ValueError, match="at least 1"):
+        tokvec.search(queries, index, k=0)
+    with pytest.raises(ValueError, match="metric"):
+        tokvec.search(queries, index, metric="l2")
+    with pytest.raises(ValueError, match="dot"):
+        tokvec.search(queries, tokvec.quantize_embeddings(index, "int8"))  # codes: dot only
+    with pytest.raises(FileNotFoundError):
+        tokvec.search(queries, str(tmp_path / "none.npy"))
+    with pytest.raises(ValueError, match="precision"):
+        tokvec.quantize_embeddings(index, "int4")
+
+
+def test_truncate_dim_and_cli(tokvec_bin, tiny_model, tmp_path):
+    model = tokvec.Model.load(str(tiny_model))
+    texts = ["The cat watched the gardener.", "A dog", "héllo wörld", "line four", "the last line"]
+    full = model.embed(texts, pooling="mean")
+    cut = model.embed(texts, pooling="mean", truncate_dim=8)
+    expected = full[:, :8] / np.linalg.norm(full[:, :8], axis=1, keepdims=True)  # OpenAI's dimensions
+    assert cut.shape == (5, 8) and np.allclose(cut, expected, atol=1e-6)
+    with pytest.raises(ValueError, match="dimensions"):
+        model.embed(texts, pooling="mean", truncate_dim=model.d_model + 1)
+    stdin = ("\n".join(texts) + "\n").encode()
+    cli = np.load(io.BytesIO(run([tokvec_bin, "embed", "-m", str(tiny_model), "--lines", "--pooling", "mean",
+                                  "--format", "npy", "--dimensions", "8"], stdin=stdin)))
+    assert np.array_equal(cli, cut)
+    for precision in ("int8", "uint8", "binary", "ubinary"):
+        codes = np.load(io.BytesIO(run([tokvec_bin, "embed", "-m", str(tiny_model), "--lines", "--pooling", "mean",
+                                        "--format", "npy", "--precision", precision], stdin=stdin)))
+        assert np.array_equal(codes, st_quantize(full, precision))
+    line = json.loads(run([tokvec_bin, "embed", "-m", str(tiny_model), "--lines", "--pooling", "mean",
+                           "--precision", "ubinary"], stdin=b"A dog\n"))
+    assert line["vectors"] == st_quantize(model.embed(["A dog"], pooling="mean"), "ubinary").tolist()
+    # tokvec search: query texts embedded with the model, and query vectors, give the module's hits.
+    np.save(tmp_path / "index.npy", full)
+    (tmp_path / "queries.txt").write_text("A dog\nthe last line\n")
+    tsv = run([tokvec_bin, "search", "-i", str(tmp_path / "index.npy"), "-m", str(tiny_model), "--pooling", "mean",
+               "-k", "2", str(tmp_path / "queries.txt")]).decode().splitlines()
+    _, want = tokvec.search(model.embed(["A dog", "the last line"], pooling="mean"), full, k=2)
+    assert [line.split("\t")[:3] for line in tsv] == [[str(q), str(r), str(want[q][r])]
+                                                      for q in range(2) for r in range(2)]
+    assert want[0][0] == 1 and want[1][0] == 4

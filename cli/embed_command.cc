@@ -7,6 +7,7 @@
 //   tokvec embed -m M --lines --pooling mean --format npy --shard 3/8 -o parts/ a.txt b.txt   # part 3 of 8
 //   tokvec embed --gather parts/ -o all.npy                              # rows back in input order
 //   tokvec embed -m M --lines --format npy --dimensions 256 -o v.npy     # Matryoshka: first 256, unit length
+//   tokvec embed -m e5 --lines --prompt "query: " --truncate q.txt       # a prompt; long lines cut, not refused
 //   tokvec embed -m M --lines --format npy --precision ubinary -o b.npy  # sentence-transformers' binary codes
 //
 // Sharded runs (--shard i/P, or each rank under mpirun) embed the lines n with n mod P = i of the inputs into
@@ -47,6 +48,7 @@
 #include "pipeline/embed_texts.h"
 #include "pipeline/model_directory.h"
 #include "pipeline/pooling.h"
+#include "pipeline/sentence_transformers_config.h"
 #include "retrieval/quantize.h"
 
 namespace tokvec::cli {
@@ -66,6 +68,11 @@ struct EmbedCommandOptions {
   std::string shard;                // "i/P": only lines n with n mod P = i, as OUT/part-iiiii.npy
   std::string gather;               // a folder of parts to join into -o
   std::string dtype = "f32";        // the big linear layers' precision (kernels/low_precision_linear.h)
+  std::optional<std::string> prompt;  // put before every text (sentence-transformers' prompt)
+  std::string prompt_name;            // a prompt of config_sentence_transformers.json
+  bool no_default_prompt = false;     // leave out its default_prompt_name
+  std::string truncate;               // "", "right" or "left"
+  int64_t max_length = 0;             // with truncation: tokens per text (0: max_seq_length or the model's)
   int64_t dimensions = 0;           // Matryoshka: keep the first K values, renormalised (0: all)
   std::string precision = "float32";  // retrieval/quantize.h
   std::string calibration;          // .npy of embeddings whose column ranges quantize int8/uint8
@@ -205,6 +212,26 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
         "{}--format npy with --lines needs a --pooling (mean, cls, last, max): texts have different token counts",
         kUsagePrefix));
   }
+  // Prompt and truncation, as sentence-transformers applies them (pipeline/sentence_transformers_config.h).
+  if (options.prompt && !options.prompt_name.empty()) {
+    return absl::InvalidArgumentError(fmt::format("{}give --prompt or --prompt-name, not both", kUsagePrefix));
+  }
+  TOKVEC_ASSIGN_OR_RETURN(const std::string prompt, ChoosePrompt(dir.sentence_config(), options.prompt,
+                                                                 options.prompt_name, !options.no_default_prompt));
+  TOKVEC_ASSIGN_OR_RETURN(const int64_t pool_skip,
+                          PromptPoolingSkip(dir, choice, options.pooling == "auto", prompt));
+  Truncation truncate = Truncation::kNone;
+  if (!options.truncate.empty() || options.max_length > 0) {
+    TOKVEC_ASSIGN_OR_RETURN(truncate, ParseTruncation(options.truncate.empty() ? "right" : options.truncate));
+    if (options.window > 0) {
+      return absl::InvalidArgumentError(fmt::format("{}--truncate and --window exclude each other", kUsagePrefix));
+    }
+  }
+  const int64_t max_length = options.max_length > 0 ? options.max_length : TruncationLength(dir);
+  if (truncate != Truncation::kNone && max_length > dir.model().config().max_len) {
+    return absl::InvalidArgumentError(fmt::format("--max-length {} is more than the model's maximum of {} tokens",
+                                                  max_length, dir.model().config().max_len));
+  }
   TOKVEC_ASSIGN_OR_RETURN(const Precision precision, ParsePrecision(options.precision));
   if (precision != Precision::kFloat32 && options.format == "tsv") {
     return absl::InvalidArgumentError(fmt::format("{}--precision {} needs --format npy or json", kUsagePrefix,
@@ -253,7 +280,9 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
     }
     nlohmann::json job_options = {{"pooling", PoolingName(pooling)}, {"normalize", normalize},
                                   {"window", options.window}, {"stride", stride}};
-    if (options.dimensions > 0) job_options["dimensions"] = options.dimensions;  // older records stay valid
+    if (!prompt.empty()) job_options["prompt"] = prompt;  // each key only when set: older records stay valid
+    if (truncate != Truncation::kNone) job_options["truncate"] = {options.truncate, max_length};
+    if (options.dimensions > 0) job_options["dimensions"] = options.dimensions;
     TOKVEC_ASSIGN_OR_RETURN(key, distributed::JobKey(options.inputs, options.model, job_options.dump()));
     if (distributed::PartIsComplete(options.output, part, parts, key)) {
       std::fprintf(stderr, "part %lld of %lld in %s is complete: skipped\n", static_cast<long long>(part),
@@ -272,8 +301,10 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
   std::vector<TextVectors> results;
   if (!options.lines) {
     EmbedOptions embed_options{.threads = options.threads, .window = options.window, .stride = stride};
-    TOKVEC_ASSIGN_OR_RETURN(EmbeddedText embedded, dir.Embed(StripFinalNewline(input), embed_options));
-    TOKVEC_ASSIGN_OR_RETURN(TextVectors one, PoolEmbedded(std::move(embedded), pooling, normalize));
+    TOKVEC_ASSIGN_OR_RETURN(std::vector<uint32_t> ids, dir.Tokenize(prompt + std::string(StripFinalNewline(input))));
+    TOKVEC_RETURN_IF_ERROR(TruncateIds(dir, truncate, max_length, &ids));
+    TOKVEC_ASSIGN_OR_RETURN(EmbeddedText embedded, dir.EmbedIds(std::move(ids), embed_options));
+    TOKVEC_ASSIGN_OR_RETURN(TextVectors one, PoolEmbedded(std::move(embedded), pooling, normalize, pool_skip));
     results.push_back(std::move(one));
   } else {
     std::vector<std::string_view> all_lines, texts;
@@ -282,7 +313,8 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
       texts.push_back(all_lines[n]);
     }
     EmbedTextsOptions embed_options{.pooling = pooling, .normalize = normalize, .threads = options.threads,
-                                    .window = options.window, .stride = stride};
+                                    .window = options.window, .stride = stride, .prompt = prompt,
+                                    .pool_skip = pool_skip, .truncate = truncate, .max_length = max_length};
     // A progress line on stderr when it is a terminal and there are at least 100 lines.
     if (isatty(STDERR_FILENO) && texts.size() >= 100) {
       embed_options.progress = [](size_t done, size_t total) {
@@ -367,6 +399,21 @@ void RegisterEmbedCommand(CLI::App& app, CommandAction* action) {
                   "unsupported CPU is an error")
       ->check(CLI::IsMember({"f32", "bf16", "int8"}))
       ->capture_default_str();
+  sub->add_option("--prompt", options->prompt,
+                  "Text put before every input, as sentence-transformers' prompt (e.g. \"query: \")");
+  sub->add_option("--prompt-name", options->prompt_name,
+                  "A prompt of the model's config_sentence_transformers.json (its default_prompt_name applies "
+                  "without this)");
+  sub->add_flag("--no-default-prompt", options->no_default_prompt,
+                "Leave out the model's default_prompt_name prompt");
+  sub->add_flag("--truncate{right}", options->truncate,
+                "Cut texts longer than the model takes (sentence_bert_config.json's max_seq_length, else the "
+                "model's maximum; special tokens kept): --truncate or --truncate=right drops the end, "
+                "--truncate=left the start. Without it a too-long text is an error")
+      ->check(CLI::IsMember({"right", "left"}));
+  sub->add_option("--max-length", options->max_length,
+                  "Tokens per text, special tokens included, for truncation (implies --truncate)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   sub->add_option("--dimensions", options->dimensions,
                   "Keep the first K values of every vector and rescale it to unit length (Matryoshka; the OpenAI "
                   "API's dimensions)")

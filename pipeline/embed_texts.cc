@@ -73,12 +73,57 @@ absl::StatusOr<PoolingChoice> ChoosePooling(const ModelDirectory& dir, std::stri
   return choice;
 }
 
-absl::StatusOr<TextVectors> PoolEmbedded(EmbeddedText embedded, Pooling pooling, bool normalize) {
+absl::StatusOr<Truncation> ParseTruncation(std::string_view side) {
+  if (side == "right") return Truncation::kRight;
+  if (side == "left") return Truncation::kLeft;
+  return absl::InvalidArgumentError(fmt::format("truncation side must be right or left, not '{}'", side));
+}
+
+int64_t TruncationLength(const ModelDirectory& dir) {
+  const int64_t model = dir.model().config().max_len, configured = dir.sentence_config().max_seq_length;
+  return configured > 0 ? std::min(configured, model) : model;
+}
+
+absl::StatusOr<int64_t> PromptPoolingSkip(const ModelDirectory& dir, const PoolingChoice& choice,
+                                          bool sentence_pooling, std::string_view prompt) {
+  if (prompt.empty() || !sentence_pooling || !dir.sentence_pooling() || dir.sentence_pooling()->include_prompt ||
+      (choice.pooling != Pooling::kMean && choice.pooling != Pooling::kMax)) {
+    return 0;
+  }
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<uint32_t> ids, dir.Tokenize(prompt));
+  return std::max<int64_t>(0, static_cast<int64_t>(ids.size()) - 1);
+}
+
+absl::Status TruncateIds(const ModelDirectory& dir, Truncation side, int64_t max_length, std::vector<uint32_t>* ids) {
+  const int64_t before = dir.SpecialTokensBefore(), after = dir.SpecialTokensAfter();
+  const int64_t length = static_cast<int64_t>(ids->size());
+  if (side == Truncation::kNone || length <= max_length) return absl::OkStatus();
+  if (max_length < before + after + 1) {
+    return absl::InvalidArgumentError(fmt::format(
+        "a maximum length of {} leaves no room for text between the model's {} special tokens", max_length,
+        before + after));
+  }
+  const int64_t cut = length - max_length;  // text tokens to drop
+  const auto first = ids->begin() + (side == Truncation::kRight ? length - after - cut : before);
+  ids->erase(first, first + cut);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TextVectors> PoolEmbedded(EmbeddedText embedded, Pooling pooling, bool normalize,
+                                         int64_t pool_skip) {
   TextVectors out{std::move(embedded.ids), std::move(embedded.tokens), {}};
   if (pooling == Pooling::kNone) {
     out.vectors = std::move(embedded.hidden);
   } else {
-    TOKVEC_ASSIGN_OR_RETURN(std::vector<float> pooled, PoolVectors(embedded.hidden.view(), pooling));  // [D]
+    MatrixView hidden = embedded.hidden.view();
+    if (pool_skip > 0 && (pooling == Pooling::kMean || pooling == Pooling::kMax)) {
+      if (pool_skip >= hidden.rows) {
+        return absl::InvalidArgumentError(fmt::format(
+            "the prompt's {} tokens leave none of the text's to pool (include_prompt is false)", pool_skip));
+      }
+      hidden = {hidden.row(pool_skip), hidden.rows - pool_skip, hidden.cols};
+    }
+    TOKVEC_ASSIGN_OR_RETURN(std::vector<float> pooled, PoolVectors(hidden, pooling));  // [D]
     out.vectors = Matrix(1, static_cast<int64_t>(pooled.size()));                                     // [1, D]
     std::copy(pooled.begin(), pooled.end(), out.vectors.data());
   }
@@ -97,11 +142,18 @@ absl::StatusOr<std::vector<TextVectors>> EmbedTexts(const ModelDirectory& dir,
   const int threads = std::max(1, options.threads);
   Collector collector(n, options);
   EmbedOptions embed_options{.threads = 1, .window = options.window, .stride = options.stride};
+  if (options.window > 0 && options.truncate != Truncation::kNone) {
+    return absl::InvalidArgumentError("truncation and windows exclude each other");
+  }
+  // The prompt goes before each text as text, as sentence-transformers puts it.
+  auto text_of = [&](size_t i) {
+    return options.prompt.empty() ? std::string(texts[i]) : options.prompt + std::string(texts[i]);
+  };
   if (options.window > 0) {
     ParallelFor(static_cast<int64_t>(n), threads, [&](int64_t i) {
-      absl::StatusOr<EmbeddedText> embedded = dir.Embed(texts[i], embed_options);
+      absl::StatusOr<EmbeddedText> embedded = dir.Embed(text_of(i), embed_options);
       if (!embedded.ok()) return collector.Finish(i, embedded.status());
-      collector.Finish(i, PoolEmbedded(std::move(*embedded), options.pooling, options.normalize));
+      collector.Finish(i, PoolEmbedded(std::move(*embedded), options.pooling, options.normalize, options.pool_skip));
     });
     TOKVEC_RETURN_IF_ERROR(collector.FirstError());
     return collector.Take();
@@ -109,7 +161,8 @@ absl::StatusOr<std::vector<TextVectors>> EmbedTexts(const ModelDirectory& dir,
   // Tokenize, then batch and run (EmbedIdSequences).
   std::vector<std::vector<uint32_t>> ids(n);
   ParallelFor(static_cast<int64_t>(n), threads, [&](int64_t i) {
-    absl::StatusOr<std::vector<uint32_t>> r = dir.Tokenize(texts[i]);
+    absl::StatusOr<std::vector<uint32_t>> r =
+        options.prompt.empty() ? dir.Tokenize(texts[i]) : dir.Tokenize(text_of(i));
     if (r.ok()) {
       ids[i] = std::move(*r);
     } else {
@@ -127,6 +180,16 @@ absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& 
   const size_t n = ids.size();
   const int threads = std::max(1, options.threads);
   Collector collector(n, options);
+  if (options.truncate != Truncation::kNone) {
+    const int64_t max_length = options.max_length > 0 ? options.max_length : TruncationLength(dir);
+    if (max_length > dir.model().config().max_len) {
+      return absl::InvalidArgumentError(fmt::format("a maximum length of {} is more than the model's {} tokens",
+                                                    max_length, dir.model().config().max_len));
+    }
+    for (std::vector<uint32_t>& sequence : ids) {
+      TOKVEC_RETURN_IF_ERROR(TruncateIds(dir, options.truncate, max_length, &sequence));
+    }
+  }
   // 1. Batches in a fixed order, longest texts first (then by position), so that with several threads the short
   //    ones fill in at the end instead of one long text running alone. Models that take sequences of different
   //    lengths together (Model::RaggedBatches) get consecutive texts; the others texts of the same token count.
@@ -166,8 +229,8 @@ absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& 
     if (static_cast<int64_t>(batch[0].size()) > max_len) {  // alone in its batch
       for (size_t i : members) {
         collector.Finish(i, absl::OutOfRangeError(fmt::format(
-                      "{} tokens, longer than the model's maximum of {}; pass --window N --stride S to embed it in "
-                      "overlapping windows (it is never truncated)",
+                      "{} tokens, longer than the model's maximum of {}; pass --truncate to cut it, or --window N "
+                      "--stride S to embed it in overlapping windows",
                       batch[0].size(), max_len)));
       }
       return;
@@ -186,7 +249,8 @@ absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& 
       embedded.ids = std::move(batch[k]);
       for (uint32_t id : embedded.ids) embedded.tokens.push_back(dir.tokenizer().TokenSpelling(id));
       embedded.hidden = std::move((*hidden)[k]);
-      collector.Finish(members[k], PoolEmbedded(std::move(embedded), options.pooling, options.normalize));
+      collector.Finish(members[k],
+                       PoolEmbedded(std::move(embedded), options.pooling, options.normalize, options.pool_skip));
     }
   };
   std::vector<std::unique_ptr<ForwardBatchWorkspace>> workspaces;  // [outer], kept by the model between calls

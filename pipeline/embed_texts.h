@@ -31,6 +31,12 @@
 
 namespace tokvec {
 
+// Cutting texts longer than the model takes (sentence-transformers' truncation, opt-in: without it a too-long
+// text is an error naming --truncate).
+enum class Truncation { kNone, kRight, kLeft };
+// "right", "left"; anything else is InvalidArgument.
+absl::StatusOr<Truncation> ParseTruncation(std::string_view side);
+
 // The pooling and normalisation to apply.
 struct PoolingChoice {
   Pooling pooling = Pooling::kNone;
@@ -55,14 +61,37 @@ struct EmbedTextsOptions {
   size_t batch_sequences = 32;  // most texts in one batched forward pass
   int64_t window = 0;           // tokens per window (0: none; a too-long text is an error)
   int64_t stride = 0;           // with window: tokens between window starts
+  // Put before every text (sentence-transformers' prompt; ChoosePrompt in sentence_transformers_config.h).
+  std::string prompt;
+  // Tokens at the start of each text left out of mean and max pooling (PromptPoolingSkip).
+  int64_t pool_skip = 0;
+  // Truncation: each text's ids cut to max_length (special tokens included, kept; 0: TruncationLength(dir)), the
+  // text's tokens dropped from its end (kRight) or start (kLeft). Not with windows.
+  Truncation truncate = Truncation::kNone;
+  int64_t max_length = 0;
   // Errors say "<item_name> <1-based index>: ...".
   std::string item_name = "line";
   // Called after each text with (texts done, texts in all), from any thread, one call at a time.
   std::function<void(size_t done, size_t total)> progress;
 };
 
-// Pools (unless kNone) and normalises (if asked) one text's hidden states.
-absl::StatusOr<TextVectors> PoolEmbedded(EmbeddedText embedded, Pooling pooling, bool normalize);
+// Pools (unless kNone) and normalises (if asked) one text's hidden states; mean and max pooling leave out the
+// first `pool_skip` tokens.
+absl::StatusOr<TextVectors> PoolEmbedded(EmbeddedText embedded, Pooling pooling, bool normalize,
+                                         int64_t pool_skip = 0);
+
+// The length --truncate cuts to by default: sentence_bert_config.json's max_seq_length when the directory has one
+// (and it is not above the model's), else the model's maximum.
+int64_t TruncationLength(const ModelDirectory& dir);
+
+// How many leading tokens sentence-transformers leaves out of pooling for `prompt` under `choice` (its Pooling
+// module's include_prompt false): the prompt's ids alone, special tokens included, less one; else 0.
+absl::StatusOr<int64_t> PromptPoolingSkip(const ModelDirectory& dir, const PoolingChoice& choice,
+                                          bool sentence_pooling, std::string_view prompt);
+
+// Cuts `ids` (special tokens included) to `max_length` keeping the model's special tokens, as --truncate does.
+// InvalidArgument when max_length cannot hold the special tokens and one text token.
+absl::Status TruncateIds(const ModelDirectory& dir, Truncation side, int64_t max_length, std::vector<uint32_t>* ids);
 
 // Embeds `texts`; the first failing text's error (in text order) is returned, naming it.
 absl::StatusOr<std::vector<TextVectors>> EmbedTexts(const ModelDirectory& dir,

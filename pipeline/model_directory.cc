@@ -22,6 +22,7 @@ absl::StatusOr<ModelDirectory> ModelDirectory::Load(const std::string& dir, Line
   TOKVEC_ASSIGN_OR_RETURN(out.model_, Model::Load(dir, dtype));
   TOKVEC_ASSIGN_OR_RETURN(out.tokenizer_, Tokenizer::Load(dir));
   TOKVEC_ASSIGN_OR_RETURN(out.sentence_pooling_, LoadSentenceTransformersPooling(dir));
+  TOKVEC_ASSIGN_OR_RETURN(out.sentence_config_, LoadSentenceTransformersConfig(dir));
   TOKVEC_ASSIGN_OR_RETURN(out.around_, TextSpecialTokensFor(*out.tokenizer_, out.model_->config(), dir));
   const int64_t vocab_size = out.model_->config().vocab_size;
   if (static_cast<int64_t>(out.tokenizer_->vocab_size()) > vocab_size) {
@@ -66,8 +67,8 @@ absl::StatusOr<EmbeddedText> ModelDirectory::EmbedIds(std::vector<uint32_t> ids,
   if (options.window <= 0) {
     if (seq_len > config.max_len) {
       return absl::OutOfRangeError(fmt::format(
-          "the input is {} tokens, longer than the model's maximum of {}; pass --window N --stride S to embed it "
-          "in overlapping windows (it is never truncated)",
+          "the input is {} tokens, longer than the model's maximum of {}; pass --truncate to cut it, or --window N "
+          "--stride S to embed it in overlapping windows",
           seq_len, config.max_len));
     }
     TOKVEC_ASSIGN_OR_RETURN(ModelOutput result, model_->Forward(ids, forward));

@@ -4,6 +4,7 @@
 //   DIR/tokenizer.tokvec | tokenizer.json | vocab.json + merges.txt | vocab.txt | *.tiktoken   (Tokenizer::Load)
 //   DIR/config.json, DIR/model.safetensors (or model.safetensors.index.json + shards)         (see model.h)
 //   DIR/modules.json, DIR/1_Pooling/config.json                                    (optional, see pooling.h)
+//   DIR/config_sentence_transformers.json, DIR/sentence_bert_config.json   (optional, sentence_transformers_config.h)
 //
 //   TOKVEC_ASSIGN_OR_RETURN(ModelDirectory dir, ModelDirectory::Load("models/tiny"));
 //   TOKVEC_ASSIGN_OR_RETURN(EmbeddedText text, dir.Embed("Your cat is a lovely cat", {.threads = 2}));
@@ -11,8 +12,8 @@
 //
 // Each text gets the tokens of the tokenizer.json's post-processor, or the architecture's convention (RoBERTa:
 // `<s>` (bos_token_id) before and `</s>` (eos_token_id) after; BERT: `[CLS]` ... `[SEP]` from the vocabulary), as
-// Hugging Face's tokenizer adds them (text_special_tokens.h). Input longer than the model's maximum is an error unless a window is given (see
-// sliding_window.h); it is never truncated.
+// Hugging Face's tokenizer adds them (text_special_tokens.h). Input longer than the model's maximum is an error
+// unless a window is given (see sliding_window.h); only EmbedTexts truncates, when asked (embed_texts.h).
 #ifndef TOKVEC_PIPELINE_MODEL_DIRECTORY_H_
 #define TOKVEC_PIPELINE_MODEL_DIRECTORY_H_
 
@@ -28,6 +29,7 @@
 #include "kernels/tensor.h"
 #include "models/model.h"
 #include "pipeline/pooling.h"
+#include "pipeline/sentence_transformers_config.h"
 #include "pipeline/text_special_tokens.h"
 #include "tokenizer/tokenizer.h"
 
@@ -59,6 +61,8 @@ class ModelDirectory {
   const std::string& path() const { return path_; }
   // From modules.json, when the directory is a sentence-transformers model.
   const std::optional<SentenceTransformersPooling>& sentence_pooling() const { return sentence_pooling_; }
+  // Prompts and max_seq_length (defaults when the directory has no such files).
+  const SentenceTransformersConfig& sentence_config() const { return sentence_config_; }
 
   // Text -> ids as the model expects them (RoBERTa: <s> ... </s>; BERT: [CLS] ... [SEP]).
   absl::StatusOr<std::vector<uint32_t>> Tokenize(std::string_view text) const;
@@ -77,6 +81,7 @@ class ModelDirectory {
   std::unique_ptr<Tokenizer> tokenizer_;
   std::unique_ptr<Model> model_;
   std::optional<SentenceTransformersPooling> sentence_pooling_;
+  SentenceTransformersConfig sentence_config_;
   TextSpecialTokens around_;  // tokens put around each text (text_special_tokens.h)
 };
 

@@ -143,6 +143,14 @@ absl::StatusOr<std::optional<SentenceTransformersPooling>> LoadSentenceTransform
             config_path, modes.size()));
       }
       result.pooling = modes[0];
+      const auto include_prompt = config.find("include_prompt");
+      if (include_prompt != config.end() && !include_prompt->is_null()) {
+        if (!include_prompt->is_boolean()) {
+          return absl::InvalidArgumentError(
+              fmt::format("'{}': key 'include_prompt' must be true or false", config_path));
+        }
+        result.include_prompt = include_prompt->get<bool>();
+      }
       has_pooling = true;
     } else if (!type.ends_with("models.Transformer")) {
       return absl::InvalidArgumentError(fmt::format(

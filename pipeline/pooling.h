@@ -44,6 +44,7 @@ absl::StatusOr<Matrix> TruncateDimensions(MatrixView vectors, int64_t k);
 struct SentenceTransformersPooling {
   Pooling pooling = Pooling::kMean;
   bool normalize = false;  // a sentence_transformers.models.Normalize module follows the pooling
+  bool include_prompt = true;  // the Pooling config's include_prompt: false leaves a prompt's tokens out
 };
 
 // Reads DIR/modules.json and the Pooling module's config.json. std::nullopt when DIR has no modules.json;

@@ -15,6 +15,7 @@
 #include "fmt/format.h"
 #include "pipeline/embed_texts.h"
 #include "pipeline/model_directory.h"
+#include "pipeline/sentence_transformers_config.h"
 #include "python/src/bindings.h"
 
 namespace tokvec::python {
@@ -45,7 +46,9 @@ class ModelObject {
 
 py::array_t<float> Embed(const ModelObject& self, py::handle texts, const std::string& pooling, bool normalize,
                          size_t batch_size, int num_threads, int64_t window, int64_t stride,
-                         std::optional<int64_t> truncate_dim) {
+                         std::optional<int64_t> truncate_dim, std::optional<std::string> prompt,
+                         std::optional<std::string> prompt_name, bool default_prompt, py::handle truncate,
+                         std::optional<int64_t> max_length) {
   py::list items;
   if (PyUnicode_Check(texts.ptr()) || PyBytes_Check(texts.ptr())) {
     items.append(texts);
@@ -63,12 +66,33 @@ py::array_t<float> Embed(const ModelObject& self, py::handle texts, const std::s
   }
   if (batch_size == 0) throw py::value_error("batch_size must be at least 1");
   if (stride > 0 && window == 0) throw py::value_error("stride needs window");
+  if (prompt && prompt_name) throw py::value_error("give prompt or prompt_name, not both");
+  const std::string prompt_text =
+      Check(ChoosePrompt(self.dir().sentence_config(), prompt, prompt_name.value_or(""), default_prompt));
+  // truncate: None/False (a too-long text is an error), True or "right", "left"; max_length implies "right".
+  Truncation truncation = Truncation::kNone;
+  if (PyUnicode_Check(truncate.ptr())) {
+    truncation = Check(ParseTruncation(py::cast<std::string>(truncate)));
+  } else if (PyBool_Check(truncate.ptr())) {
+    truncation = truncate.ptr() == Py_True ? Truncation::kRight : Truncation::kNone;
+  } else if (!truncate.is_none()) {
+    throw py::type_error("truncate must be None, a bool, \"right\" or \"left\"");
+  }
+  if (max_length) {
+    if (*max_length < 1) throw py::value_error("max_length must be at least 1");
+    if (truncation == Truncation::kNone) truncation = Truncation::kRight;
+  }
+  if (truncation != Truncation::kNone && window > 0) throw py::value_error("truncate and window exclude each other");
   EmbedTextsOptions options{.pooling = choice.pooling,
                             .normalize = choice.normalize,
                             .threads = Threads(num_threads),
                             .batch_sequences = batch_size,
                             .window = window,
                             .stride = window > 0 && stride == 0 ? std::max<int64_t>(1, window / 2) : stride,
+                            .prompt = prompt_text,
+                            .pool_skip = Check(PromptPoolingSkip(self.dir(), choice, pooling == "auto", prompt_text)),
+                            .truncate = truncation,
+                            .max_length = max_length.value_or(0),
                             .item_name = "text"};
   const int64_t d = self.dir().model().config().d_model;
   Matrix all(static_cast<int64_t>(views.size()), d);  // [N, D]
@@ -136,12 +160,15 @@ void RegisterModel(py::module_& m) {
           py::arg("path"), "Loads a model directory (tokenizer, config.json, model.safetensors[, modules.json]).")
       .def("embed", &Embed, py::arg("texts"), py::arg("pooling") = "auto", py::arg("normalize") = false,
            py::arg("batch_size") = 32, py::arg("num_threads") = 0, py::arg("window") = 0, py::arg("stride") = 0,
-           py::arg("truncate_dim") = py::none(),
+           py::arg("truncate_dim") = py::none(), py::arg("prompt") = py::none(), py::arg("prompt_name") = py::none(),
+           py::arg("default_prompt") = true, py::arg("truncate") = py::none(), py::arg("max_length") = py::none(),
            "float32 [N, D]: one pooled vector per text (pooling: auto = the directory's sentence-transformers "
            "pooling, or mean, cls, last, max); the bits of `tokvec embed --lines --format npy`. Texts share "
            "forward passes of at most batch_size texts and 2048 tokens (GPT-2 and encoders: any lengths; decoders: "
            "equal token counts); window/stride embed long texts; truncate_dim keeps the first K values of each vector, "
-           "rescaled to unit length (Matryoshka; `tokvec embed --dimensions`).")
+           "rescaled to unit length (Matryoshka; `tokvec embed --dimensions`); prompt / prompt_name: text put before "
+           "each one, as sentence-transformers' encode (the model's default_prompt_name unless default_prompt=False); "
+           "truncate=True|\"right\"|\"left\" cuts long texts to max_length or the model's max_seq_length.")
       .def("token_vectors", &TokenVectors, py::arg("text"), py::arg("num_threads") = 1,
            "(tokens, float32 [T, D]): every token's contextual vector.")
       .def("attention", &Attention, py::arg("text"), py::arg("layer"), py::arg("head"),

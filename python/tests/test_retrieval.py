@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tokvec
-from conftest import run
+from conftest import ROOT, run
 
 RNG = np.random.default_rng(11)
 
@@ -143,3 +143,85 @@ def test_truncate_dim_and_cli(tokvec_bin, tiny_model, tmp_path):
     assert [line.split("\t")[:3] for line in tsv] == [[str(q), str(r), str(want[q][r])]
                                                       for q in range(2) for r in range(2)]
     assert want[0][0] == 1 and want[1][0] == 4
+
+
+@pytest.fixture()
+def st_model(tmp_path):
+    """The RoBERTa sentence-transformers test directory (mean + Normalize, 48 text tokens at most), with prompts and
+    a max_seq_length of 16 added as sentence-transformers writes them."""
+    import shutil
+    source = ROOT / "tests" / "attention" / "testdata" / "hf_roberta_f32"
+    directory = tmp_path / "st"
+    shutil.copytree(source, directory)
+    (directory / "config_sentence_transformers.json").write_text(json.dumps(
+        {"prompts": {"query": "query: ", "passage": "passage: "}, "default_prompt_name": None}))
+    (directory / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 16, "do_lower_case": False}))
+    return directory
+
+
+def test_prompts_are_text_before_each_input(tokvec_bin, st_model):
+    model = tokvec.Model.load(str(st_model))
+    texts = ["the cat sat", "a dog ran far away"]
+    with_prompt = model.embed(texts, prompt_name="query")
+    assert np.array_equal(with_prompt, model.embed(["query: " + t for t in texts]))
+    assert np.array_equal(with_prompt, model.embed(texts, prompt="query: "))
+    assert not np.allclose(with_prompt, model.embed(texts))
+    stdin = ("\n".join(texts) + "\n").encode()
+    cli = np.load(io.BytesIO(run([tokvec_bin, "embed", "-m", str(st_model), "--lines", "--format", "npy",
+                                  "--prompt-name", "query"], stdin=stdin)))
+    assert np.array_equal(cli, with_prompt)
+    # default_prompt_name applies unless turned off, as sentence-transformers applies it.
+    config = json.loads((st_model / "config_sentence_transformers.json").read_text())
+    config["default_prompt_name"] = "passage"
+    (st_model / "config_sentence_transformers.json").write_text(json.dumps(config))
+    model = tokvec.Model.load(str(st_model))
+    assert np.array_equal(model.embed(texts), model.embed(["passage: " + t for t in texts], default_prompt=False))
+    assert np.array_equal(model.embed(texts, default_prompt=False), model.embed(texts, prompt=""))
+    with pytest.raises(ValueError, match="unknown prompt name 'title'.*passage, query"):
+        model.embed(texts, prompt_name="title")
+
+
+def test_include_prompt_false_leaves_the_prompt_out_of_the_mean(st_model):
+    pooling = st_model / "1_Pooling" / "config.json"
+    config = json.loads(pooling.read_text())
+    config["include_prompt"] = False
+    pooling.write_text(json.dumps(config))
+    model = tokvec.Model.load(str(st_model))
+    text = "the cat sat on the mat"
+    got = model.embed([text], prompt="query: ")[0]
+    # sentence-transformers: prompt_length = len(tokenize(prompt)) - 1 (its final special token), those first
+    # positions masked out of the mean; then Normalize.
+    skip = len(model.tokenize("query: ")) - 1
+    _, vectors = model.token_vectors("query: " + text)
+    mean = vectors[skip:].astype(np.float64).mean(axis=0)
+    assert np.allclose(got, mean / np.linalg.norm(mean), atol=1e-6)
+    assert not np.allclose(got, model.embed([text], prompt="query: ", pooling="mean", normalize=True)[0])
+
+
+def test_truncation_keeps_special_tokens_and_cuts_the_text(tokvec_bin, st_model):
+    model = tokvec.Model.load(str(st_model))
+    words = [f"w{i}" for i in range(60)]
+    text = " ".join(words)
+    ids = model.tokenize(text)
+    assert len(ids) > 50  # longer than the model (50 positions)
+    with pytest.raises(ValueError, match="--truncate"):
+        model.embed([text])
+    # Right: <s> + the first 14 text tokens + </s> = max_seq_length 16; the same as embedding exactly those ids.
+    right = model.embed([text], truncate=True)
+    cut_ids = ids[:15] + ids[-1:]
+    prefix = next(" ".join(words[:n]) for n in range(1, 60) if model.tokenize(" ".join(words[:n]))[:-1] == ids[:15])
+    assert model.tokenize(prefix) == cut_ids
+    assert np.array_equal(right, model.embed([prefix]))
+    assert np.array_equal(model.embed([text], truncate="right", max_length=16), right)
+    # Left: <s> + the last 14 text tokens + </s>.
+    left = model.embed([text], truncate="left")
+    suffix_ids = ids[:1] + ids[-15:]
+    cli = json.loads(run([tokvec_bin, "embed", "-m", str(st_model), "--pooling", "none", "--truncate=left"],
+                         stdin=text.encode()))
+    assert cli["ids"] == suffix_ids
+    assert not np.array_equal(left, right)
+    cli = json.loads(run([tokvec_bin, "embed", "-m", str(st_model), "--pooling", "none", "--max-length", "10"],
+                         stdin=text.encode()))
+    assert cli["ids"] == ids[:9] + ids[-1:]
+    with pytest.raises(ValueError, match="more than the model"):
+        model.embed([text], max_length=51)

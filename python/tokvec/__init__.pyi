@@ -69,9 +69,13 @@ class Model:
     def load(path: str) -> Model: ...
     def embed(self, texts: Union[_Text, Iterable[_Text]], pooling: str = "auto", normalize: bool = False,
               batch_size: int = 32, num_threads: int = 0, window: int = 0, stride: int = 0,
-              truncate_dim: Optional[int] = None) -> npt.NDArray[np.float32]:
+              truncate_dim: Optional[int] = None, prompt: Optional[str] = None, prompt_name: Optional[str] = None,
+              default_prompt: bool = True, truncate: Union[None, bool, str] = None,
+              max_length: Optional[int] = None) -> npt.NDArray[np.float32]:
         """[N, D] float32, one pooled vector per text; the bits of `tokvec embed --lines --format npy`.
-        truncate_dim: the first K values of each vector, rescaled to unit length (Matryoshka)."""
+        truncate_dim: the first K values of each vector, rescaled to unit length (Matryoshka); prompt / prompt_name:
+        sentence-transformers' prompts; truncate: cut long texts (True or "right", "left") to max_length or the
+        model's max_seq_length."""
     def token_vectors(self, text: _Text, num_threads: int = 1) -> tuple[list[str], npt.NDArray[np.float32]]:
         """Token spellings and their contextual vectors [T, D]."""
     def attention(self, text: _Text, layer: int, head: int) -> npt.NDArray[np.float32]:

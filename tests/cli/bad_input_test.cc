@@ -315,6 +315,21 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
       }
       WriteFixture(d / folder / "config.json", config.substr(0, close) + ", " + extra + "}\n");
     }
+    // sentence-transformers files with wrong fields: a prompt that is no string, a default naming no prompt, a
+    // max_seq_length of 0, an include_prompt that is no boolean.
+    const std::pair<const char*, std::pair<const char*, const char*>> st_fixtures[] = {
+        {"st_prompt_not_string_model", {"config_sentence_transformers.json", R"({"prompts": {"query": 5}})"}},
+        {"st_default_unknown_model",
+         {"config_sentence_transformers.json", R"({"prompts": {"query": "q: "}, "default_prompt_name": "doc"})"}},
+        {"st_zero_length_model", {"sentence_bert_config.json", R"({"max_seq_length": 0})"}},
+        {"st_bad_config_model", {"config_sentence_transformers.json", "{\"prompts\": "}}};
+    for (const auto& [folder, file] : st_fixtures) {
+      fs::create_directories(d / folder);
+      for (const char* name : {"config.json", "model.safetensors", "tokenizer.tokvec"}) {
+        WriteFixture(d / folder / name, ReadFixture(d / "model" / name));
+      }
+      WriteFixture(d / folder / file.first, file.second);
+    }
     // A GPT-Neo config (training does not run GPT-Neo yet): fit refuses it before reading any tensor.
     const size_t vocab_at = config.find("\"vocab_size\":");
     const std::string vocab_size =
@@ -807,6 +822,27 @@ const BadInput kDataRows[] = {
                                                 "--format", "npy", "--precision", "uint8", "--calibration",
                                                 "{dir}/index4.npy", "{dir}/corpus.txt"},
              1, "the calibration embeddings have 4 dimensions, the output 16"),
+    BadInput("EmbedPromptAndPromptName", {"embed", "-m", "{dir}/model", "--prompt", "q: ", "--prompt-name", "query",
+                                          "{dir}/corpus.txt"},
+             2, "give --prompt or --prompt-name, not both"),
+    BadInput("EmbedUnknownPromptName", {"embed", "-m", "{dir}/st_default_unknown_model", "{dir}/corpus.txt"}, 1,
+             "default_prompt_name 'doc' is not one of the prompts (query)"),
+    BadInput("EmbedPromptNameWithoutPrompts", {"embed", "-m", "{dir}/model", "--prompt-name", "query",
+                                               "{dir}/corpus.txt"},
+             1, "unknown prompt name 'query': the model has no prompts"),
+    BadInput("EmbedPromptNotString", {"embed", "-m", "{dir}/st_prompt_not_string_model", "{dir}/corpus.txt"}, 1,
+             "prompt 'query' must be a string"),
+    BadInput("EmbedMaxSeqLengthZero", {"embed", "-m", "{dir}/st_zero_length_model", "{dir}/corpus.txt"}, 1,
+             "key 'max_seq_length' must be a positive integer, not 0"),
+    BadInput("EmbedMalformedPromptsFile", {"embed", "-m", "{dir}/st_bad_config_model", "{dir}/corpus.txt"}, 1,
+             "config_sentence_transformers.json' is not a JSON object"),
+    BadInput("EmbedTruncateUnknownSide", {"embed", "-m", "{dir}/model", "--truncate=middle", "{dir}/corpus.txt"}, 2,
+             "--truncate: middle not in {right,left}"),
+    BadInput("EmbedTruncateAndWindow", {"embed", "-m", "{dir}/model", "--truncate", "--window", "8",
+                                        "{dir}/corpus.txt"},
+             2, "--truncate and --window exclude each other"),
+    BadInput("EmbedMaxLengthTooLong", {"embed", "-m", "{dir}/model", "--max-length", "33", "{dir}/corpus.txt"}, 1,
+             "--max-length 33 is more than the model's maximum of 32 tokens"),
     BadInput("EmbedZeroDimensions", {"embed", "-m", "{dir}/model", "--dimensions", "0", "{dir}/corpus.txt"}, 2,
              "--dimensions"),
     BadInput("EmbedTooManyDimensions", {"embed", "-m", "{dir}/model", "--dimensions", "17", "{dir}/corpus.txt"}, 1,

@@ -1,7 +1,5 @@
 #include "retrieval/vector_search.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -10,13 +8,13 @@
 
 #include "base/worker_pool.h"
 #include "fmt/format.h"
-#include "kernels/ops.h"
+#include "kernels/dot_rows.h"
 
 namespace tokvec {
 namespace {
 
-constexpr int64_t kRowBlock = 1024;   // index rows per task (a task's scores: kQueryBlock x kRowBlock floats)
-constexpr int64_t kQueryBlock = 128;  // queries per sgemm
+constexpr int64_t kRowBlock = 512;    // index rows per task: 768 KB of 384-wide float rows, kept in L2
+constexpr int64_t kQueryBlock = 64;   // queries scored together against a task's rows
 
 // a ranks before b: the higher score, then the lower row.
 bool Better(const SearchHit& a, const SearchHit& b) {
@@ -91,10 +89,11 @@ float InverseNorm(const float* v, int64_t d) {
   return static_cast<float>(1.0 / std::max(std::sqrt(sum), 1e-12));
 }
 
-// Float queries against float rows (or uint8/int8 codes widened to float per block).
+// Float queries against float rows (or uint8/int8 codes widened to float per block), each score from DotRows
+// (kernels/dot_rows.h): one fixed summation order, so a (query, row) pair scores the same whatever else is
+// searched with it.
 std::vector<std::vector<SearchHit>> SearchFloat(MatrixView queries, const VectorIndex& index,
                                                 const SearchOptions& options) {
-  UseSingleThreadedBlas();
   const int64_t d = queries.cols, n = index.rows(), nq = queries.rows;
   const bool cosine = options.metric == Metric::kCosine && index.dtype() == NpyDtype::kFloat32;
   std::vector<float> q(queries.data, queries.data + nq * d);
@@ -123,12 +122,10 @@ std::vector<std::vector<SearchHit>> SearchFloat(MatrixView queries, const Vector
       inverse.resize(static_cast<size_t>(count));
       for (int64_t i = 0; i < count; ++i) inverse[i] = InverseNorm(rows + i * d, d);
     }
-    scores.resize(static_cast<size_t>(kQueryBlock * kRowBlock));
+    scores.resize(static_cast<size_t>(kQueryBlock * count));
     for (int64_t q0 = 0; q0 < nq; q0 += kQueryBlock) {
       const int64_t qs = std::min(kQueryBlock, nq - q0);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(qs), static_cast<int>(count),
-                  static_cast<int>(d), 1.0f, &q[q0 * d], static_cast<int>(d), rows, static_cast<int>(d), 0.0f,
-                  scores.data(), static_cast<int>(count));
+      DotRows(&q[q0 * d], qs, rows, count, d, scores.data());
       for (int64_t i = 0; i < qs; ++i) {
         TopK& collector = top[static_cast<size_t>(q0 + i)];
         const float* s = scores.data() + i * count;

@@ -6,9 +6,9 @@
 //   // hits[q][r]: {index row, score}, best first
 //
 // Index kinds (by the .npy's dtype and the queries' width D):
-//   float32 [N, D]        cosine (default: both sides scaled to unit length) or dot product, in float32 through
-//                         single-threaded sgemm over fixed blocks of rows: a row's score never depends on the
-//                         thread count or on the other queries.
+//   float32 [N, D]        cosine (default: both sides scaled to unit length) or dot product, each score summed
+//                         in one fixed order (kernels/dot_rows.h): a (query, row) pair scores the same bits
+//                         whatever the thread count, the other queries or the CPU's vector width.
 //   uint8/int8 [N, D/8]   ubinary/binary codes (retrieval/quantize.h): the queries' sign bits against the rows'
 //                         by Hamming distance (popcount), the rescore_multiplier * k nearest kept, then rescored
 //                         as sentence-transformers rescores: the float query's dot product with the row's bits as

@@ -107,6 +107,18 @@ void RegisterServeCommand(CLI::App& app, CommandAction* action) {
   sub->add_flag("--normalize", options->normalize, "Scale every vector to unit length");
   sub->add_option("--max-body-bytes", options->max_body_bytes, "Larger request bodies get 413")->capture_default_str();
   sub->add_flag("--quiet", [options](int64_t) { options->log = false; }, "No log line per request");
+  sub->add_option("--prompt-name", options->prompt_name,
+                  "A prompt of the model's config_sentence_transformers.json for every text input whose request "
+                  "names none (the model's default_prompt_name applies without it)");
+  sub->add_flag("--auto-truncate", options->auto_truncate,
+                "Cut over-long inputs (keeping special tokens) unless a request sends \"truncate\": false; without "
+                "it they get 400 unless the request sends \"truncate\": true");
+  sub->add_option("--index", options->index,
+                  "A .npy of vectors (float32 [N, D], or codes from `embed --precision`) that POST /search looks in; "
+                  "memory-mapped");
+  sub->add_option("--metric", options->metric, "POST /search's default metric for a float32 index")
+      ->check(CLI::IsMember({"cosine", "dot"}))
+      ->capture_default_str();
   sub->callback([options, action] { *action = [options] { return RunServe(*options); }; });
 }
 

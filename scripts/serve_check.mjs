@@ -49,6 +49,30 @@ const cli = execFileSync(tokvec, ['embed', '-m', roberta, '--lines', '--format',
 const expected = new Map(unique.map((t, i) => [t, Float32Array.from(cli[i].vectors[0])]));
 const same = (a, b) => a.length === b.length && a.every((x, i) => Object.is(Math.fround(x), b[i]));
 
+// For the retrieval routes: a copy of the model with a prompt (config_sentence_transformers.json), the index of
+// the texts' vectors, and the CLI's answers: per-token vectors, prompted vectors, search hits.
+const stModel = path.join(work, 'st_roberta');
+fs.cpSync(roberta, stModel, {recursive: true});
+fs.writeFileSync(path.join(stModel, 'config_sentence_transformers.json'), JSON.stringify({prompts: {query: 'query: '}}));
+const indexPath = path.join(work, 'index.npy');
+execFileSync(tokvec, ['embed', '-m', roberta, '--lines', '--format', 'npy', '-o', indexPath, path.join(work, 'texts.txt')]);
+const jsonLines = (args) => execFileSync(tokvec, args, {maxBuffer: 1 << 28}).toString().trim().split('\n')
+    .map((l) => JSON.parse(l));
+const perToken = jsonLines(['embed', '-m', roberta, '--lines', '--pooling', 'none', '--format', 'json',
+                            path.join(work, 'texts.txt')]);
+const expectedTokens = new Map(unique.map((t, i) => [t, perToken[i].vectors.map((v) => Float32Array.from(v))]));
+const prompted = jsonLines(['embed', '-m', stModel, '--lines', '--prompt-name', 'query', '--format', 'json',
+                            path.join(work, 'texts.txt')]);
+const expectedPrompted = new Map(unique.map((t, i) => [t, Float32Array.from(prompted[i].vectors[0])]));
+const searched = jsonLines(['search', '-i', indexPath, '-m', roberta, '-k', '3', '--format', 'json',
+                            path.join(work, 'texts.txt')]);
+const expectedHits = new Map(unique.map((t, i) => [t, searched[i].hits]));
+const cut = (v, k) => {  // OpenAI's dimensions as tokvec's NormalizeL2 computes it (the sum of squares in double)
+  const head = Array.from(v.slice(0, k));
+  const norm = Math.max(Math.sqrt(head.reduce((sum, x) => sum + x * x, 0)), 1e-12);
+  return Float32Array.from(head.map((x) => Math.fround(x / norm)));
+};
+
 // Starts `tokvec serve`; resolves with {port, child, log()} once it listens.
 function startServer(extra) {
   return new Promise((resolve, reject) => {
@@ -128,13 +152,28 @@ async function openaiCheck(port) {
   const ids = JSON.parse((await post(port, false, '/tokenize', {model: 'hf_roberta_f32', content: unique[5]})).body).tokens;
   const fromIds = await client.embeddings.create({model: 'hf_roberta_f32', input: ids});
   check(same(fromIds.data[0].embedding, expected.get(unique[5])), 'openai client: token-id input differs');
+  // dimensions (Matryoshka, OpenAI's semantics): the first 8 values rescaled to unit length, in base64 and float.
+  const few = unique.slice(0, 6);
+  for (const format of [{}, {encoding_format: 'float'}]) {  // the client's default: base64 it decodes itself
+    const short = await client.embeddings.create({model: 'hf_roberta_f32', input: few, dimensions: 8, ...format});
+    check(few.every((t, i) => short.data[i].embedding.length === 8 &&
+                              same(short.data[i].embedding, cut(expected.get(t), 8))),
+          `openai client: dimensions 8 (${format.encoding_format || 'default'}) differs from the CLI's vectors ` +
+          'cut and rescaled');
+  }
+  let tooWide = null;
+  try {
+    await client.embeddings.create({model: 'hf_roberta_f32', input: 'x', dimensions: 33});
+  } catch (e) { tooWide = e; }
+  check(tooWide && tooWide.status === 400 && /must be 1 to 32/.test(tooWide.message), 'openai client: dimensions 33 not 400');
   let refused = null;
   try {
     await client.embeddings.create({model: 'gpt-9', input: 'x'});
   } catch (e) { refused = e; }
   check(refused && refused.status === 404 && /not served/.test(refused.message), 'openai client: unknown model not 404');
   console.log(`openai@${JSON.parse(fs.readFileSync(path.join(path.resolve(args.openai), 'package.json'))).version} ` +
-              `embeddings.create: ${2 * batch.length + 2} vectors equal tokvec embed --lines bit for bit (base64 and float)`);
+              `embeddings.create: ${2 * batch.length + 2} vectors equal tokvec embed --lines bit for bit (base64 and float); ` +
+              `dimensions: 8 gives the first 8 values rescaled, bit for bit, and dimensions: 33 a 400`);
 }
 
 // Misbehaving clients: half a request then gone, and a request sent one byte at a time.
@@ -195,6 +234,54 @@ async function loadTest(port, label) {
               `${(value('tokvec_batch_requests_sum') / batches).toFixed(2)} requests per batched forward (${batches} batches)`);
   check(errors === 0 && latencies.length === CLIENTS * REQUESTS, `${label}: every response correct`);
   return {p99: percentile(latencies, 0.99)};
+}
+
+// The retrieval routes under load, each answer checked against the CLI's: /v1/embeddings with dimensions,
+// /embed_all (TEI), /embed with a prompt_name, /search over --index.
+async function retrievalLoadTest(port) {
+  const kinds = ['dimensions', 'embed_all', 'prompt', 'search'];
+  const counts = Object.fromEntries(kinds.map((k) => [k, 0]));
+  let errors = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(Array.from({length: 8}, async (_, c) => {
+    const agent = new http.Agent({keepAlive: true, maxSockets: 1});
+    for (let r = 0; r < 60; ++r) {
+      const kind = kinds[(c + r) % kinds.length];
+      const t = unique[(c * 17 + r * 5) % unique.length];
+      let problem = null;
+      try {
+        if (kind === 'dimensions') {
+          const res = await post(port, agent, '/v1/embeddings', {model: 'hf_roberta_f32', input: [t], dimensions: 8});
+          problem = res.status !== 200 ? res.body : same(JSON.parse(res.body).data[0].embedding, cut(expected.get(t), 8))
+                                                      ? null : 'dimensions differ';
+        } else if (kind === 'embed_all') {
+          const res = await post(port, agent, '/embed_all', {model: 'hf_roberta_f32', inputs: [t]});
+          const rows = res.status === 200 ? JSON.parse(res.body)[0] : null;
+          const want = expectedTokens.get(t);
+          problem = !rows ? res.body : rows.length === want.length && rows.every((v, k) => same(v, want[k]))
+                                         ? null : 'per-token vectors differ';
+        } else if (kind === 'prompt') {
+          const res = await post(port, agent, '/embed', {model: 'st_roberta', inputs: [t], prompt_name: 'query'});
+          problem = res.status !== 200 ? res.body : same(JSON.parse(res.body)[0], expectedPrompted.get(t))
+                                                      ? null : 'prompted vector differs';
+        } else {
+          const res = await post(port, agent, '/search', {model: 'hf_roberta_f32', input: [t], k: 3});
+          const hits = res.status === 200 ? JSON.parse(res.body).data[0].hits : null;
+          const want = expectedHits.get(t);
+          problem = !hits ? res.body : hits.every((h, k) => h.index === want[k].index &&
+                                                            Object.is(Math.fround(h.score), Math.fround(want[k].score)))
+                                         ? null : 'hits differ';
+        }
+      } catch (e) { problem = e.message; }
+      if (problem) { if (errors++ < 5) fail(`retrieval load: ${kind}: '${t}': ${problem.slice(0, 200)}`); }
+      else counts[kind]++;
+    }
+    agent.destroy();
+  }));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  console.log(`retrieval routes under load: 8 clients x 60 requests in ${seconds.toFixed(2)} s, ${errors} errors; ` +
+              kinds.map((k) => `${k} ${counts[k]} equal the CLI's`).join(', '));
+  check(errors === 0, 'retrieval load: every response equals the CLI\'s');
 }
 
 async function sigtermCheck() {
@@ -315,9 +402,10 @@ async function pageCheck(port) {
   }
 }
 
-const server = await startServer(['--threads', '2']);
+const server = await startServer(['--threads', '2', '-m', stModel, '--index', indexPath]);
 try {
   await openaiCheck(server.port);
+  await retrievalLoadTest(server.port);
   const misbehaving = [disconnectingClient(server.port), slowClient(server.port)];
   await loadTest(server.port, 'load test, batching on (--max-batch-tokens 8192)');
   const [, slow] = await Promise.all(misbehaving);

@@ -96,9 +96,13 @@ absl::StatusOr<std::vector<uint32_t>> ReadIds(const Json& array, std::string_vie
   return ids;
 }
 
-// `input`: a string, an array of strings, an array of ids, or an array of arrays of ids.
+// `input` (or TEI's `inputs`): a string, an array of strings, an array of ids, or an array of arrays of ids.
 absl::StatusOr<std::vector<EmbeddingInput>> ReadInputs(const Json& object) {
   auto it = object.find("input");
+  if (object.contains("inputs")) {
+    if (it != object.end()) return absl::InvalidArgumentError("give 'input' or 'inputs', not both");
+    it = object.find("inputs");
+  }
   if (it == object.end()) {
     return absl::InvalidArgumentError(
         "'input' is missing; give a string, an array of strings, an array of token ids or an array of arrays");
@@ -151,10 +155,11 @@ absl::StatusOr<std::vector<EmbeddingInput>> ReadInputs(const Json& object) {
 
 }  // namespace
 
-absl::StatusOr<EmbeddingsRequest> ParseEmbeddingsRequest(std::string_view body) {
-  TOKVEC_ASSIGN_OR_RETURN(Json object, ParseObject(body));
-  EmbeddingsRequest request;
-  TOKVEC_ASSIGN_OR_RETURN(request.inputs, ReadInputs(object));
+namespace {
+
+// Every field of an embeddings request but its inputs.
+absl::Status ReadEmbeddingFields(const Json& object, EmbeddingsRequest* out) {
+  EmbeddingsRequest& request = *out;
   TOKVEC_RETURN_IF_ERROR(ReadString(object, "model", &request.model));
   std::string format = "float";
   TOKVEC_RETURN_IF_ERROR(ReadString(object, "encoding_format", &format));
@@ -169,7 +174,97 @@ absl::StatusOr<EmbeddingsRequest> ParseEmbeddingsRequest(std::string_view body) 
     TOKVEC_RETURN_IF_ERROR(ReadInt(object, "dimensions", &dimensions));
     request.dimensions = dimensions;
   }
-  TOKVEC_RETURN_IF_ERROR(ReadBool(object, "truncate", &request.truncate));
+  if (object.contains("truncate") && !object["truncate"].is_null()) {
+    bool truncate = false;
+    TOKVEC_RETURN_IF_ERROR(ReadBool(object, "truncate", &truncate));
+    request.truncate = truncate;
+  }
+  TOKVEC_RETURN_IF_ERROR(ReadString(object, "truncation_direction", &request.truncation_direction));
+  std::string& direction = request.truncation_direction;
+  if (direction == "Right" || direction == "Left") direction[0] = static_cast<char>(direction[0] - 'A' + 'a');
+  if (!direction.empty() && direction != "right" && direction != "left") {
+    return absl::InvalidArgumentError(
+        fmt::format("'truncation_direction' is '{}'; it must be 'right' or 'left'", direction));
+  }
+  TOKVEC_RETURN_IF_ERROR(ReadString(object, "prompt_name", &request.prompt_name));
+  TOKVEC_RETURN_IF_ERROR(ReadString(object, "pooling", &request.pooling));
+  if (!request.pooling.empty() && request.pooling != "mean" && request.pooling != "cls" && request.pooling != "last" &&
+      request.pooling != "max") {
+    return absl::InvalidArgumentError(
+        fmt::format("'pooling' is '{}'; it must be 'mean', 'cls', 'last' or 'max'", request.pooling));
+  }
+  if (object.contains("normalize") && !object["normalize"].is_null()) {
+    bool normalize = false;
+    TOKVEC_RETURN_IF_ERROR(ReadBool(object, "normalize", &normalize));
+    request.normalize = normalize;
+  }
+  TOKVEC_RETURN_IF_ERROR(ReadString(object, "precision", &request.precision));
+  const std::string& p = request.precision;
+  if (!p.empty() && p != "float32" && p != "int8" && p != "uint8" && p != "binary" && p != "ubinary") {
+    return absl::InvalidArgumentError(
+        fmt::format("'precision' is '{}'; it must be float32, int8, uint8, binary or ubinary", p));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<EmbeddingsRequest> ParseEmbeddingsRequest(std::string_view body) {
+  TOKVEC_ASSIGN_OR_RETURN(Json object, ParseObject(body));
+  EmbeddingsRequest request;
+  TOKVEC_ASSIGN_OR_RETURN(request.inputs, ReadInputs(object));
+  TOKVEC_RETURN_IF_ERROR(ReadEmbeddingFields(object, &request));
+  return request;
+}
+
+absl::StatusOr<SearchRequest> ParseSearchRequest(std::string_view body) {
+  TOKVEC_ASSIGN_OR_RETURN(Json object, ParseObject(body));
+  SearchRequest request;
+  auto vectors = object.find("vectors");
+  if (vectors != object.end() && !vectors->is_null()) {
+    if (object.contains("input") || object.contains("inputs")) {
+      return absl::InvalidArgumentError("give query texts ('input') or query 'vectors', not both");
+    }
+    if (!vectors->is_array() || vectors->empty()) {
+      return absl::InvalidArgumentError("'vectors' must be a non-empty array of arrays of numbers");
+    }
+    if (vectors->size() > kMaxInputs) {
+      return absl::InvalidArgumentError(
+          fmt::format("'vectors' has {} items; at most {} in one request", vectors->size(), kMaxInputs));
+    }
+    for (size_t i = 0; i < vectors->size(); ++i) {
+      const Json& row = (*vectors)[i];
+      if (!row.is_array() || row.empty() || row.size() != (*vectors)[0].size()) {
+        return absl::InvalidArgumentError(fmt::format(
+            "'vectors'[{}] must be an array of numbers as long as 'vectors'[0]", i));
+      }
+      std::vector<float> values;
+      values.reserve(row.size());
+      for (const Json& x : row) {
+        if (!x.is_number()) {
+          return absl::InvalidArgumentError(fmt::format("'vectors'[{}] holds {}, not a number", i, TypeName(x)));
+        }
+        values.push_back(x.get<float>());
+      }
+      request.vectors.push_back(std::move(values));
+    }
+  } else {
+    TOKVEC_ASSIGN_OR_RETURN(request.embed.inputs, ReadInputs(object));
+  }
+  TOKVEC_RETURN_IF_ERROR(ReadEmbeddingFields(object, &request.embed));
+  TOKVEC_RETURN_IF_ERROR(ReadInt(object, "k", &request.k));
+  if (request.k < 1 || request.k > 10000) {
+    return absl::InvalidArgumentError(fmt::format("'k' is {}; it must be 1 to 10000", request.k));
+  }
+  TOKVEC_RETURN_IF_ERROR(ReadInt(object, "rescore_multiplier", &request.rescore_multiplier));
+  if (request.rescore_multiplier < 0 || request.rescore_multiplier > 1000) {
+    return absl::InvalidArgumentError(
+        fmt::format("'rescore_multiplier' is {}; it must be 0 to 1000", request.rescore_multiplier));
+  }
+  TOKVEC_RETURN_IF_ERROR(ReadString(object, "metric", &request.metric));
+  if (!request.metric.empty() && request.metric != "cosine" && request.metric != "dot") {
+    return absl::InvalidArgumentError(fmt::format("'metric' is '{}'; it must be 'cosine' or 'dot'", request.metric));
+  }
   return request;
 }
 

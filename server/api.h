@@ -35,18 +35,38 @@ struct EmbeddingInput {
 
 enum class EncodingFormat { kFloat, kBase64 };
 
+// The fields of an embeddings request, OpenAI's (/v1/embeddings) and text-embeddings-inference's (/embed,
+// /embed_all) together; each route reads the ones it has.
 struct EmbeddingsRequest {
-  std::vector<EmbeddingInput> inputs;            // at least one
+  std::vector<EmbeddingInput> inputs;            // at least one ("input", or TEI's "inputs")
   std::string model;                             // empty: the only model served
   EncodingFormat format = EncodingFormat::kFloat;
-  std::optional<int64_t> dimensions;             // accepted only when it equals the model's width
-  bool truncate = false;                         // cut over-long inputs to the model's maximum (else 400)
+  std::optional<int64_t> dimensions;             // Matryoshka: the first K values, rescaled to unit length
+  std::optional<bool> truncate;                  // cut over-long inputs (else 400); unset: the server's default
+  std::string truncation_direction;              // "right" (default) or "left" (TEI's "Right"/"Left" too)
+  std::string prompt_name;                       // TEI: a prompt of the model's config_sentence_transformers.json
+  std::string pooling;                           // "": the server's; mean, cls, last, max
+  std::optional<bool> normalize;                 // TEI /embed's normalize
+  std::string precision;                         // "" or float32; int8, uint8, binary, ubinary (integer arrays)
 };
 
 // Errors (InvalidArgument): malformed JSON, not an object, `input` missing, empty, of a wrong type (a number,
 // an object, a mixed array), an empty string, an id that is negative, fractional or above 2^32; a wrong
-// `model`/`encoding_format`/`dimensions`/`truncate` type or an unknown encoding_format.
+// `model`/`encoding_format`/`dimensions`/`truncate`/`prompt_name`/`pooling`/`precision` type, an unknown
+// encoding_format, truncation_direction, pooling or precision, both `input` and `inputs`.
 absl::StatusOr<EmbeddingsRequest> ParseEmbeddingsRequest(std::string_view body);
+
+// POST /search: the query inputs (texts or ids, embedded as /v1/embeddings embeds them, prompt and truncation
+// included) or query vectors ("vectors": [[floats]]), and "k" (default 10), "rescore_multiplier" (binary
+// indexes, default 4), "metric" ("cosine" or "dot"; default the server's).
+struct SearchRequest {
+  EmbeddingsRequest embed;                  // inputs empty when vectors are given
+  std::vector<std::vector<float>> vectors;  // [Q][D]
+  int64_t k = 10;
+  int64_t rescore_multiplier = 4;
+  std::string metric;
+};
+absl::StatusOr<SearchRequest> ParseSearchRequest(std::string_view body);
 
 // POST /tokenize: {"content": "..."} (llama.cpp) or {"text": "..."}; "add_special" (default false) adds the
 // model's special tokens; "with_pieces" asks for each token's spelling, readable form and byte offsets.

@@ -17,7 +17,13 @@ Batcher::~Batcher() {
 }
 
 absl::StatusOr<std::vector<TextVectors>> Batcher::Embed(std::vector<std::vector<uint32_t>> sequences) {
+  return Embed(std::move(sequences), {.pooling = options_.choice.pooling, .normalize = options_.choice.normalize});
+}
+
+absl::StatusOr<std::vector<TextVectors>> Batcher::Embed(std::vector<std::vector<uint32_t>> sequences,
+                                                        PoolRequest pool) {
   Job job;
+  job.pool = pool;
   for (const auto& s : sequences) job.tokens += s.size();
   job.sequences = std::move(sequences);
   std::future<absl::StatusOr<std::vector<TextVectors>>> result = job.done.get_future();
@@ -54,9 +60,21 @@ void Batcher::Work() {
   }
 }
 
+absl::StatusOr<std::vector<TextVectors>> Batcher::Pool(std::vector<TextVectors> hidden, const PoolRequest& pool) {
+  if (pool.pooling == Pooling::kNone && !pool.normalize) return hidden;
+  for (TextVectors& v : hidden) {
+    EmbeddedText embedded{.ids = std::move(v.ids), .tokens = std::move(v.tokens), .hidden = std::move(v.vectors)};
+    absl::StatusOr<TextVectors> pooled =
+        PoolEmbedded(std::move(embedded), pool.pooling, pool.normalize, pool.pool_skip);
+    if (!pooled.ok()) return pooled.status();
+    v = std::move(*pooled);
+  }
+  return hidden;
+}
+
 void Batcher::Run(std::vector<Job>& jobs) {
-  const EmbedTextsOptions embed{.pooling = options_.choice.pooling, .normalize = options_.choice.normalize,
-                                .threads = options_.threads, .item_name = "input"};
+  // Hidden states for all; each job pools its own (Pool).
+  const EmbedTextsOptions embed{.pooling = Pooling::kNone, .threads = options_.threads, .item_name = "input"};
   std::vector<std::vector<uint32_t>> all;  // copies: a failed batch is re-run from the jobs' own sequences
   size_t tokens = 0;
   for (const Job& job : jobs) {
@@ -69,7 +87,9 @@ void Batcher::Run(std::vector<Job>& jobs) {
   if (!results.ok()) {
     // Some request broke the batch: run each alone, so only that one gets its error.
     for (Job& job : jobs) {
-      job.done.set_value(jobs.size() == 1 ? results : EmbedIdSequences(dir_, job.sequences, embed));
+      absl::StatusOr<std::vector<TextVectors>> alone =
+          jobs.size() == 1 ? std::move(results) : EmbedIdSequences(dir_, job.sequences, embed);
+      job.done.set_value(alone.ok() ? Pool(*std::move(alone), job.pool) : alone);
     }
     return;
   }
@@ -78,7 +98,7 @@ void Batcher::Run(std::vector<Job>& jobs) {
     std::vector<TextVectors> mine;
     mine.reserve(job.sequences.size());
     for (size_t k = 0; k < job.sequences.size(); ++k) mine.push_back(std::move((*results)[next++]));
-    job.done.set_value(std::move(mine));
+    job.done.set_value(Pool(std::move(mine), job.pool));
   }
 }
 

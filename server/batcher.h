@@ -35,8 +35,16 @@
 
 namespace tokvec::server {
 
+// How one request's sequences are pooled: the batch runs every sequence to its [T, D] hidden states, then each
+// request pools its own (PoolEmbedded), so requests asking for different poolings share a forward pass.
+struct PoolRequest {
+  Pooling pooling = Pooling::kNone;  // kNone: every token's vector (/embed_all)
+  bool normalize = false;
+  int64_t pool_skip = 0;  // tokens left out of mean/max pooling (a prompt under include_prompt false)
+};
+
 struct BatcherOptions {
-  PoolingChoice choice;
+  PoolingChoice choice;  // the pooling of Embed(sequences) without a PoolRequest
   int threads = 1;
   int64_t max_batch_tokens = 8192;
   // Called after each batch with its size, from the worker thread.
@@ -55,6 +63,8 @@ class Batcher {
   // checked (non-empty, within the model's length, ids in the vocabulary). Blocks until the batch holding them
   // has run.
   absl::StatusOr<std::vector<TextVectors>> Embed(std::vector<std::vector<uint32_t>> sequences);
+  // The same, pooled as `pool` says.
+  absl::StatusOr<std::vector<TextVectors>> Embed(std::vector<std::vector<uint32_t>> sequences, PoolRequest pool);
 
   // Requests waiting for the worker.
   size_t queue_length() const;
@@ -62,11 +72,14 @@ class Batcher {
  private:
   struct Job {
     std::vector<std::vector<uint32_t>> sequences;
+    PoolRequest pool;
     size_t tokens = 0;
     std::promise<absl::StatusOr<std::vector<TextVectors>>> done;
   };
   void Work();
   void Run(std::vector<Job>& jobs);
+  // Pools a job's hidden states ([T, D] each) as the job asks; the first error fails the job.
+  static absl::StatusOr<std::vector<TextVectors>> Pool(std::vector<TextVectors> hidden, const PoolRequest& pool);
 
   const ModelDirectory& dir_;
   const BatcherOptions options_;

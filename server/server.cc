@@ -18,6 +18,9 @@
 #include "nlohmann/json.hpp"
 #include "pipeline/embed_texts.h"
 #include "pipeline/model_directory.h"
+#include "pipeline/sentence_transformers_config.h"
+#include "retrieval/quantize.h"
+#include "retrieval/vector_search.h"
 #include "server/api.h"
 #include "server/batcher.h"
 #include "server/metrics.h"
@@ -58,6 +61,7 @@ struct Server::Impl {
   std::vector<std::unique_ptr<ServedModel>> models;  // in command-line order
   Metrics metrics;
   httplib::Server http;
+  std::optional<VectorIndex> index;  // --index, for /search
   int listen_socket = -1;  // set by httplib's socket_options callback before it binds
   std::mutex log_mutex;
 
@@ -98,7 +102,8 @@ struct Server::Impl {
   // when `truncate`, keeping the special tokens at both ends). A text input's ids come from EncodeTextInputs:
   // `encoded` and the input's place among the texts.
   absl::StatusOr<std::vector<uint32_t>> InputIds(const ServedModel& m, const EmbeddingInput& input, size_t index,
-                                                 bool truncate, const EncodedTexts& encoded, size_t text_index) const {
+                                                 Truncation truncate, const EncodedTexts& encoded,
+                                                 size_t text_index) const {
     const ModelDirectory& dir = *m.dir;
     std::vector<uint32_t> ids;
     if (input.is_ids) {
@@ -118,57 +123,229 @@ struct Server::Impl {
     }
     const int64_t limit = MaxInputTokens(m);
     if (static_cast<int64_t>(ids.size()) > limit) {
-      if (!truncate) {
+      if (truncate == Truncation::kNone) {
         return absl::OutOfRangeError(fmt::format(
             "input {} is {} tokens, more than the {} this server accepts for model '{}'; shorten it or send "
             "\"truncate\": true to embed its first {} tokens",
             index, ids.size(), limit, m.name, limit));
       }
-      const int after = dir.SpecialTokensAfter();
-      std::vector<uint32_t> tail(ids.end() - after, ids.end());
-      ids.resize(static_cast<size_t>(limit - after));
-      ids.insert(ids.end(), tail.begin(), tail.end());
+      TOKVEC_RETURN_IF_ERROR(TruncateIds(dir, truncate, limit, &ids));  // special tokens kept
     }
     return ids;
   }
 
+  // A request's inputs as sequences to embed, and how to pool them: the prompt (the request's prompt_name, else
+  // the server's, else the model's default) before each text input, truncation, the pooling asked for (kNone
+  // for per-token vectors).
+  struct Prepared {
+    std::vector<std::vector<uint32_t>> sequences;
+    int64_t tokens = 0;
+    PoolRequest pool;
+  };
+  absl::StatusOr<Prepared> Prepare(const ServedModel& m, const EmbeddingsRequest& request, bool per_token) const {
+    const ModelDirectory& dir = *m.dir;
+    TOKVEC_ASSIGN_OR_RETURN(
+        const std::string prompt,
+        ChoosePrompt(dir.sentence_config(), std::nullopt,
+                     request.prompt_name.empty() ? options.prompt_name : request.prompt_name, /*use_default=*/true));
+    Prepared out;
+    PoolingChoice choice = m.choice;
+    if (!per_token && !request.pooling.empty()) {
+      TOKVEC_ASSIGN_OR_RETURN(choice.pooling, ParsePooling(request.pooling));
+    }
+    if (request.normalize.has_value()) choice.normalize = *request.normalize;
+    if (per_token) choice = {.pooling = Pooling::kNone, .normalize = false};  // TEI's /embed_all: raw hidden states
+    if (!per_token && choice.pooling == Pooling::kNone) {
+      return absl::InvalidArgumentError(fmt::format(
+          "model '{}' has no pooling (no sentence-transformers modules.json), so it gives a vector per token, "
+          "not per input; send \"pooling\": \"mean\" (or cls, last, max), start the server with --pooling, or "
+          "use /embed_all",
+          m.name));
+    }
+    TOKVEC_ASSIGN_OR_RETURN(out.pool.pool_skip,
+                            PromptPoolingSkip(dir, choice, request.pooling.empty() && options.pooling == "auto",
+                                              prompt));
+    out.pool.pooling = choice.pooling;
+    out.pool.normalize = choice.normalize;
+    Truncation truncate = Truncation::kNone;
+    if (request.truncate.value_or(options.auto_truncate)) {
+      truncate = request.truncation_direction == "left" ? Truncation::kLeft : Truncation::kRight;
+    }
+    std::vector<EmbeddingInput> inputs = request.inputs;
+    if (!prompt.empty()) {
+      for (EmbeddingInput& input : inputs) {
+        if (!input.is_ids) input.text = prompt + input.text;
+      }
+    }
+    const EncodedTexts encoded = EncodeTextInputs(m, inputs);
+    for (size_t i = 0, text = 0; i < inputs.size(); ++i) {
+      const size_t text_index = inputs[i].is_ids ? 0 : text++;
+      TOKVEC_ASSIGN_OR_RETURN(std::vector<uint32_t> ids, InputIds(m, inputs[i], i, truncate, encoded, text_index));
+      out.tokens += static_cast<int64_t>(ids.size());
+      out.sequences.push_back(std::move(ids));
+    }
+    return out;
+  }
+
+  // Embeds a request's inputs: pooled vectors [1, D] (or [T, D] per token), cut to `dimensions` when asked.
+  absl::StatusOr<std::vector<TextVectors>> EmbedRequest(const ServedModel& m, const EmbeddingsRequest& request,
+                                                        bool per_token) {
+    const int64_t d = m.dir->model().config().d_model;
+    if (request.dimensions.has_value() && (*request.dimensions < 1 || *request.dimensions > d)) {
+      return absl::InvalidArgumentError(fmt::format(
+          "'dimensions' is {}; model '{}' gives {}-dimensional vectors, so it must be 1 to {}", *request.dimensions,
+          m.name, d, d));
+    }
+    TOKVEC_ASSIGN_OR_RETURN(Prepared prepared, Prepare(m, request, per_token));
+    request_log.tokens = prepared.tokens;
+    TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> results,
+                            m.batcher->Embed(std::move(prepared.sequences), prepared.pool));
+    metrics.ObserveTokens(prepared.tokens);
+    if (request.dimensions.has_value() && *request.dimensions < d) {  // all of them: the vectors as they are
+      for (TextVectors& r : results) {
+        TOKVEC_ASSIGN_OR_RETURN(r.vectors, TruncateDimensions(r.vectors.view(), *request.dimensions));
+      }
+    }
+    return results;
+  }
+
+  // The request's pooled vectors as sentence-transformers' codes (int8/uint8 ranges from these vectors), one
+  // JSON array of integers each.
+  static absl::StatusOr<std::vector<std::string>> QuantizedRows(const std::vector<TextVectors>& results,
+                                                                std::string_view precision_name) {
+    TOKVEC_ASSIGN_OR_RETURN(const Precision precision, ParsePrecision(precision_name));
+    const int64_t d = results[0].vectors.cols();
+    Matrix all(static_cast<int64_t>(results.size()), d);
+    for (size_t i = 0; i < results.size(); ++i) {
+      std::copy_n(results[i].vectors.data(), d, all.row(static_cast<int64_t>(i)));
+    }
+    TOKVEC_ASSIGN_OR_RETURN(QuantizedMatrix q, Quantize(all.view(), precision, nullptr));
+    const bool is_signed = precision == Precision::kInt8 || precision == Precision::kBinary;
+    std::vector<std::string> rows;
+    for (int64_t r = 0; r < q.rows; ++r) {
+      std::string row = "[";
+      for (int64_t j = 0; j < q.cols; ++j) {
+        const uint8_t b = q.bytes[static_cast<size_t>(r * q.cols + j)];
+        fmt::format_to(std::back_inserter(row), "{}{}", j > 0 ? "," : "",
+                       is_signed ? static_cast<int>(static_cast<int8_t>(b)) : int{b});
+      }
+      rows.push_back(row + "]");
+    }
+    return rows;
+  }
+
+  // POST /v1/embeddings (OpenAI's shape).
   absl::StatusOr<std::string> Embeddings(const std::string& body) {
     TOKVEC_ASSIGN_OR_RETURN(EmbeddingsRequest request, ParseEmbeddingsRequest(body));
     TOKVEC_ASSIGN_OR_RETURN(const ServedModel* m, FindModel(request.model));
     request_log.model = m->name;
-    const int64_t d = m->dir->model().config().d_model;
-    if (request.dimensions.has_value() && *request.dimensions != d) {
-      return absl::UnimplementedError(fmt::format(
-          "'dimensions' is {}, but model '{}' gives {}-dimensional vectors and cannot shorten them; leave "
-          "'dimensions' out (or send {})",
-          *request.dimensions, m->name, d, d));
+    const bool quantized = !request.precision.empty() && request.precision != "float32";
+    if (quantized && request.format == EncodingFormat::kBase64) {
+      return absl::InvalidArgumentError(
+          "'precision' gives integer arrays: send \"encoding_format\": \"float\" with it (OpenAI's clients ask for "
+          "base64 unless told)");
     }
-    if (m->choice.pooling == Pooling::kNone) {
-      return absl::InvalidArgumentError(fmt::format(
-          "model '{}' has no pooling (no sentence-transformers modules.json), so it gives a vector per token, "
-          "not per input; start the server with --pooling mean (or cls, last, max)",
-          m->name));
+    TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> results, EmbedRequest(*m, request, /*per_token=*/false));
+    std::vector<std::string> rows;
+    if (quantized) {
+      TOKVEC_ASSIGN_OR_RETURN(rows, QuantizedRows(results, request.precision));
+    } else {
+      for (const TextVectors& r : results) {
+        rows.push_back(EncodeEmbedding(r.vectors.data(), r.vectors.cols(), request.format));
+      }
     }
-    std::vector<std::vector<uint32_t>> sequences;
-    int64_t tokens = 0;
-    const EncodedTexts encoded = EncodeTextInputs(*m, request.inputs);
-    for (size_t i = 0, text = 0; i < request.inputs.size(); ++i) {
-      const size_t text_index = request.inputs[i].is_ids ? 0 : text++;
-      TOKVEC_ASSIGN_OR_RETURN(std::vector<uint32_t> ids,
-                              InputIds(*m, request.inputs[i], i, request.truncate, encoded, text_index));
-      tokens += static_cast<int64_t>(ids.size());
-      sequences.push_back(std::move(ids));
-    }
-    request_log.tokens = tokens;
-    TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> results, m->batcher->Embed(std::move(sequences)));
-    metrics.ObserveTokens(tokens);
     std::string out = R"({"object":"list","data":[)";
-    for (size_t i = 0; i < results.size(); ++i) {
+    for (size_t i = 0; i < rows.size(); ++i) {
       fmt::format_to(std::back_inserter(out), R"({}{{"object":"embedding","index":{},"embedding":{}}})",
-                     i > 0 ? "," : "", i, EncodeEmbedding(results[i].vectors.data(), d, request.format));
+                     i > 0 ? "," : "", i, rows[i]);
     }
     fmt::format_to(std::back_inserter(out), R"(],"model":{},"usage":{{"prompt_tokens":{},"total_tokens":{}}}}})",
-                   Dump(m->name), tokens, tokens);
+                   Dump(m->name), request_log.tokens, request_log.tokens);
+    return out;
+  }
+
+  // POST /embed (text-embeddings-inference's shape: [[floats], ...]; normalize defaults to true there).
+  absl::StatusOr<std::string> EmbedTei(const std::string& body) {
+    TOKVEC_ASSIGN_OR_RETURN(EmbeddingsRequest request, ParseEmbeddingsRequest(body));
+    TOKVEC_ASSIGN_OR_RETURN(const ServedModel* m, FindModel(request.model));
+    request_log.model = m->name;
+    if (!request.normalize.has_value()) request.normalize = true;
+    TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> results, EmbedRequest(*m, request, /*per_token=*/false));
+    if (!request.precision.empty() && request.precision != "float32") {
+      TOKVEC_ASSIGN_OR_RETURN(std::vector<std::string> rows, QuantizedRows(results, request.precision));
+      std::string out = "[";
+      for (size_t i = 0; i < rows.size(); ++i) out += (i > 0 ? "," : "") + rows[i];
+      return out + "]";
+    }
+    std::string out = "[";
+    for (size_t i = 0; i < results.size(); ++i) {
+      out += (i > 0 ? "," : "") + EncodeEmbedding(results[i].vectors.data(), results[i].vectors.cols(),
+                                                  EncodingFormat::kFloat);
+    }
+    return out + "]";
+  }
+
+  // POST /embed_all (TEI's shape: per input, every token's vector, special tokens included).
+  absl::StatusOr<std::string> EmbedAll(const std::string& body) {
+    TOKVEC_ASSIGN_OR_RETURN(EmbeddingsRequest request, ParseEmbeddingsRequest(body));
+    TOKVEC_ASSIGN_OR_RETURN(const ServedModel* m, FindModel(request.model));
+    request_log.model = m->name;
+    if (!request.pooling.empty() || request.dimensions.has_value() ||
+        (!request.precision.empty() && request.precision != "float32")) {
+      return absl::InvalidArgumentError("/embed_all gives every token's vector: 'pooling', 'dimensions' and "
+                                        "'precision' are for /embed and /v1/embeddings");
+    }
+    TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> results, EmbedRequest(*m, request, /*per_token=*/true));
+    std::string out = "[";
+    for (size_t i = 0; i < results.size(); ++i) {
+      out += i > 0 ? ",[" : "[";
+      const Matrix& v = results[i].vectors;
+      for (int64_t t = 0; t < v.rows(); ++t) {
+        out += (t > 0 ? "," : "") + EncodeEmbedding(v.row(t), v.cols(), EncodingFormat::kFloat);
+      }
+      out += "]";
+    }
+    return out + "]";
+  }
+
+  // POST /search: the --index rows nearest each query (texts embedded as /v1/embeddings does, or vectors).
+  absl::StatusOr<std::string> Search(const std::string& body) {
+    if (!index.has_value()) {
+      return absl::InvalidArgumentError("this server has no index to search; start it with --index FILE.npy");
+    }
+    TOKVEC_ASSIGN_OR_RETURN(SearchRequest request, ParseSearchRequest(body));
+    Matrix queries;
+    std::string model_name;
+    if (!request.vectors.empty()) {
+      queries = Matrix(static_cast<int64_t>(request.vectors.size()), static_cast<int64_t>(request.vectors[0].size()));
+      for (size_t q = 0; q < request.vectors.size(); ++q) {
+        std::copy(request.vectors[q].begin(), request.vectors[q].end(), queries.row(static_cast<int64_t>(q)));
+      }
+    } else {
+      TOKVEC_ASSIGN_OR_RETURN(const ServedModel* m, FindModel(request.embed.model));
+      request_log.model = model_name = m->name;
+      TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> results, EmbedRequest(*m, request.embed, false));
+      queries = Matrix(static_cast<int64_t>(results.size()), results[0].vectors.cols());
+      for (size_t q = 0; q < results.size(); ++q) {
+        std::copy_n(results[q].vectors.data(), queries.cols(), queries.row(static_cast<int64_t>(q)));
+      }
+    }
+    TOKVEC_ASSIGN_OR_RETURN(const Metric metric, ParseMetric(request.metric.empty() ? options.metric : request.metric));
+    TOKVEC_ASSIGN_OR_RETURN(std::vector<std::vector<SearchHit>> hits,
+                            tokvec::Search(queries.view(), *index,
+                                           {.k = request.k, .metric = metric, .threads = options.threads,
+                                            .rescore_multiplier = request.rescore_multiplier}));
+    std::string out = R"({"object":"list","data":[)";
+    for (size_t q = 0; q < hits.size(); ++q) {
+      fmt::format_to(std::back_inserter(out), R"({}{{"object":"search_result","index":{},"hits":[)", q > 0 ? "," : "",
+                     q);
+      for (size_t r = 0; r < hits[q].size(); ++r) {
+        fmt::format_to(std::back_inserter(out), R"({}{{"index":{},"score":{}}})", r > 0 ? "," : "", hits[q][r].index,
+                       hits[q][r].score);
+      }
+      out += "]}";
+    }
+    fmt::format_to(std::back_inserter(out), R"(],"model":{}}})", model_name.empty() ? "null" : Dump(model_name));
     return out;
   }
 
@@ -227,7 +404,7 @@ struct Server::Impl {
     }
     const std::vector<EmbeddingInput> inputs = {{.text = request.text}};
     const EncodedTexts encoded = EncodeTextInputs(*m, inputs);
-    TOKVEC_ASSIGN_OR_RETURN(std::vector<uint32_t> ids, InputIds(*m, inputs[0], 0, false, encoded, 0));
+    TOKVEC_ASSIGN_OR_RETURN(std::vector<uint32_t> ids, InputIds(*m, inputs[0], 0, Truncation::kNone, encoded, 0));
     request_log.tokens = static_cast<int64_t>(ids.size());
     TOKVEC_ASSIGN_OR_RETURN(EmbeddedText embedded,
                             m->dir->EmbedIds(ids, {.threads = options.threads, .keep_weights_of = {request.layer}}));
@@ -292,7 +469,7 @@ struct Server::Impl {
         request_log.started ? std::chrono::duration<double>(Clock::now() - request_log.start).count() : 0;
     static const std::set<std::string> kRoutes = {"/",          "/health",     "/metrics",      "/v1/models",
                                                   "/tokenize",  "/detokenize", "/v1/attention", "/v1/embeddings",
-                                                  "/embeddings"};
+                                                  "/embeddings", "/embed",     "/embed_all",    "/search"};
     metrics.ObserveRequest(kRoutes.contains(req.path) ? req.path : "other", res.status, seconds,
                            request_log.started);
     if (options.log) {
@@ -372,6 +549,9 @@ struct Server::Impl {
 
     Post("/v1/embeddings", &Impl::Embeddings);
     Post("/embeddings", &Impl::Embeddings);
+    Post("/embed", &Impl::EmbedTei);
+    Post("/embed_all", &Impl::EmbedAll);
+    Post("/search", &Impl::Search);
     Post("/tokenize", &Impl::Tokenize);
     Post("/detokenize", &Impl::Detokenize);
     Post("/v1/attention", &Impl::Attention);
@@ -433,6 +613,23 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
                                   metrics->ObserveBatch(requests, sequences, tokens);
                                 }});
     impl->models.push_back(std::move(m));
+  }
+  // Prompts are checked once here, so a misspelt --prompt-name stops the start, not every request.
+  for (const auto& m : impl->models) {
+    TOKVEC_RETURN_IF_ERROR(ChoosePrompt(m->dir->sentence_config(), std::nullopt, options.prompt_name, true).status());
+  }
+  TOKVEC_RETURN_IF_ERROR(ParseMetric(options.metric).status());
+  if (!options.index.empty()) {
+    TOKVEC_ASSIGN_OR_RETURN(VectorIndex index, VectorIndex::Open(options.index));
+    bool fits = false;  // some model's vectors can be searched in it
+    for (const auto& m : impl->models) fits = fits || KindOfSearch(m->dir->model().config().d_model, index).ok();
+    if (!fits) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--index '{}' ({} x {} {}) fits no served model's vectors: {}", options.index, index.rows(), index.cols(),
+          NpyDtypeName(index.dtype()),
+          std::string(KindOfSearch(impl->models[0]->dir->model().config().d_model, index).status().message())));
+    }
+    impl->index = std::move(index);
   }
   impl->SetUpRoutes();
   return std::unique_ptr<Server>(new Server(std::move(impl)));

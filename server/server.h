@@ -6,7 +6,11 @@
 //   TOKVEC_RETURN_IF_ERROR(server->Run());              // until Stop(); in-flight requests are finished
 //
 // Routes (README "serve"; the error table is docs/errors.md):
-//   POST /v1/embeddings   OpenAI's request and response (api.h), batched across requests (batcher.h)
+//   POST /v1/embeddings   OpenAI's request and response (api.h), batched across requests (batcher.h), with
+//                         dimensions, prompt_name, truncate/truncation_direction, pooling and precision
+//   POST /embed           text-embeddings-inference's: {"inputs", "normalize", "truncate", ...} -> [[floats]]
+//   POST /embed_all       TEI's per-token vectors: -> [[[floats] per token] per input]
+//   POST /search          exact top-k over the index loaded with --index (retrieval/vector_search.h)
 //   POST /tokenize        {"content"|"text", "add_special", "with_pieces"} -> {"tokens": [ids], "pieces"}
 //   POST /detokenize      {"tokens": [ids]} -> {"content": text}
 //   POST /v1/attention    {"text", "layer", "head"} -> tokens and the [T, T] weights of that head
@@ -43,6 +47,10 @@ struct ServerOptions {
   int http_threads = 64;             // connections served at once
   int timeout_seconds = 10;          // read/write timeout per socket operation
   bool log = true;                   // one line per request on stderr
+  std::string prompt_name;           // a prompt for every text input that names none (sentence-transformers)
+  bool auto_truncate = false;        // cut over-long inputs unless a request says "truncate": false
+  std::string index;                 // a .npy of vectors (or codes) /search looks in; empty: no /search
+  std::string metric = "cosine";     // /search's default metric for a float32 index
 };
 
 class Server {

@@ -1,5 +1,5 @@
-// Fuzz target: the HTTP API's request parsers (server/api.h). Any body gives InvalidArgument with a message, or a
-// request whose invariants hold: at least one input, every input non-empty.
+// Fuzz target: the HTTP API's request parsers (server/api.h), /search's included. Any body gives InvalidArgument
+// with a message, or a request whose invariants hold: at least one input, every input non-empty.
 //
 //   build-fuzz/fuzz_server_requests tests/fuzz/corpus/server_requests -max_total_time=30
 #include <cstdint>
@@ -25,8 +25,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(embeddings.status().code() == absl::StatusCode::kInvalidArgument);
     FUZZ_CHECK(!embeddings.status().message().empty());
   }
+  // /search: query inputs or equally long vectors, k and the multiplier in range, the direction normalised.
+  absl::StatusOr<SearchRequest> search = ParseSearchRequest(body);
+  if (search.ok()) {
+    FUZZ_CHECK(search->embed.inputs.empty() != search->vectors.empty());
+    for (const auto& v : search->vectors) FUZZ_CHECK(v.size() == search->vectors[0].size() && !v.empty());
+    FUZZ_CHECK(search->k >= 1 && search->k <= 10000);
+    FUZZ_CHECK(search->rescore_multiplier >= 0);
+    const std::string& d = search->embed.truncation_direction;
+    FUZZ_CHECK(d.empty() || d == "right" || d == "left");
+  }
   for (absl::Status status : {ParseTokenizeRequest(body).status(), ParseDetokenizeRequest(body).status(),
-                              ParseAttentionRequest(body).status()}) {
+                              ParseAttentionRequest(body).status(), search.status()}) {
     FUZZ_CHECK(status.ok() || (status.code() == absl::StatusCode::kInvalidArgument && !status.message().empty()));
   }
   return 0;

@@ -85,7 +85,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadBody{"Format", R"({"input": "a", "encoding_format": "int8"})", "'encoding_format' is 'int8'"},
         BadBody{"FormatType", R"({"input": "a", "encoding_format": 1})", "'encoding_format' must be a string"},
         BadBody{"Dimensions", R"({"input": "a", "dimensions": "8"})", "'dimensions' must be an integer"},
-        BadBody{"Truncate", R"({"input": "a", "truncate": "yes"})", "'truncate' must be true or false"}),
+        BadBody{"Truncate", R"({"input": "a", "truncate": "yes"})", "'truncate' must be true or false"},
+        BadBody{"Direction", R"({"input": "a", "truncation_direction": "up"})", "'truncation_direction' is 'up'"},
+        BadBody{"PromptName", R"({"input": "a", "prompt_name": 3})", "'prompt_name' must be a string"},
+        BadBody{"Pooling", R"({"input": "a", "pooling": "median"})", "'pooling' is 'median'"},
+        BadBody{"Normalize", R"({"input": "a", "normalize": 1})", "'normalize' must be true or false"},
+        BadBody{"Precision", R"({"input": "a", "precision": "fp8"})", "'precision' is 'fp8'"},
+        BadBody{"InputAndInputs", R"({"input": "a", "inputs": ["b"]})", "give 'input' or 'inputs', not both"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(ParseEmbeddingsRequestTest, TooManyInputs) {
@@ -94,6 +100,51 @@ TEST(ParseEmbeddingsRequestTest, TooManyInputs) {
   auto r = ParseEmbeddingsRequest(body + "]}");
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("2049 items; at most 2048"));
+}
+
+TEST(ParseEmbeddingsRequestTest, TeiFields) {
+  absl::StatusOr<EmbeddingsRequest> r = ParseEmbeddingsRequest(
+      R"({"inputs": ["a", "b"], "truncate": true, "truncation_direction": "Left", "prompt_name": "query",
+          "normalize": false, "pooling": "cls", "precision": "ubinary", "dimensions": 8})");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->inputs.size(), 2u);
+  EXPECT_EQ(r->truncate, true);
+  EXPECT_EQ(r->truncation_direction, "left");
+  EXPECT_EQ(r->prompt_name, "query");
+  EXPECT_EQ(r->normalize, false);
+  EXPECT_EQ(r->pooling, "cls");
+  EXPECT_EQ(r->precision, "ubinary");
+  EXPECT_EQ(r->dimensions, 8);
+  absl::StatusOr<EmbeddingsRequest> plain = ParseEmbeddingsRequest(R"({"input": "a"})");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->truncate.has_value());  // the server's --auto-truncate decides
+  EXPECT_FALSE(plain->normalize.has_value());
+}
+
+TEST(ParseSearchRequestTest, TextsOrVectorsAndTheirErrors) {
+  absl::StatusOr<SearchRequest> texts = ParseSearchRequest(R"({"input": ["a cat"], "k": 3, "metric": "dot"})");
+  ASSERT_TRUE(texts.ok()) << texts.status();
+  EXPECT_EQ(texts->embed.inputs.size(), 1u);
+  EXPECT_EQ(texts->k, 3);
+  EXPECT_EQ(texts->metric, "dot");
+  absl::StatusOr<SearchRequest> vectors = ParseSearchRequest(R"({"vectors": [[1, 2.5], [0, -1]]})");
+  ASSERT_TRUE(vectors.ok()) << vectors.status();
+  EXPECT_EQ(vectors->vectors, (std::vector<std::vector<float>>{{1, 2.5f}, {0, -1}}));
+  EXPECT_EQ(vectors->k, 10);
+  for (const auto& [body, message] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"vectors": [[1], [1, 2]]})", "'vectors'[1] must be an array of numbers as long as"},
+           {R"({"vectors": [["x"]]})", "holds a string, not a number"},
+           {R"({"vectors": []})", "non-empty array"},
+           {R"({"vectors": [[1]], "input": "a"})", "not both"},
+           {R"({"input": "a", "k": 0})", "'k' is 0"},
+           {R"({"input": "a", "rescore_multiplier": -1})", "'rescore_multiplier' is -1"},
+           {R"({"input": "a", "metric": "l2"})", "'metric' is 'l2'"},
+           {R"({"k": 2})", "'input' is missing"}}) {
+    absl::StatusOr<SearchRequest> r = ParseSearchRequest(body);
+    ASSERT_FALSE(r.ok()) << body;
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << body;
+    EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr(message)) << body;
+  }
 }
 
 TEST(ParseOtherRequestsTest, TokenizeDetokenizeAttention) {

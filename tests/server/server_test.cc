@@ -11,6 +11,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -23,6 +25,10 @@
 #include "nlohmann/json.hpp"
 #include "pipeline/embed_texts.h"
 #include "pipeline/model_directory.h"
+#include "embeddings/npy.h"
+#include "pipeline/pooling.h"
+#include "retrieval/quantize.h"
+#include "retrieval/vector_search.h"
 
 namespace tokvec::server {
 namespace {
@@ -228,8 +234,28 @@ TEST(ServerTest, ErrorTable) {
       {"NoModelWithTwo", "/v1/embeddings", R"({"input": "a"})", 400, "invalid_value", "'model' is missing"},
       {"UnknownModel", "/v1/embeddings", R"({"model": "gpt-4", "input": "a"})", 404, "model_not_found",
        "model 'gpt-4' is not served here"},
-      {"Dimensions", "/v1/embeddings", R"({"model": "hf_roberta_f32", "input": "a", "dimensions": 8})", 400,
-       "unsupported_parameter", "'dimensions' is 8, but model 'hf_roberta_f32' gives 32-dimensional vectors"},
+      {"Dimensions", "/v1/embeddings", R"({"model": "hf_roberta_f32", "input": "a", "dimensions": 33})", 400,
+       "invalid_value",
+       "'dimensions' is 33; model 'hf_roberta_f32' gives 32-dimensional vectors, so it must be 1 to 32"},
+      {"ZeroDimensions", "/v1/embeddings", R"({"model": "hf_roberta_f32", "input": "a", "dimensions": 0})", 400,
+       "invalid_value", "'dimensions' is 0"},
+      {"UnknownPromptName", "/v1/embeddings", R"({"model": "hf_roberta_f32", "input": "a", "prompt_name": "q"})", 400,
+       "invalid_value", "unknown prompt name 'q'"},
+      {"TruncationDirection", "/embed", R"({"model": "hf_roberta_f32", "inputs": "a", "truncation_direction": "Up"})",
+       400, "invalid_value", "'truncation_direction' is 'Up'"},
+      {"PoolingNone", "/v1/embeddings", R"({"model": "hf_roberta_f32", "input": "a", "pooling": "none"})", 400,
+       "invalid_value", "'pooling' is 'none'"},
+      {"UnknownPrecision", "/v1/embeddings", R"({"model": "hf_roberta_f32", "input": "a", "precision": "int4"})", 400,
+       "invalid_value", "'precision' is 'int4'"},
+      {"PrecisionBase64", "/v1/embeddings",
+       R"({"model": "hf_roberta_f32", "input": "a", "precision": "int8", "encoding_format": "base64"})",
+       400, "invalid_value", "send \"encoding_format\": \"float\" with it"},
+      {"InputAndInputs", "/embed", R"({"model": "hf_roberta_f32", "input": "a", "inputs": "b"})", 400,
+       "invalid_value", "give 'input' or 'inputs', not both"},
+      {"EmbedAllPooling", "/embed_all", R"({"model": "hf_roberta_f32", "inputs": "a", "pooling": "mean"})", 400,
+       "invalid_value", "/embed_all gives every token's vector"},
+      {"SearchWithoutIndex", "/search", R"({"model": "hf_roberta_f32", "input": "a"})", 400, "invalid_value",
+       "this server has no index to search; start it with --index"},
       {"TooLong", "/v1/embeddings", Json{{"model", "hf_roberta_f32"}, {"input", LongText()}}.dump(), 400,
        "context_length_exceeded", "more than the 48 this server accepts for model 'hf_roberta_f32'; shorten it or "
        "send \"truncate\": true"},
@@ -263,7 +289,7 @@ TEST(ServerTest, ErrorTable) {
                         Json{{"model", "hf_roberta_f32"}, {"input", LongText()}, {"truncate", true}}.dump(), &status);
   ASSERT_EQ(status, 200) << truncated.dump();
   EXPECT_EQ(truncated["usage"]["prompt_tokens"], 48);
-  // dimensions equal to the model's width is accepted.
+  // dimensions equal to the model's width is accepted (the vectors as they are).
   Json same = Post(client, "/v1/embeddings", R"({"model": "hf_roberta_f32", "input": "a", "dimensions": 32})",
                    &status);
   EXPECT_EQ(status, 200) << same.dump();
@@ -361,6 +387,104 @@ TEST(ServerTest, StopFinishesRequestsInFlight) {
   server->Stop();
   for (auto& t : clients) t.join();
   EXPECT_EQ(ok.load(), 8);
+}
+
+}  // namespace
+}  // namespace tokvec::server
+
+namespace tokvec::server {
+namespace {
+
+// The retrieval fields and routes against the library computing the same thing: dimensions, precision, per-request
+// pooling, /embed (TEI), /embed_all, truncation from the left, prompts, /search.
+TEST(ServerTest, RetrievalRoutesEqualTheLibrary) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "server_retrieval_model";
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(ModelPath("hf_roberta_f32"), dir, std::filesystem::copy_options::recursive);
+  {
+    std::ofstream(dir / "config_sentence_transformers.json") << R"({"prompts": {"query": "query: "}})";
+  }
+  absl::StatusOr<ModelDirectory> model = ModelDirectory::Load(dir.string());
+  ASSERT_TRUE(model.ok()) << model.status();
+  const std::vector<std::string> texts = {"the cat sat", "a dog ran far away", "lovely mat", "your cat is lovely"};
+  const std::vector<std::string_view> views(texts.begin(), texts.end());
+  auto embed = [&](EmbedTextsOptions options) {
+    absl::StatusOr<std::vector<TextVectors>> r = EmbedTexts(*model, views, options);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return *std::move(r);
+  };
+  const std::vector<TextVectors> pooled = embed({.pooling = Pooling::kMean, .normalize = true});
+  // The index: the texts' own vectors.
+  Matrix all(4, 32);
+  for (int i = 0; i < 4; ++i) std::copy_n(pooled[i].vectors.data(), 32, all.row(i));
+  const std::string index_path = (dir / "index.npy").string();
+  {
+    std::ofstream(index_path, std::ios::binary) << NpyFloat32(all.data(), {4, 32});
+  }
+  RunningServer server({.models = {dir.string()}, .index = index_path});
+  httplib::Client client = server.Client();
+  int status = 0;
+  auto floats = [](const Json& row) { return row.get<std::vector<float>>(); };
+  auto row_of = [](const Matrix& m, int64_t r) { return std::vector<float>(m.row(r), m.row(r) + m.cols()); };
+
+  Json cut = Post(client, "/v1/embeddings",
+                  Json{{"input", texts}, {"dimensions", 8}, {"encoding_format", "float"}}.dump(), &status);
+  ASSERT_EQ(status, 200) << cut.dump();
+  for (int i = 0; i < 4; ++i) {
+    absl::StatusOr<Matrix> want = TruncateDimensions(pooled[i].vectors.view(), 8);
+    EXPECT_EQ(floats(cut["data"][i]["embedding"]), row_of(*want, 0)) << i;
+  }
+  Json bits = Post(client, "/v1/embeddings",
+                   Json{{"input", texts}, {"precision", "ubinary"}, {"encoding_format", "float"}}.dump(), &status);
+  ASSERT_EQ(status, 200) << bits.dump();
+  absl::StatusOr<QuantizedMatrix> want_bits = Quantize(all.view(), Precision::kUbinary, nullptr);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(bits["data"][i]["embedding"].get<std::vector<int>>(),
+              std::vector<int>(want_bits->bytes.begin() + 4 * i, want_bits->bytes.begin() + 4 * (i + 1)));
+  }
+  const std::vector<TextVectors> cls = embed({.pooling = Pooling::kCls, .normalize = true});
+  Json tei = Post(client, "/embed", Json{{"inputs", texts}, {"pooling", "cls"}}.dump(), &status);
+  ASSERT_EQ(status, 200) << tei.dump();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(floats(tei[i]), row_of(cls[i].vectors, 0)) << i;
+  const std::vector<TextVectors> tokens = embed({.pooling = Pooling::kNone});
+  Json per_token = Post(client, "/embed_all", Json{{"inputs", texts}}.dump(), &status);
+  ASSERT_EQ(status, 200) << per_token.dump();
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_EQ(per_token[i].size(), static_cast<size_t>(tokens[i].vectors.rows()));
+    for (int64_t t = 0; t < tokens[i].vectors.rows(); ++t) {
+      EXPECT_EQ(floats(per_token[i][t]), row_of(tokens[i].vectors, t));
+    }
+  }
+  // Left truncation to the model's 48 tokens, and a prompt: the library's own options give the same bits.
+  const std::string long_text = LongText() + "dog";
+  Json left = Post(client, "/embed", Json{{"inputs", long_text}, {"truncate", true}, {"truncation_direction", "Left"},
+                                          {"prompt_name", "query"}}.dump(),
+                   &status);
+  ASSERT_EQ(status, 200) << left.dump();
+  const std::vector<std::string_view> one = {long_text};
+  absl::StatusOr<std::vector<TextVectors>> want_left =
+      EmbedTexts(*model, one, {.pooling = Pooling::kMean, .normalize = true, .prompt = "query: ",
+                               .truncate = Truncation::kLeft, .max_length = 48});
+  ASSERT_TRUE(want_left.ok()) << want_left.status();
+  EXPECT_EQ(floats(left[0]), row_of((*want_left)[0].vectors, 0));
+  // /search: each text finds itself first; the hits are the library's.
+  Json found = Post(client, "/search", Json{{"input", texts}, {"k", 2}}.dump(), &status);
+  ASSERT_EQ(status, 200) << found.dump();
+  absl::StatusOr<std::vector<std::vector<SearchHit>>> hits =
+      Search(all.view(), VectorIndex::FromMemory(NpyDtype::kFloat32, 4, 32, all.data()), {.k = 2});
+  ASSERT_TRUE(hits.ok());
+  for (int q = 0; q < 4; ++q) {
+    EXPECT_EQ(found["data"][q]["hits"][0]["index"], q);
+    for (int r = 0; r < 2; ++r) {
+      EXPECT_EQ(found["data"][q]["hits"][r]["index"], (*hits)[q][r].index);
+      EXPECT_EQ(found["data"][q]["hits"][r]["score"].get<float>(), (*hits)[q][r].score);
+    }
+  }
+  Json by_vector = Post(client, "/search", Json{{"vectors", {row_of(all, 2)}}, {"k", 1}}.dump(), &status);
+  ASSERT_EQ(status, 200) << by_vector.dump();
+  EXPECT_EQ(by_vector["data"][0]["hits"][0]["index"], 2);
+  server.Stop();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -9,6 +9,10 @@ the binary index keeps. Every tokvec float answer is checked against NumPy's (sa
 swap).
 
     /usr/bin/python3 bench/search.py [--rows 1000000] [--dims 384] [--queries 100] [-k 10] [--rounds 5]
+
+Then real vectors: `tokvec word2vec train --dim 384` on the shared corpora (about 37,000 words, 10 s), every
+1 in 37 words as a query against all of them, tokvec's top-k checked against NumPy's float64 brute force (skipped,
+with a message, without the tokvec binary or ../shared).
 """
 import argparse
 import json
@@ -72,6 +76,8 @@ def main():
     p.add_argument("--worker", choices=["numpy", "tokvec", "tokvec-binary"])
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--data")
+    p.add_argument("--tokvec", default=os.path.join(HERE, "..", "build", "tokvec"))
+    p.add_argument("--shared", default=os.environ.get("TOKVEC_SHARED_DIR", os.path.join(HERE, "..", "..", "shared")))
     args = p.parse_args()
     if args.worker:
         return worker(args)
@@ -104,6 +110,57 @@ def main():
                   f"{t_bin * 1e3:.0f} ms | **{t_np / t_bin:.1f}x** | {recall:.2f} |", flush=True)
             print(f"#   threads {threads}: top-k identical to NumPy's on {same.sum()}/{args.queries} queries "
                   f"(the rest: swaps of scores equal within 1e-6)", flush=True)
+            if threads == 2:  # rows for bench/run_all.sh's table
+                shape = f"{args.rows // 1000}k x {args.dims}, {args.queries} queries, 2 threads"
+                print(f"ROW\tsearch top-{args.k}, float ({shape})\t{t_tv * 1e3:.0f} ms\t{t_np * 1e3:.0f} ms (NumPy)\t"
+                      f"{t_np / t_tv:.2f}x\t>= 2x\t{'yes' if t_np / t_tv >= 2 else 'no'}")
+                print(f"ROW\tsearch top-{args.k}, binary + rescoring ({shape})\t{t_bin * 1e3:.0f} ms\t"
+                      f"{t_np * 1e3:.0f} ms (NumPy float)\t{t_np / t_bin:.1f}x\t>= 10x\t"
+                      f"{'yes' if t_np / t_bin >= 10 else 'no'}", flush=True)
+
+        real_vectors(args, data)
+
+
+def read_word2vec(path):
+    """word2vec.c's binary format: "N D\\n", then per word its text, a space and D little-endian float32."""
+    import numpy as np
+    with open(path, "rb") as f:
+        n, d = map(int, f.readline().split())
+        rows = np.empty((n, d), dtype=np.float32)
+        for i in range(n):
+            while f.read(1) not in (b" ", b""):
+                pass
+            rows[i] = np.frombuffer(f.read(4 * d), dtype="<f4")
+    return rows
+
+
+def real_vectors(args, data):
+    import numpy as np
+    corpora = [os.path.join(args.shared, "corpora", name) for name in
+               ("gutenberg-big.txt", "wikitext2-test.txt", "wikitext2-valid.txt", "tinyshakespeare.txt")]
+    if not os.path.exists(args.tokvec) or not all(map(os.path.exists, corpora)):
+        print(f"# SKIP real vectors: {args.tokvec} or the shared corpora are missing")
+        return
+    path = os.path.join(data, "w2v.bin")
+    subprocess.run([args.tokvec, "word2vec", "train", "--dim", "384", "--min-count", "2", "--epochs", "3",
+                    "--threads", "2", "--seed", "1", "-o", path, *corpora], check=True, capture_output=True)
+    X = read_word2vec(path)
+    Q = X[::37].copy()
+    sys.path.insert(0, args.python_path)
+    import tokvec
+    _, got = tokvec.search(Q, X, k=args.k, num_threads=2)
+    Xd = X.astype(np.float64)
+    Xd /= np.linalg.norm(Xd, axis=1, keepdims=True)
+    Qd = Q.astype(np.float64)
+    Qd /= np.linalg.norm(Qd, axis=1, keepdims=True)
+    S = Qd @ Xd.T
+    want = np.argsort(-S, axis=1, kind="stable")[:, :args.k]
+    same = (want == got).all(axis=1)
+    for q in np.flatnonzero(~same):  # only swaps of scores equal within float32 rounding
+        assert np.allclose(np.sort(S[q, want[q]]), np.sort(S[q, got[q]]), atol=1e-6), f"real query {q}"
+    print(f"# real vectors (word2vec on the shared corpora, {X.shape[0]} x {X.shape[1]}): top-{args.k} of "
+          f"{len(Q)} queries identical to NumPy's float64 brute force on {same.sum()}/{len(Q)} (the rest: swaps of "
+          f"scores equal within 1e-6)", flush=True)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@
 #include "pipeline/model_directory.h"
 #include "pipeline/sentence_transformers_config.h"
 #include "python/src/bindings.h"
+#include "retrieval/quantize.h"
 
 namespace tokvec::python {
 namespace {
@@ -44,11 +45,12 @@ class ModelObject {
   ModelDirectory dir_;
 };
 
-py::array_t<float> Embed(const ModelObject& self, py::handle texts, const std::string& pooling, bool normalize,
+py::array Embed(const ModelObject& self, py::handle texts, const std::string& pooling, bool normalize,
                          size_t batch_size, int num_threads, int64_t window, int64_t stride,
                          std::optional<int64_t> truncate_dim, std::optional<std::string> prompt,
                          std::optional<std::string> prompt_name, bool default_prompt, py::handle truncate,
-                         std::optional<int64_t> max_length) {
+                         std::optional<int64_t> max_length, const std::string& precision) {
+  const Precision quantize_to = Check(ParsePrecision(precision));
   py::list items;
   if (PyUnicode_Check(texts.ptr()) || PyBytes_Check(texts.ptr())) {
     items.append(texts);
@@ -109,6 +111,14 @@ py::array_t<float> Embed(const ModelObject& self, py::handle texts, const std::s
   }
   Check(status);
   if (truncate_dim) all = Check(TruncateDimensions(all.view(), *truncate_dim));  // Matryoshka, renormalised
+  if (quantize_to != Precision::kFloat32) {  // sentence-transformers' encode(precision=...): ranges from these rows
+    const QuantizedMatrix q = Check(Quantize(all.view(), quantize_to, nullptr));
+    const bool is_signed = quantize_to == Precision::kInt8 || quantize_to == Precision::kBinary;
+    py::array out = is_signed ? py::array(py::dtype::of<int8_t>(), {q.rows, q.cols})
+                              : py::array(py::dtype::of<uint8_t>(), {q.rows, q.cols});
+    std::copy(q.bytes.begin(), q.bytes.end(), static_cast<uint8_t*>(out.mutable_data()));
+    return out;
+  }
   return ToArray(std::move(all));
 }
 
@@ -162,13 +172,15 @@ void RegisterModel(py::module_& m) {
            py::arg("batch_size") = 32, py::arg("num_threads") = 0, py::arg("window") = 0, py::arg("stride") = 0,
            py::arg("truncate_dim") = py::none(), py::arg("prompt") = py::none(), py::arg("prompt_name") = py::none(),
            py::arg("default_prompt") = true, py::arg("truncate") = py::none(), py::arg("max_length") = py::none(),
+           py::arg("precision") = "float32",
            "float32 [N, D]: one pooled vector per text (pooling: auto = the directory's sentence-transformers "
            "pooling, or mean, cls, last, max); the bits of `tokvec embed --lines --format npy`. Texts share "
            "forward passes of at most batch_size texts and 2048 tokens (GPT-2 and encoders: any lengths; decoders: "
            "equal token counts); window/stride embed long texts; truncate_dim keeps the first K values of each vector, "
            "rescaled to unit length (Matryoshka; `tokvec embed --dimensions`); prompt / prompt_name: text put before "
            "each one, as sentence-transformers' encode (the model's default_prompt_name unless default_prompt=False); "
-           "truncate=True|\"right\"|\"left\" cuts long texts to max_length or the model's max_seq_length.")
+           "truncate=True|\"right\"|\"left\" cuts long texts to max_length or the model's max_seq_length; precision "
+           "int8|uint8|binary|ubinary returns sentence-transformers' codes (quantize_embeddings).")
       .def("token_vectors", &TokenVectors, py::arg("text"), py::arg("num_threads") = 1,
            "(tokens, float32 [T, D]): every token's contextual vector.")
       .def("attention", &Attention, py::arg("text"), py::arg("layer"), py::arg("head"),

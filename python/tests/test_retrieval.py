@@ -131,6 +131,8 @@ def test_truncate_dim_and_cli(tokvec_bin, tiny_model, tmp_path):
         codes = np.load(io.BytesIO(run([tokvec_bin, "embed", "-m", str(tiny_model), "--lines", "--pooling", "mean",
                                         "--format", "npy", "--precision", precision], stdin=stdin)))
         assert np.array_equal(codes, st_quantize(full, precision))
+    for precision in ("int8", "ubinary"):  # encode(precision=...) as sentence-transformers' encode
+        assert np.array_equal(model.embed(texts, pooling="mean", precision=precision), st_quantize(full, precision))
     line = json.loads(run([tokvec_bin, "embed", "-m", str(tiny_model), "--lines", "--pooling", "mean",
                            "--precision", "ubinary"], stdin=b"A dog\n"))
     assert line["vectors"] == st_quantize(model.embed(["A dog"], pooling="mean"), "ubinary").tolist()

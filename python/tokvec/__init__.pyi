@@ -71,11 +71,11 @@ class Model:
               batch_size: int = 32, num_threads: int = 0, window: int = 0, stride: int = 0,
               truncate_dim: Optional[int] = None, prompt: Optional[str] = None, prompt_name: Optional[str] = None,
               default_prompt: bool = True, truncate: Union[None, bool, str] = None,
-              max_length: Optional[int] = None) -> npt.NDArray[np.float32]:
+              max_length: Optional[int] = None, precision: str = "float32") -> npt.NDArray:
         """[N, D] float32, one pooled vector per text; the bits of `tokvec embed --lines --format npy`.
         truncate_dim: the first K values of each vector, rescaled to unit length (Matryoshka); prompt / prompt_name:
         sentence-transformers' prompts; truncate: cut long texts (True or "right", "left") to max_length or the
-        model's max_seq_length."""
+        model's max_seq_length; precision: sentence-transformers' codes (int8, uint8, binary, ubinary)."""
     def token_vectors(self, text: _Text, num_threads: int = 1) -> tuple[list[str], npt.NDArray[np.float32]]:
         """Token spellings and their contextual vectors [T, D]."""
     def attention(self, text: _Text, layer: int, head: int) -> npt.NDArray[np.float32]:

@@ -2,6 +2,7 @@
 //
 //   tokvec embed -m M --lines --format npy -o corpus.npy corpus.txt
 //   tokvec search -i corpus.npy -m M -k 5 questions.txt          # query texts embedded with the same model
+//   tokvec search -i corpus.npy -m e5 --prompt "query: " q.txt   # the model's query prompt (or --prompt-name)
 //   tokvec search -i corpus.npy -k 10 --threads 2 queries.npy    # query vectors [Q, D]
 //   tokvec embed -m M --lines --format npy --precision ubinary -o bits.npy corpus.txt
 //   tokvec search -i bits.npy -m M questions.txt                 # Hamming, then float rescoring
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +31,7 @@
 #include "kernels/tensor.h"
 #include "pipeline/embed_texts.h"
 #include "pipeline/model_directory.h"
+#include "pipeline/sentence_transformers_config.h"
 #include "retrieval/vector_search.h"
 
 namespace tokvec::cli {
@@ -38,6 +41,11 @@ struct SearchCommandOptions {
   std::string index;
   std::string model;
   std::string pooling = "auto";
+  std::optional<std::string> prompt;  // query texts: as `embed --prompt`
+  std::string prompt_name;
+  bool no_default_prompt = false;
+  std::string truncate;  // "", "right", "left"
+  int64_t max_length = 0;
   int64_t k = 10;
   std::string metric = "cosine";
   int threads = 1;
@@ -56,11 +64,23 @@ absl::StatusOr<Matrix> EmbedQueries(const SearchCommandOptions& options, std::st
         "{}the model has no sentence-transformers pooling: name one with --pooling (mean, cls, last, max)",
         kUsagePrefix));
   }
+  if (options.prompt && !options.prompt_name.empty()) {
+    return absl::InvalidArgumentError(fmt::format("{}give --prompt or --prompt-name, not both", kUsagePrefix));
+  }
+  TOKVEC_ASSIGN_OR_RETURN(const std::string prompt, ChoosePrompt(dir.sentence_config(), options.prompt,
+                                                                 options.prompt_name, !options.no_default_prompt));
+  TOKVEC_ASSIGN_OR_RETURN(const int64_t pool_skip, PromptPoolingSkip(dir, choice, options.pooling == "auto", prompt));
+  Truncation truncate = Truncation::kNone;
+  if (!options.truncate.empty() || options.max_length > 0) {
+    TOKVEC_ASSIGN_OR_RETURN(truncate, ParseTruncation(options.truncate.empty() ? "right" : options.truncate));
+  }
   std::vector<std::string_view> lines;
   AppendLines(text, &lines);
   TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> vectors,
                           EmbedTexts(dir, lines, {.pooling = choice.pooling, .normalize = choice.normalize,
-                                                  .threads = options.threads, .item_name = "query"}));
+                                                  .threads = options.threads, .prompt = prompt,
+                                                  .pool_skip = pool_skip, .truncate = truncate,
+                                                  .max_length = options.max_length, .item_name = "query"}));
   const int64_t d = dir.model().config().d_model;
   Matrix queries(static_cast<int64_t>(vectors.size()), d);
   for (size_t q = 0; q < vectors.size(); ++q) {
@@ -151,6 +171,16 @@ void RegisterSearchCommand(CLI::App& app, CommandAction* action) {
                   "Query pooling: auto (the model's sentence-transformers modules) | mean | cls | last | max")
       ->check(CLI::IsMember({"auto", "mean", "cls", "last", "max"}))
       ->capture_default_str();
+  sub->add_option("--prompt", options->prompt, "Query texts: text put before each (as `embed --prompt`)");
+  sub->add_option("--prompt-name", options->prompt_name,
+                  "Query texts: a prompt of the model's config_sentence_transformers.json (its default_prompt_name "
+                  "applies without this)");
+  sub->add_flag("--no-default-prompt", options->no_default_prompt, "Query texts: leave out the default prompt");
+  sub->add_flag("--truncate{right}", options->truncate,
+                "Query texts: cut those longer than the model takes (as `embed --truncate`)")
+      ->check(CLI::IsMember({"right", "left"}));
+  sub->add_option("--max-length", options->max_length, "Query texts: tokens each, for truncation (implies --truncate)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   sub->add_option("-k", options->k, "Hits per query")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40))
       ->capture_default_str();

@@ -172,6 +172,13 @@ def test_prompts_are_text_before_each_input(tokvec_bin, st_model):
     cli = np.load(io.BytesIO(run([tokvec_bin, "embed", "-m", str(st_model), "--lines", "--format", "npy",
                                   "--prompt-name", "query"], stdin=stdin)))
     assert np.array_equal(cli, with_prompt)
+    # tokvec search embeds its query texts with the same prompt.
+    index = model.embed(["a cat", "the dog ran", "mat"])
+    np.save(st_model / "index.npy", index)
+    tsv = run([tokvec_bin, "search", "-i", str(st_model / "index.npy"), "-m", str(st_model), "--prompt-name", "query",
+               "-k", "3"], stdin=stdin).decode().splitlines()
+    _, want = tokvec.search(with_prompt, index, k=3)
+    assert [int(line.split("\t")[2]) for line in tsv] == want.reshape(-1).tolist()
     # default_prompt_name applies unless turned off, as sentence-transformers applies it.
     config = json.loads((st_model / "config_sentence_transformers.json").read_text())
     config["default_prompt_name"] = "passage"

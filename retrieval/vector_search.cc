@@ -297,18 +297,20 @@ absl::StatusOr<std::vector<std::vector<SearchHit>>> Search(MatrixView queries, c
   if (!kind.ok()) return kind.status();
   if (queries.rows == 0) return std::vector<std::vector<SearchHit>>();
   if (index.rows() == 0) return std::vector<std::vector<SearchHit>>(static_cast<size_t>(queries.rows));
+  SearchOptions clamped = options;  // k above the row count: every row (and no collector sized by a huge k)
+  clamped.k = std::min(options.k, index.rows());
   switch (*kind) {
     case IndexKind::kFloat:
-      return SearchFloat(queries, index, options);
+      return SearchFloat(queries, index, clamped);
     case IndexKind::kCodes:
       if (options.metric != Metric::kDot) {
         return absl::InvalidArgumentError(fmt::format(
             "a {} code index is searched by the dot product of the float queries with the codes: ask for metric dot",
             NpyDtypeName(index.dtype())));
       }
-      return SearchFloat(queries, index, options);
+      return SearchFloat(queries, index, clamped);
     case IndexKind::kBits:
-      return SearchBits(queries, index, options);
+      return SearchBits(queries, index, clamped);
   }
   return absl::InternalError("unknown index kind");
 }

@@ -108,6 +108,9 @@ TEST(VectorSearchTest, OpensAMappedNpyAndRefusesOtherWidths) {
   ASSERT_EQ((*hits)[0].size(), 3u);  // fewer rows than k
   EXPECT_EQ((*hits)[0][0].index, 1);
   EXPECT_EQ((*hits)[0][1].index, 2);
+  auto all = Search({q.data(), 1, 2}, *index, {.k = int64_t{1} << 40});  // a huge k: every row, nothing huge kept
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ((*all)[0].size(), 3u);
   EXPECT_FALSE(Search({q.data(), 1, 1}, *index, {}).ok());
   EXPECT_FALSE(Search({q.data(), 1, 2}, *index, {.k = 0}).ok());
   std::filesystem::remove(path);

@@ -36,6 +36,7 @@
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "cli/command.h"
+#include "cli/prompt_flags.h"
 #include "cli/shard_option.h"
 #include "cli/text_lines.h"
 #include "distributed/line_parts.h"
@@ -48,7 +49,6 @@
 #include "pipeline/embed_texts.h"
 #include "pipeline/model_directory.h"
 #include "pipeline/pooling.h"
-#include "pipeline/sentence_transformers_config.h"
 #include "retrieval/quantize.h"
 
 namespace tokvec::cli {
@@ -68,11 +68,7 @@ struct EmbedCommandOptions {
   std::string shard;                // "i/P": only lines n with n mod P = i, as OUT/part-iiiii.npy
   std::string gather;               // a folder of parts to join into -o
   std::string dtype = "f32";        // the big linear layers' precision (kernels/low_precision_linear.h)
-  std::optional<std::string> prompt;  // put before every text (sentence-transformers' prompt)
-  std::string prompt_name;            // a prompt of config_sentence_transformers.json
-  bool no_default_prompt = false;     // leave out its default_prompt_name
-  std::string truncate;               // "", "right" or "left"
-  int64_t max_length = 0;             // with truncation: tokens per text (0: max_seq_length or the model's)
+  PromptFlags prompt;                 // --prompt, --prompt-name, --truncate, ... (cli/prompt_flags.h)
   int64_t dimensions = 0;           // Matryoshka: keep the first K values, renormalised (0: all)
   std::string precision = "float32";  // retrieval/quantize.h
   std::string calibration;          // .npy of embeddings whose column ranges quantize int8/uint8
@@ -93,16 +89,21 @@ void AppendRow(std::string* out, const float* row, int64_t d, std::string_view s
   }
 }
 
-std::string ToJson(const TextVectors& v) {
+// One text's JSON line: its tokens, ids and `vectors` (a JSON array of rows).
+std::string JsonLine(const TextVectors& v, const std::string& vectors) {
   nlohmann::json tokens = v.tokens, ids = v.ids;
-  std::string out = "{\"tokens\": " + tokens.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-                    ", \"ids\": " + ids.dump() + ", \"vectors\": [";
+  return "{\"tokens\": " + tokens.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+         ", \"ids\": " + ids.dump() + ", \"vectors\": " + vectors + "}\n";
+}
+
+std::string ToJson(const TextVectors& v) {
+  std::string vectors = "[";
   for (int64_t r = 0; r < v.vectors.rows(); ++r) {
-    out += r > 0 ? ", [" : "[";
-    AppendRow(&out, v.vectors.row(r), v.vectors.cols(), ", ");
-    out += "]";
+    vectors += r > 0 ? ", [" : "[";
+    AppendRow(&vectors, v.vectors.row(r), v.vectors.cols(), ", ");
+    vectors += "]";
   }
-  return out + "]}\n";
+  return JsonLine(v, vectors + "]");
 }
 
 std::string ToTsv(const Matrix& vectors) {
@@ -126,19 +127,11 @@ absl::StatusOr<Matrix> ReadNpyMatrix(const std::string& path) {
   return m;
 }
 
-// --precision: every output row quantized together (int8/uint8 ranges from --ranges, --calibration or the rows
-// themselves), then split back per text.
-absl::StatusOr<std::vector<QuantizedMatrix>> QuantizeResults(const std::vector<TextVectors>& results,
-                                                             Precision precision, const EmbedCommandOptions& options) {
-  const int64_t d = results.empty() ? 0 : results[0].vectors.cols();
-  int64_t rows = 0;
-  for (const auto& r : results) rows += r.vectors.rows();
-  Matrix all(rows, d);
-  int64_t at = 0;
-  for (const auto& r : results) {
-    std::copy(r.vectors.data(), r.vectors.data() + r.vectors.size(), all.row(at));
-    at += r.vectors.rows();
-  }
+// --precision: every output row ([sum of the texts' rows, d]) quantized together, int8/uint8 ranges from
+// --ranges, --calibration or the rows themselves.
+absl::StatusOr<QuantizedMatrix> QuantizeResults(const std::vector<TextVectors>& results, int64_t d,
+                                                Precision precision, const EmbedCommandOptions& options) {
+  const Matrix all = StackVectors(results, d);
   std::optional<QuantizationRanges> ranges;
   if (!options.ranges.empty()) {
     TOKVEC_ASSIGN_OR_RETURN(Matrix m, ReadNpyMatrix(options.ranges));
@@ -155,32 +148,7 @@ absl::StatusOr<std::vector<QuantizedMatrix>> QuantizeResults(const std::vector<T
     }
     TOKVEC_ASSIGN_OR_RETURN(ranges, RangesOf(m.view()));
   }
-  TOKVEC_ASSIGN_OR_RETURN(QuantizedMatrix q, Quantize(all.view(), precision, ranges ? &*ranges : nullptr));
-  std::vector<QuantizedMatrix> out;
-  at = 0;
-  for (const auto& r : results) {
-    QuantizedMatrix part{.precision = precision, .rows = r.vectors.rows(), .cols = q.cols};
-    part.bytes.assign(q.bytes.begin() + at * q.cols, q.bytes.begin() + (at + part.rows) * q.cols);
-    at += part.rows;
-    out.push_back(std::move(part));
-  }
-  return out;
-}
-
-std::string QuantizedToJson(const TextVectors& v, const QuantizedMatrix& q) {
-  nlohmann::json tokens = v.tokens, ids = v.ids;
-  const bool is_signed = q.precision == Precision::kInt8 || q.precision == Precision::kBinary;
-  std::string out = "{\"tokens\": " + tokens.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-                    ", \"ids\": " + ids.dump() + ", \"vectors\": [";
-  for (int64_t r = 0; r < q.rows; ++r) {
-    out += r > 0 ? ", [" : "[";
-    for (int64_t j = 0; j < q.cols; ++j) {
-      const uint8_t b = q.bytes[static_cast<size_t>(r * q.cols + j)];
-      out += fmt::format("{}{}", j > 0 ? ", " : "", is_signed ? static_cast<int>(static_cast<int8_t>(b)) : int{b});
-    }
-    out += "]";
-  }
-  return out + "]}\n";
+  return Quantize(all.view(), precision, ranges ? &*ranges : nullptr);
 }
 
 absl::Status RunEmbed(const EmbedCommandOptions& options) {
@@ -212,25 +180,11 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
         "{}--format npy with --lines needs a --pooling (mean, cls, last, max): texts have different token counts",
         kUsagePrefix));
   }
-  // Prompt and truncation, as sentence-transformers applies them (pipeline/sentence_transformers_config.h).
-  if (options.prompt && !options.prompt_name.empty()) {
-    return absl::InvalidArgumentError(fmt::format("{}give --prompt or --prompt-name, not both", kUsagePrefix));
-  }
-  TOKVEC_ASSIGN_OR_RETURN(const std::string prompt, ChoosePrompt(dir.sentence_config(), options.prompt,
-                                                                 options.prompt_name, !options.no_default_prompt));
-  TOKVEC_ASSIGN_OR_RETURN(const int64_t pool_skip,
-                          PromptPoolingSkip(dir, choice, options.pooling == "auto", prompt));
-  Truncation truncate = Truncation::kNone;
-  if (!options.truncate.empty() || options.max_length > 0) {
-    TOKVEC_ASSIGN_OR_RETURN(truncate, ParseTruncation(options.truncate.empty() ? "right" : options.truncate));
-    if (options.window > 0) {
-      return absl::InvalidArgumentError(fmt::format("{}--truncate and --window exclude each other", kUsagePrefix));
-    }
-  }
-  const int64_t max_length = options.max_length > 0 ? options.max_length : TruncationLength(dir);
-  if (truncate != Truncation::kNone && max_length > dir.model().config().max_len) {
-    return absl::InvalidArgumentError(fmt::format("--max-length {} is more than the model's maximum of {} tokens",
-                                                  max_length, dir.model().config().max_len));
+  // Prompt and truncation, as sentence-transformers applies them (cli/prompt_flags.h).
+  EmbedTextsOptions text_options;
+  TOKVEC_RETURN_IF_ERROR(ApplyPromptFlags(options.prompt, dir, choice, options.pooling == "auto", &text_options));
+  if (text_options.truncate != Truncation::kNone && options.window > 0) {
+    return absl::InvalidArgumentError(fmt::format("{}--truncate and --window exclude each other", kUsagePrefix));
   }
   TOKVEC_ASSIGN_OR_RETURN(const Precision precision, ParsePrecision(options.precision));
   if (precision != Precision::kFloat32 && options.format == "tsv") {
@@ -280,8 +234,11 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
     }
     nlohmann::json job_options = {{"pooling", PoolingName(pooling)}, {"normalize", normalize},
                                   {"window", options.window}, {"stride", stride}};
-    if (!prompt.empty()) job_options["prompt"] = prompt;  // each key only when set: older records stay valid
-    if (truncate != Truncation::kNone) job_options["truncate"] = {options.truncate, max_length};
+    // Each key only when set: older records stay valid.
+    if (!text_options.prompt.empty()) job_options["prompt"] = text_options.prompt;
+    if (text_options.truncate != Truncation::kNone) {
+      job_options["truncate"] = {options.prompt.truncate, text_options.max_length};
+    }
     if (options.dimensions > 0) job_options["dimensions"] = options.dimensions;
     TOKVEC_ASSIGN_OR_RETURN(key, distributed::JobKey(options.inputs, options.model, job_options.dump()));
     if (distributed::PartIsComplete(options.output, part, parts, key)) {
@@ -301,10 +258,12 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
   std::vector<TextVectors> results;
   if (!options.lines) {
     EmbedOptions embed_options{.threads = options.threads, .window = options.window, .stride = stride};
-    TOKVEC_ASSIGN_OR_RETURN(std::vector<uint32_t> ids, dir.Tokenize(prompt + std::string(StripFinalNewline(input))));
-    TOKVEC_RETURN_IF_ERROR(TruncateIds(dir, truncate, max_length, &ids));
+    TOKVEC_ASSIGN_OR_RETURN(std::vector<uint32_t> ids,
+                            dir.Tokenize(text_options.prompt + std::string(StripFinalNewline(input))));
+    TOKVEC_RETURN_IF_ERROR(TruncateIds(dir, text_options.truncate, text_options.max_length, &ids));
     TOKVEC_ASSIGN_OR_RETURN(EmbeddedText embedded, dir.EmbedIds(std::move(ids), embed_options));
-    TOKVEC_ASSIGN_OR_RETURN(TextVectors one, PoolEmbedded(std::move(embedded), pooling, normalize, pool_skip));
+    TOKVEC_ASSIGN_OR_RETURN(TextVectors one,
+                            PoolEmbedded(std::move(embedded), pooling, normalize, text_options.pool_skip));
     results.push_back(std::move(one));
   } else {
     std::vector<std::string_view> all_lines, texts;
@@ -312,9 +271,12 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
     for (size_t n = static_cast<size_t>(part); n < all_lines.size(); n += static_cast<size_t>(parts)) {
       texts.push_back(all_lines[n]);
     }
-    EmbedTextsOptions embed_options{.pooling = pooling, .normalize = normalize, .threads = options.threads,
-                                    .window = options.window, .stride = stride, .prompt = prompt,
-                                    .pool_skip = pool_skip, .truncate = truncate, .max_length = max_length};
+    EmbedTextsOptions embed_options = text_options;
+    embed_options.pooling = pooling;
+    embed_options.normalize = normalize;
+    embed_options.threads = options.threads;
+    embed_options.window = options.window;
+    embed_options.stride = stride;
     // A progress line on stderr when it is a terminal and there are at least 100 lines.
     if (isatty(STDERR_FILENO) && texts.size() >= 100) {
       embed_options.progress = [](size_t done, size_t total) {
@@ -334,18 +296,19 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
   }
   std::string out;
   if (precision != Precision::kFloat32) {
-    TOKVEC_ASSIGN_OR_RETURN(std::vector<QuantizedMatrix> codes, QuantizeResults(results, precision, options));
-    if (options.format == "json") {
-      for (size_t i = 0; i < results.size(); ++i) out += QuantizedToJson(results[i], codes[i]);
-    } else {
-      const int64_t d = options.dimensions > 0 ? options.dimensions : model_dims;
-      const bool bits = precision == Precision::kBinary || precision == Precision::kUbinary;
-      QuantizedMatrix all{.precision = precision, .rows = 0, .cols = bits ? (d + 7) / 8 : d};
-      for (size_t i = 0; i < codes.size(); ++i) {
-        all.bytes.insert(all.bytes.end(), codes[i].bytes.begin(), codes[i].bytes.end());
-        all.rows += codes[i].rows;
+    const int64_t d = options.dimensions > 0 ? options.dimensions : model_dims;
+    TOKVEC_ASSIGN_OR_RETURN(const QuantizedMatrix codes, QuantizeResults(results, d, precision, options));
+    if (options.format == "json") {  // each text's rows, in order
+      int64_t row = 0;
+      for (const TextVectors& r : results) {
+        std::string vectors = "[";
+        for (int64_t k = 0; k < r.vectors.rows(); ++k) {
+          vectors += (k > 0 ? ", " : "") + QuantizedRowJson(codes, row++, ", ");
+        }
+        out += JsonLine(r, vectors + "]");
       }
-      out = QuantizedNpy(all);
+    } else {
+      out = QuantizedNpy(codes);
     }
     return WriteFileAtomically(options.output, out);
   }
@@ -363,10 +326,8 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
     if (!options.lines) {
       out = NpyFloat32(results[0].vectors.data(), {results[0].vectors.rows(), d});
     } else {
-      std::vector<float> all;
-      all.reserve(results.size() * static_cast<size_t>(d));
-      for (const auto& r : results) all.insert(all.end(), r.vectors.data(), r.vectors.data() + d);
-      out = NpyFloat32(all.data(), {static_cast<int64_t>(results.size()), d});
+      const Matrix all = StackVectors(results, d);  // pooled: one row per text
+      out = NpyFloat32(all.data(), {all.rows(), d});
     }
   }
   if (sharded) {
@@ -399,21 +360,7 @@ void RegisterEmbedCommand(CLI::App& app, CommandAction* action) {
                   "unsupported CPU is an error")
       ->check(CLI::IsMember({"f32", "bf16", "int8"}))
       ->capture_default_str();
-  sub->add_option("--prompt", options->prompt,
-                  "Text put before every input, as sentence-transformers' prompt (e.g. \"query: \")");
-  sub->add_option("--prompt-name", options->prompt_name,
-                  "A prompt of the model's config_sentence_transformers.json (its default_prompt_name applies "
-                  "without this)");
-  sub->add_flag("--no-default-prompt", options->no_default_prompt,
-                "Leave out the model's default_prompt_name prompt");
-  sub->add_flag("--truncate{right}", options->truncate,
-                "Cut texts longer than the model takes (sentence_bert_config.json's max_seq_length, else the "
-                "model's maximum; special tokens kept): --truncate or --truncate=right drops the end, "
-                "--truncate=left the start. Without it a too-long text is an error")
-      ->check(CLI::IsMember({"right", "left"}));
-  sub->add_option("--max-length", options->max_length,
-                  "Tokens per text, special tokens included, for truncation (implies --truncate)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  AddPromptFlags(sub, &options->prompt, "");
   sub->add_option("--dimensions", options->dimensions,
                   "Keep the first K values of every vector and rescale it to unit length (Matryoshka; the OpenAI "
                   "API's dimensions)")

@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,13 +24,13 @@
 #include "base/npz.h"
 #include "base/status_macros.h"
 #include "cli/command.h"
+#include "cli/prompt_flags.h"
 #include "cli/text_lines.h"
 #include "embeddings/npy.h"
 #include "fmt/format.h"
 #include "kernels/tensor.h"
 #include "pipeline/embed_texts.h"
 #include "pipeline/model_directory.h"
-#include "pipeline/sentence_transformers_config.h"
 #include "retrieval/vector_search.h"
 
 namespace tokvec::cli {
@@ -41,11 +40,7 @@ struct SearchCommandOptions {
   std::string index;
   std::string model;
   std::string pooling = "auto";
-  std::optional<std::string> prompt;  // query texts: as `embed --prompt`
-  std::string prompt_name;
-  bool no_default_prompt = false;
-  std::string truncate;  // "", "right", "left"
-  int64_t max_length = 0;
+  PromptFlags prompt;  // query texts: as `embed --prompt`, `--truncate`, ... (cli/prompt_flags.h)
   int64_t k = 10;
   std::string metric = "cosine";
   int threads = 1;
@@ -64,29 +59,16 @@ absl::StatusOr<Matrix> EmbedQueries(const SearchCommandOptions& options, std::st
         "{}the model has no sentence-transformers pooling: name one with --pooling (mean, cls, last, max)",
         kUsagePrefix));
   }
-  if (options.prompt && !options.prompt_name.empty()) {
-    return absl::InvalidArgumentError(fmt::format("{}give --prompt or --prompt-name, not both", kUsagePrefix));
-  }
-  TOKVEC_ASSIGN_OR_RETURN(const std::string prompt, ChoosePrompt(dir.sentence_config(), options.prompt,
-                                                                 options.prompt_name, !options.no_default_prompt));
-  TOKVEC_ASSIGN_OR_RETURN(const int64_t pool_skip, PromptPoolingSkip(dir, choice, options.pooling == "auto", prompt));
-  Truncation truncate = Truncation::kNone;
-  if (!options.truncate.empty() || options.max_length > 0) {
-    TOKVEC_ASSIGN_OR_RETURN(truncate, ParseTruncation(options.truncate.empty() ? "right" : options.truncate));
-  }
+  EmbedTextsOptions embed_options;
+  TOKVEC_RETURN_IF_ERROR(ApplyPromptFlags(options.prompt, dir, choice, options.pooling == "auto", &embed_options));
+  embed_options.pooling = choice.pooling;
+  embed_options.normalize = choice.normalize;
+  embed_options.threads = options.threads;
+  embed_options.item_name = "query";
   std::vector<std::string_view> lines;
   AppendLines(text, &lines);
-  TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> vectors,
-                          EmbedTexts(dir, lines, {.pooling = choice.pooling, .normalize = choice.normalize,
-                                                  .threads = options.threads, .prompt = prompt,
-                                                  .pool_skip = pool_skip, .truncate = truncate,
-                                                  .max_length = options.max_length, .item_name = "query"}));
-  const int64_t d = dir.model().config().d_model;
-  Matrix queries(static_cast<int64_t>(vectors.size()), d);
-  for (size_t q = 0; q < vectors.size(); ++q) {
-    std::copy(vectors[q].vectors.data(), vectors[q].vectors.data() + d, queries.row(static_cast<int64_t>(q)));
-  }
-  return queries;
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> vectors, EmbedTexts(dir, lines, embed_options));
+  return StackVectors(vectors, dir.model().config().d_model);
 }
 
 absl::Status RunSearch(const SearchCommandOptions& options) {
@@ -171,16 +153,7 @@ void RegisterSearchCommand(CLI::App& app, CommandAction* action) {
                   "Query pooling: auto (the model's sentence-transformers modules) | mean | cls | last | max")
       ->check(CLI::IsMember({"auto", "mean", "cls", "last", "max"}))
       ->capture_default_str();
-  sub->add_option("--prompt", options->prompt, "Query texts: text put before each (as `embed --prompt`)");
-  sub->add_option("--prompt-name", options->prompt_name,
-                  "Query texts: a prompt of the model's config_sentence_transformers.json (its default_prompt_name "
-                  "applies without this)");
-  sub->add_flag("--no-default-prompt", options->no_default_prompt, "Query texts: leave out the default prompt");
-  sub->add_flag("--truncate{right}", options->truncate,
-                "Query texts: cut those longer than the model takes (as `embed --truncate`)")
-      ->check(CLI::IsMember({"right", "left"}));
-  sub->add_option("--max-length", options->max_length, "Query texts: tokens each, for truncation (implies --truncate)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  AddPromptFlags(sub, &options->prompt, "Query texts: ");
   sub->add_option("-k", options->k, "Hits per query")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40))
       ->capture_default_str();

@@ -109,6 +109,18 @@ absl::Status TruncateIds(const ModelDirectory& dir, Truncation side, int64_t max
   return absl::OkStatus();
 }
 
+Matrix StackVectors(const std::vector<TextVectors>& results, int64_t d) {
+  int64_t rows = 0;
+  for (const TextVectors& r : results) rows += r.vectors.rows();
+  Matrix all(rows, d);
+  int64_t at = 0;
+  for (const TextVectors& r : results) {
+    std::copy(r.vectors.data(), r.vectors.data() + r.vectors.size(), all.row(at));
+    at += r.vectors.rows();
+  }
+  return all;
+}
+
 absl::StatusOr<TextVectors> PoolEmbedded(EmbeddedText embedded, Pooling pooling, bool normalize,
                                          int64_t pool_skip) {
   TextVectors out{std::move(embedded.ids), std::move(embedded.tokens), {}};

@@ -75,6 +75,9 @@ struct EmbedTextsOptions {
   std::function<void(size_t done, size_t total)> progress;
 };
 
+// Every text's rows one after another: [sum of the rows, d] (pooled results: [N, d], one row per text).
+Matrix StackVectors(const std::vector<TextVectors>& results, int64_t d);
+
 // Pools (unless kNone) and normalises (if asked) one text's hidden states; mean and max pooling leave out the
 // first `pool_skip` tokens.
 absl::StatusOr<TextVectors> PoolEmbedded(EmbeddedText embedded, Pooling pooling, bool normalize,

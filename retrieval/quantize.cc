@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "base/npz.h"
 #include "fmt/format.h"
@@ -79,6 +80,7 @@ absl::StatusOr<QuantizedMatrix> Quantize(MatrixView embeddings, Precision precis
     case Precision::kInt8:
     case Precision::kUint8: {
       QuantizationRanges own;
+      q.cols = d;
       if (ranges == nullptr) {
         if (embeddings.rows == 0) return q;
         auto computed = RangesOf(embeddings);
@@ -93,7 +95,6 @@ absl::StatusOr<QuantizedMatrix> Quantize(MatrixView embeddings, Precision precis
       std::vector<float> steps(static_cast<size_t>(d));
       for (int64_t j = 0; j < d; ++j) steps[j] = (ranges->hi[j] - ranges->lo[j]) / 255.0f;
       const float offset = precision == Precision::kInt8 ? 128.0f : 0.0f;
-      q.cols = d;
       q.bytes.resize(static_cast<size_t>(q.rows * d));
       for (int64_t r = 0; r < q.rows; ++r) {
         const float* row = embeddings.row(r);
@@ -122,9 +123,23 @@ absl::StatusOr<QuantizedMatrix> Quantize(MatrixView embeddings, Precision precis
   return absl::InvalidArgumentError("unknown precision");
 }
 
+bool IsSignedPrecision(Precision precision) {
+  return precision == Precision::kInt8 || precision == Precision::kBinary;
+}
+
+std::string QuantizedRowJson(const QuantizedMatrix& q, int64_t row, std::string_view separator) {
+  const bool is_signed = IsSignedPrecision(q.precision);
+  std::string out = "[";
+  for (int64_t j = 0; j < q.cols; ++j) {
+    const uint8_t b = q.bytes[static_cast<size_t>(row * q.cols + j)];
+    if (j > 0) out += separator;
+    out += std::to_string(is_signed ? static_cast<int>(static_cast<int8_t>(b)) : int{b});
+  }
+  return out + "]";
+}
+
 std::string QuantizedNpy(const QuantizedMatrix& q) {
-  const bool is_signed = q.precision == Precision::kInt8 || q.precision == Precision::kBinary;
-  return NpyArray(is_signed ? "|i1" : "|u1", {q.rows, q.cols},
+  return NpyArray(IsSignedPrecision(q.precision) ? "|i1" : "|u1", {q.rows, q.cols},
                   std::string_view(reinterpret_cast<const char*>(q.bytes.data()), q.bytes.size()));
 }
 

@@ -59,6 +59,12 @@ struct QuantizedMatrix {
 absl::StatusOr<QuantizedMatrix> Quantize(MatrixView embeddings, Precision precision,
                                          const QuantizationRanges* ranges);
 
+// Whether the codes of `precision` are int8 (int8, binary) rather than uint8.
+bool IsSignedPrecision(Precision precision);
+
+// Row `row` of `q` as a JSON array of integers (int8 codes as signed), values joined by `separator`.
+std::string QuantizedRowJson(const QuantizedMatrix& q, int64_t row, std::string_view separator = ",");
+
 // The .npy file of `q`: '|i1' for int8 and binary, '|u1' for uint8 and ubinary, shape (rows, cols).
 std::string QuantizedNpy(const QuantizedMatrix& q);
 

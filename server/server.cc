@@ -171,12 +171,14 @@ struct Server::Impl {
     if (request.truncate.value_or(options.auto_truncate)) {
       truncate = request.truncation_direction == "left" ? Truncation::kLeft : Truncation::kRight;
     }
-    std::vector<EmbeddingInput> inputs = request.inputs;
+    std::vector<EmbeddingInput> prompted;  // copies only when there is a prompt to put before the texts
     if (!prompt.empty()) {
-      for (EmbeddingInput& input : inputs) {
+      prompted = request.inputs;
+      for (EmbeddingInput& input : prompted) {
         if (!input.is_ids) input.text = prompt + input.text;
       }
     }
+    const std::vector<EmbeddingInput>& inputs = prompt.empty() ? request.inputs : prompted;
     const EncodedTexts encoded = EncodeTextInputs(m, inputs);
     for (size_t i = 0, text = 0; i < inputs.size(); ++i) {
       const size_t text_index = inputs[i].is_ids ? 0 : text++;
@@ -214,23 +216,10 @@ struct Server::Impl {
   static absl::StatusOr<std::vector<std::string>> QuantizedRows(const std::vector<TextVectors>& results,
                                                                 std::string_view precision_name) {
     TOKVEC_ASSIGN_OR_RETURN(const Precision precision, ParsePrecision(precision_name));
-    const int64_t d = results[0].vectors.cols();
-    Matrix all(static_cast<int64_t>(results.size()), d);
-    for (size_t i = 0; i < results.size(); ++i) {
-      std::copy_n(results[i].vectors.data(), d, all.row(static_cast<int64_t>(i)));
-    }
+    const Matrix all = StackVectors(results, results[0].vectors.cols());
     TOKVEC_ASSIGN_OR_RETURN(QuantizedMatrix q, Quantize(all.view(), precision, nullptr));
-    const bool is_signed = precision == Precision::kInt8 || precision == Precision::kBinary;
     std::vector<std::string> rows;
-    for (int64_t r = 0; r < q.rows; ++r) {
-      std::string row = "[";
-      for (int64_t j = 0; j < q.cols; ++j) {
-        const uint8_t b = q.bytes[static_cast<size_t>(r * q.cols + j)];
-        fmt::format_to(std::back_inserter(row), "{}{}", j > 0 ? "," : "",
-                       is_signed ? static_cast<int>(static_cast<int8_t>(b)) : int{b});
-      }
-      rows.push_back(row + "]");
-    }
+    for (int64_t r = 0; r < q.rows; ++r) rows.push_back(QuantizedRowJson(q, r));
     return rows;
   }
 
@@ -325,10 +314,7 @@ struct Server::Impl {
       TOKVEC_ASSIGN_OR_RETURN(const ServedModel* m, FindModel(request.embed.model));
       request_log.model = model_name = m->name;
       TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> results, EmbedRequest(*m, request.embed, false));
-      queries = Matrix(static_cast<int64_t>(results.size()), results[0].vectors.cols());
-      for (size_t q = 0; q < results.size(); ++q) {
-        std::copy_n(results[q].vectors.data(), queries.cols(), queries.row(static_cast<int64_t>(q)));
-      }
+      queries = StackVectors(results, results[0].vectors.cols());
     }
     TOKVEC_ASSIGN_OR_RETURN(const Metric metric, ParseMetric(request.metric.empty() ? options.metric : request.metric));
     TOKVEC_ASSIGN_OR_RETURN(std::vector<std::vector<SearchHit>> hits,

@@ -6,12 +6,17 @@
 #ifndef TOKVEC_PYTHON_SRC_BINDINGS_H_
 #define TOKVEC_PYTHON_SRC_BINDINGS_H_
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+
+namespace tokvec {
+struct QuantizedMatrix;  // retrieval/quantize.h
+}  // namespace tokvec
 
 namespace tokvec::python {
 
@@ -39,7 +44,9 @@ void RegisterTokenizer(py::module_& m);
 void RegisterTraining(py::module_& m);
 void RegisterModel(py::module_& m);
 void RegisterCompat(py::module_& m);  // compat_bindings.cc: under tokvec.tiktoken, tokvec.tokenizers
-void RegisterRetrieval(py::module_& m);  // retrieval_bindings.cc: search, quantize_embeddings
+void RegisterRetrieval(py::module_& m);
+// Quantized codes as a NumPy array: int8 for int8 and binary, uint8 otherwise (retrieval_bindings.cc).
+py::array CodesToNumpy(const QuantizedMatrix& codes);  // retrieval_bindings.cc: search, quantize_embeddings
 
 }  // namespace tokvec::python
 

@@ -96,28 +96,18 @@ py::array Embed(const ModelObject& self, py::handle texts, const std::string& po
                             .truncate = truncation,
                             .max_length = max_length.value_or(0),
                             .item_name = "text"};
-  const int64_t d = self.dir().model().config().d_model;
-  Matrix all(static_cast<int64_t>(views.size()), d);  // [N, D]
+  Matrix all;  // [N, D]
   absl::Status status;
   {
     py::gil_scoped_release release;
     absl::StatusOr<std::vector<TextVectors>> results = EmbedTexts(self.dir(), views, options);
     status = results.status();
-    if (results.ok()) {
-      for (size_t i = 0; i < results->size(); ++i) {
-        std::copy_n((*results)[i].vectors.data(), d, all.row(static_cast<int64_t>(i)));
-      }
-    }
+    if (results.ok()) all = StackVectors(*results, self.dir().model().config().d_model);
   }
   Check(status);
   if (truncate_dim) all = Check(TruncateDimensions(all.view(), *truncate_dim));  // Matryoshka, renormalised
   if (quantize_to != Precision::kFloat32) {  // sentence-transformers' encode(precision=...): ranges from these rows
-    const QuantizedMatrix q = Check(Quantize(all.view(), quantize_to, nullptr));
-    const bool is_signed = quantize_to == Precision::kInt8 || quantize_to == Precision::kBinary;
-    py::array out = is_signed ? py::array(py::dtype::of<int8_t>(), {q.rows, q.cols})
-                              : py::array(py::dtype::of<uint8_t>(), {q.rows, q.cols});
-    std::copy(q.bytes.begin(), q.bytes.end(), static_cast<uint8_t*>(out.mutable_data()));
-    return out;
+    return CodesToNumpy(Check(Quantize(all.view(), quantize_to, nullptr)));
   }
   return ToArray(std::move(all));
 }

@@ -99,15 +99,17 @@ py::array QuantizeEmbeddings(py::handle embeddings, const std::string& precision
     if (!c || c.ndim() != 2) throw py::value_error("calibration_embeddings must be a 2-D array [M, D]");
     own = Check(RangesOf(AsMatrix(c, "calibration_embeddings")));
   }
-  const QuantizedMatrix q = Check(Quantize(AsMatrix(e, "embeddings"), p, own ? &*own : nullptr));
-  const bool is_signed = p == Precision::kInt8 || p == Precision::kBinary;
-  py::array out = is_signed ? py::array(py::dtype::of<int8_t>(), {q.rows, q.cols})
-                            : py::array(py::dtype::of<uint8_t>(), {q.rows, q.cols});
-  std::copy(q.bytes.begin(), q.bytes.end(), static_cast<uint8_t*>(out.mutable_data()));
-  return out;
+  return CodesToNumpy(Check(Quantize(AsMatrix(e, "embeddings"), p, own ? &*own : nullptr)));
 }
 
 }  // namespace
+
+py::array CodesToNumpy(const QuantizedMatrix& codes) {
+  py::array out = IsSignedPrecision(codes.precision) ? py::array(py::dtype::of<int8_t>(), {codes.rows, codes.cols})
+                                                     : py::array(py::dtype::of<uint8_t>(), {codes.rows, codes.cols});
+  std::copy(codes.bytes.begin(), codes.bytes.end(), static_cast<uint8_t*>(out.mutable_data()));
+  return out;
+}
 
 void RegisterRetrieval(py::module_& m) {
   m.def("search", &Search, py::arg("queries"), py::arg("index"), py::arg("k") = 10, py::arg("metric") = "cosine",

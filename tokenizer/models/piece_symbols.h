@@ -3,6 +3,8 @@
 #ifndef TOKVEC_TOKENIZER_MODELS_PIECE_SYMBOLS_H_
 #define TOKVEC_TOKENIZER_MODELS_PIECE_SYMBOLS_H_
 
+#include <algorithm>
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
@@ -13,13 +15,18 @@
 
 namespace tokvec {
 
-// Appends one piece's symbols (they begin within text[piece]; symbol i covers up to symbol i + 1, the last up to
-// the piece's end) as ids and offsets counted from `base`.
+// Appends one piece's symbols (they begin within text[piece], in order) as ids and offsets counted from `base`.
+// A symbol covers up to the next symbol that begins after it, the last ones up to the piece's end: byte tokens
+// that share a start (byte fallback of one character or affixed unit) each cover the whole stretch, as Hugging
+// Face's offsets do.
 inline void EmitPieceSymbols(const std::vector<BpeModel::Symbol>& symbols, Piece piece, size_t base, TokenSink out) {
+  size_t next = 0;  // The first symbol that begins after symbols[i].
   for (size_t i = 0; i < symbols.size(); ++i) {
     out.ids->push_back(symbols[i].id);
     if (out.offsets != nullptr) {
-      const size_t end = i + 1 < symbols.size() ? symbols[i + 1].begin : piece.end;
+      next = std::max(next, i + 1);
+      while (next < symbols.size() && symbols[next].begin == symbols[i].begin) ++next;
+      const size_t end = next < symbols.size() ? symbols[next].begin : piece.end;
       out.offsets->push_back({base + symbols[i].begin, base + end});
     }
   }

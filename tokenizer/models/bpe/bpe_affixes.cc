@@ -39,8 +39,13 @@ void AffixSymbols(std::string_view text, size_t base, const BpeModel& bpe, const
         all_bytes = affixes.fallback_ids[static_cast<unsigned char>(spelled[k])] != kNoFallbackToken;
       }
       if (all_bytes) {
-        for (const char c : spelled) {
-          symbols->push_back({affixes.fallback_ids[static_cast<unsigned char>(c)], base + pos});
+        // Each byte token of the unit's own bytes begins at that byte, so that its offsets cover the unit's
+        // character as Hugging Face's do; the bytes of an affix begin at the unit's first or last byte and so
+        // cover it too (EmitPieceSymbols), where Hugging Face's run on past the word's end.
+        const size_t unit_start = pos > 0 && affixes.code_points ? affixes.prefix.size() : 0;
+        for (size_t k = 0; k < spelled.size(); ++k) {
+          const size_t in_unit = std::min(k > unit_start ? k - unit_start : 0, length - 1);
+          symbols->push_back({affixes.fallback_ids[static_cast<unsigned char>(spelled[k])], base + pos + in_unit});
         }
         pos += length;
         continue;

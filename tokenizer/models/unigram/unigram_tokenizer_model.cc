@@ -5,6 +5,7 @@
 
 #include "base/status_macros.h"
 #include "fmt/format.h"
+#include "tokenizer/models/piece_symbols.h"
 
 namespace tokvec {
 
@@ -25,17 +26,7 @@ absl::Status UnigramTokenizerModel::EncodePieces(std::string_view text, absl::Sp
     symbols.clear();
     TOKVEC_RETURN_IF_ERROR(
         model_.Tokenize(text.substr(piece.begin, piece.end - piece.begin), piece.begin, &symbols));
-    size_t next = 0;  // The first symbol that begins after symbols[i].
-    for (size_t i = 0; i < symbols.size(); ++i) {
-      out.ids->push_back(symbols[i].id);
-      if (out.offsets != nullptr) {
-        // Byte tokens of one stretch share its start and each covers the stretch (Hugging Face's offsets).
-        next = std::max(next, i + 1);
-        while (next < symbols.size() && symbols[next].begin == symbols[i].begin) ++next;
-        const size_t end = next < symbols.size() ? symbols[next].begin : piece.end;
-        out.offsets->push_back({base + symbols[i].begin, base + end});
-      }
-    }
+    EmitPieceSymbols(symbols, piece, base, out);
   }
   return absl::OkStatus();
 }

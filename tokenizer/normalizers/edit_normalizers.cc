@@ -56,7 +56,11 @@ class ReplaceNormalizer : public Normalizer {
     size_t pos = 0;
     for (const TextPattern::Match& match : matches) {
       Keep(text, pos, match.begin, &out);
-      Put(content_, match.begin, match.end, &out);
+      // Hugging Face (NormalizedString::replace) aligns every character of the content with the match's last
+      // character: "▁▁" for ten spaces covers the tenth.
+      size_t last = match.end;
+      while (last > match.begin && (static_cast<unsigned char>(text[last - 1]) & 0xC0) == 0x80) --last;
+      Put(content_, last > match.begin ? last - 1 : match.begin, match.end, &out);
       pos = match.end;
     }
     Keep(text, pos, text.size(), &out);

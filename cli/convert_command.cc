@@ -4,7 +4,11 @@
 //   tokvec convert -m gpt2.tiktoken -o gpt2          # gpt2.json (Hugging Face tokenizer.json) + gpt2.tiktoken
 //   tokvec convert -m model.tokvec -o out --to json  # out.json only
 //
-// OUT ending in `.json` or `.tiktoken` (with no --to) names the one file to write. Both contents are built
+//   tokvec convert -m legacy/tokenizer.json -o tokenizer.json   # any tokenizer.json, in the current shape
+//
+// OUT ending in `.json` or `.tiktoken` (with no --to, or the matching one) names the one file to write. Byte-level
+// models are written from any source; the other kinds (code-point BPE, WordPiece, WordLevel, Unigram) when read
+// from a tokenizer.json, whose sections are kept (formats.h: WriteHfTokenizerJson). Both contents are built
 // before either file is written, and each is written atomically (temporary file + rename), so a failure
 // leaves no partial output.
 #include <memory>
@@ -40,6 +44,8 @@ absl::Status RunConvert(const ConvertOptions& options) {
   if (to.empty()) {
     to = EndsWith(stem, ".json") ? "json" : EndsWith(stem, ".tiktoken") ? "tiktoken" : "both";
     if (to != "both") stem = stem.substr(0, stem.rfind('.'));
+  } else if ((to == "json" && EndsWith(stem, ".json")) || (to == "tiktoken" && EndsWith(stem, ".tiktoken"))) {
+    stem = stem.substr(0, stem.rfind('.'));  // -o out.json --to json writes out.json, not out.json.json.
   }
   if (to != "json" && to != "tiktoken" && to != "both") {
     return absl::InvalidArgumentError(

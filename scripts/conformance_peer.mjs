@@ -76,6 +76,9 @@
 //                           the files with stride 0 (with a stride, some pairs abort Hugging Face's process: a
 //                           window no longer than the stride panics; the goldens cover strided pairs). A file that
 //                           truncates OnlySecond has no single-text suites (Hugging Face refuses them)
+//   written/<file>           `tokvec convert --to json` of every tokenizer.json of tests/data loaded in Hugging Face:
+//                           its ids (special tokens added, the file's truncation and padding) equal the original's
+//                           on every 64th corpus line; BPE with word affixes must be refused by name
 //   py-tokenizers/<file>/<run>  not here: the Python drop-in tokvec.tokenizers against encodeBatch on every
 //                           tokenizer.json of tests/data (runs own, off, trunc16, fixed40), which scripts/conformance.sh
 //                           runs after this script on request (--only py-tokenizers; opt-in while differences are open) (scripts/py_tokenizers_conformance.py, scripts/py_tokenizers_peer.mjs)
@@ -965,6 +968,72 @@ if (lengthsFiles.length > 0) {
     const off = outputLines(await runTokvec(["encode", "-m", file, "--allow-special", "--lines", "--no-truncation", "--no-padding", sampledPath]));
     const theirsOff = await encodeEach(hf.Tokenizer.fromFile(plainPath), lines, false);
     lines.forEach((line, i) => compare(`${suite}/off`, `line ${i + 1}`, theirsOff[i], parseIds(off[i] ?? ""), spell));
+  }
+}
+
+// tokvec convert --to json of every tokenizer.json in tests/data (each kind: byte-level and code-point BPE,
+// WordPiece, WordLevel, Unigram; legacy shapes come back in the current one), loaded in Hugging Face: the written
+// file's ids equal the original's on every 64th corpus line, with special tokens added (the post-processor) and the
+// file's truncation and padding. tokvec refuses to write BPE with word affixes: those must be refused by name.
+const dataDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "tests", "data");
+const writtenFiles = want("written") && fs.existsSync(dataDir)
+  ? listFiles(dataDir).filter((f) => f.endsWith(".json") && !path.basename(f).startsWith("golden") &&
+                                     want(`written/${path.relative(dataDir, f).replace(/\.json$/, "")}`)).sort()
+  : [];
+if (writtenFiles.length > 0) {
+  log(`written: tokvec convert of ${writtenFiles.length} tokenizer.json files, loaded in Hugging Face`);
+  const lines = corpusLines.filter((_, i) => i % 64 === 0);
+  const encodeAll = async (tokenizer) => {
+    const out = [];
+    for (const text of lines) {
+      out.push(await tokenizer.encode(text, null, { addSpecialTokens: true }).then((e) => e.getIds(), () => null));
+    }
+    return out;
+  };
+  for (const file of writtenFiles) {
+    let json = null;
+    try {
+      json = JSON.parse(fs.readFileSync(file, "utf8"));
+    } catch {
+      continue;
+    }
+    if (!json || typeof json !== "object" || Array.isArray(json) || !("model" in json)) continue;
+    const name = path.relative(dataDir, file).replace(/\.json$/, "");
+    const suite = `written/${name}`;
+    const out = path.join(args.work, `written-${name.replace(/\//g, "-")}.json`);
+    const model = json.model;
+    const affixed = Boolean(model.continuing_subword_prefix || model.end_of_word_suffix) &&
+                    (model.type ?? ("merges" in model ? "BPE" : "")) === "BPE";
+    let refusal = null;
+    try {
+      await runTokvec(["convert", "-m", file, "--to", "json", "-o", out]);
+    } catch (error) {
+      refusal = String(error.message ?? error);
+    }
+    if (affixed) {
+      if (refusal === null || !refusal.includes("continuing_subword_prefix or end_of_word_suffix")) {
+        failed = true;
+        console.log(`MISMATCH ${suite}: a BPE with word affixes must be refused by name, got ${refusal ?? "a file"}`);
+      }
+      continue;
+    }
+    if (refusal !== null) {
+      failed = true;
+      console.log(`MISMATCH ${suite}: tokvec convert refuses it: ${refusal.split("\n")[0]}`);
+      continue;
+    }
+    const original = hf.Tokenizer.fromFile(file);
+    let written;
+    try {
+      written = hf.Tokenizer.fromFile(out);
+    } catch (error) {
+      failed = true;
+      console.log(`MISMATCH ${suite}: Hugging Face cannot load the written file: ${error.message ?? error}`);
+      continue;
+    }
+    const [theirs, ours] = [await encodeAll(original), await encodeAll(written)];
+    const spell = hfSpell(original);
+    lines.forEach((line, i) => compare(suite, `line ${i + 1}`, theirs[i] ?? [], ours[i] ?? [], spell));
   }
 }
 

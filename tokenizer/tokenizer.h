@@ -107,6 +107,15 @@ struct DecodeOptions {
   bool skip_special_tokens = false;
 };
 
+// The sections of the Hugging Face tokenizer.json a spec was read from, as JSON text ("null" when null or absent):
+// WriteHfTokenizerJson (formats.h) writes them back as they were, so that a file keeps the shapes Hugging Face read.
+struct HfJsonSections {
+  std::string normalizer = "null";
+  std::string pre_tokenizer = "null";
+  std::string post_processor = "null";
+  std::string decoder = "null";
+};
+
 // Everything a Tokenizer is made of; loaders fill it, Tokenizer::Create checks it.
 struct TokenizerSpec {
   ModelType type = ModelType::kByte;
@@ -133,6 +142,7 @@ struct TokenizerSpec {
   // EncodeSequences (tokenizer/sequence_encoding.h) when the caller asks for the tokenizer's own.
   std::optional<TruncationParams> truncation;
   std::optional<PaddingParams> padding;
+  std::optional<HfJsonSections> hf_sections;  // Read from a tokenizer.json: its sections as they were.
 };
 
 class Tokenizer {

@@ -438,12 +438,12 @@ TEST(SpmBpeFilesTest, SplitterSeedsOfWordPieceAndUnigramPassTheFuzzChecks) {
   }
 }
 
-TEST(SpmBpeFilesTest, ConvertRefusesCharModels) {
+TEST(SpmBpeFilesTest, ConvertRefusesCharModelsAsTiktoken) {
   std::unique_ptr<Tokenizer> llama = LoadFile("llama.json");
   ASSERT_NE(llama, nullptr);
-  absl::StatusOr<std::string> json = WriteHfTokenizerJson(*llama);
-  ASSERT_FALSE(json.ok());
-  EXPECT_NE(json.status().message().find("this is a char model"), std::string_view::npos) << json.status();
+  absl::StatusOr<std::string> ranks = WriteTiktoken(*llama);
+  ASSERT_FALSE(ranks.ok());
+  EXPECT_NE(ranks.status().message().find("this is a char model"), std::string_view::npos) << ranks.status();
 }
 
 }  // namespace

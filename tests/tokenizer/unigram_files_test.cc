@@ -85,10 +85,11 @@ TEST(UnigramFilesTest, InspectNamesAndSettings) {
   EXPECT_EQ(tokenizer->spec().unigram.unk_id(), std::optional<TokenId>(3));
   EXPECT_EQ(tokenizer->spec().pre_tokenizer->name(), "whitespace+metaspace(\u2581,first,split)");
   EXPECT_EQ(tokenizer->spec().normalizer->name(), "precompiled");
-  // tokvec cannot write Unigram models as tokenizer.json or tiktoken: a clear refusal.
-  absl::StatusOr<std::string> json = WriteHfTokenizerJson(*tokenizer);
-  EXPECT_FALSE(json.ok());
-  EXPECT_NE(json.status().message().find("unigram"), std::string::npos) << json.status();
+  // tokvec cannot write Unigram models as tiktoken ranks: a clear refusal (tokenizer.json:
+  // tokenizer_json_writer_test.cc).
+  absl::StatusOr<std::string> ranks = WriteTiktoken(*tokenizer);
+  EXPECT_FALSE(ranks.ok());
+  EXPECT_NE(ranks.status().message().find("unigram"), std::string::npos) << ranks.status();
 }
 
 // Decode runs the file's decoder (Metaspace with each prepend scheme, legacy add_prefix_space, or Sequence

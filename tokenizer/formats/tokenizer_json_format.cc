@@ -438,16 +438,9 @@ absl::StatusOr<TokenizerSpec> ReadCharBpe(const Json& json, const std::string& p
   return spec;
 }
 
-// The reader: `text` goes to the DOM; model.vocab and model.merges come from `tables` when it holds them.
-absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std::string& path,
-                                                HfModelTables& tables) {
-  Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded()) {
-    return absl::InvalidArgumentError(fmt::format(
-        "{}: not valid JSON (truncated?); parsing stopped inside key '{}'{}", path, FailingKey(text),
-        tables.scan_error.empty() ? "" : fmt::format(" ({})", tables.scan_error)));
-  }
-  if (!json.is_object()) return HfKeyError(path, "(top level)", "expected a JSON object");
+// The reader of a parsed file (an object); model.vocab and model.merges come from `tables` when it holds them.
+absl::StatusOr<TokenizerSpec> ReadParsedTokenizerJson(const Json& json, const std::string& path,
+                                                      HfModelTables& tables) {
   // 1. The model.
   if (!json.contains("model") || !json["model"].is_object()) return HfKeyError(path, "model", "missing");
   const Json& model = json["model"];
@@ -499,6 +492,29 @@ absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std
                                          },
                                          &spec.special_tokens));
   TOKVEC_RETURN_IF_ERROR(ReadProcessingOf(json, path, spec.bpe.size(), &spec));
+  return spec;
+}
+
+// The reader: `text` goes to the DOM; model.vocab and model.merges come from `tables` when it holds them. The
+// spec keeps the file's sections as they were (HfJsonSections).
+absl::StatusOr<TokenizerSpec> ReadTokenizerJson(std::string_view text, const std::string& path,
+                                                HfModelTables& tables) {
+  Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: not valid JSON (truncated?); parsing stopped inside key '{}'{}", path, FailingKey(text),
+        tables.scan_error.empty() ? "" : fmt::format(" ({})", tables.scan_error)));
+  }
+  if (!json.is_object()) return HfKeyError(path, "(top level)", "expected a JSON object");
+  absl::StatusOr<TokenizerSpec> spec = ReadParsedTokenizerJson(json, path, tables);
+  if (!spec.ok()) return spec;
+  auto section = [&](const char* key) {
+    return json.contains(key) ? json[key].dump(-1, ' ', false, Json::error_handler_t::replace) : std::string("null");
+  };
+  spec->hf_sections = HfJsonSections{.normalizer = section("normalizer"),
+                                     .pre_tokenizer = section("pre_tokenizer"),
+                                     .post_processor = section("post_processor"),
+                                     .decoder = section("decoder")};
   return spec;
 }
 

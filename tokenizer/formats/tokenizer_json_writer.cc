@@ -1,5 +1,10 @@
-// Hugging Face tokenizers' `tokenizer.json`, written (formats.h: WriteHfTokenizerJson). Only byte-level models
-// are written, in the shapes the reader (tokenizer_json_format.cc) takes back: the pre-tokenizer's own form
+// Hugging Face tokenizers' `tokenizer.json`, written (formats.h: WriteHfTokenizerJson).
+//
+// A tokenizer read from a tokenizer.json is written with the sections it was read with (TokenizerSpec::
+// hf_sections: normalizer, pre-tokenizer, post-processor and decoder as they were), its added tokens, truncation
+// and padding, and its model in the shape Hugging Face 0.23 writes (TokenizerModel::HfModelJson: BPE over code
+// points, WordPiece, WordLevel, Unigram; a legacy untyped model gets its "type"). Byte-level models are written
+// from any source, in the shapes the reader (tokenizer_json_format.cc) takes back: the pre-tokenizer's own form
 // (PreTokenizer::ByteLevelJson: ByteLevel, Sequence [Split, ByteLevel], or an HfPreTokenizer's JSON as it was
 // read); an ICU normalizer's NFC/NFKC/Lowercase steps; the ByteLevel decoder. A
 // rank model (tiktoken) has no merge list: each token's merge is the split into two tokens that BPE with lower
@@ -24,21 +29,66 @@ namespace tokvec {
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
 
-absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
-  if (tokenizer.byte_level() == nullptr) {
-    return absl::FailedPreconditionError(fmt::format(
-        "only byte-level models can be written as tokenizer.json; this is a {} model ({})", ModelTypeName(tokenizer.type()),
-        kTrainByteLevel));
+namespace {
+
+// The added_tokens array; an error for a special token that is not valid UTF-8.
+absl::StatusOr<OrderedJson> AddedTokensJson(const TokenizerSpec& spec) {
+  OrderedJson added = OrderedJson::array();
+  for (const SpecialToken& special : spec.special_tokens) {
+    if (Utf8ValidEnd(special.text, 0) != special.text.size()) {
+      return absl::FailedPreconditionError(
+          fmt::format("special token {} is not valid UTF-8 and cannot be written to JSON", special.id));
+    }
+    added.push_back({{"id", special.id},
+                     {"content", special.text},
+                     {"single_word", special.single_word},
+                     {"lstrip", special.lstrip},
+                     {"rstrip", special.rstrip},
+                     {"normalized", special.normalized},
+                     {"special", special.special}});
   }
+  return added;
+}
+
+// A model that is not byte-level: only from the sections of the tokenizer.json it was read from.
+absl::StatusOr<std::string> WriteSpelledModelJson(const Tokenizer& tokenizer) {
+  const TokenizerSpec& spec = tokenizer.spec();
+  if (!spec.hf_sections) {
+    return absl::FailedPreconditionError(fmt::format(
+        "a {} model is written as tokenizer.json only when it was read from one (its normalizer, pre-tokenizer and "
+        "decoder are written as they were); byte-level models are written from any source ({})",
+        ModelTypeName(tokenizer.type()), kTrainByteLevel));
+  }
+  absl::StatusOr<std::string> model = tokenizer.model().HfModelJson();
+  if (!model.ok()) return absl::FailedPreconditionError(model.status().message());
+  TOKVEC_ASSIGN_OR_RETURN(const OrderedJson added, AddedTokensJson(spec));
+  const HfJsonSections& sections = *spec.hf_sections;
+  std::string text = R"({"version":"1.0","truncation":)";
+  text += WriteHfTruncation(spec.truncation).dump();
+  text += R"(,"padding":)" + WriteHfPadding(spec.padding).dump();
+  text += R"(,"added_tokens":)" + added.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+  text += R"(,"normalizer":)" + sections.normalizer;
+  text += R"(,"pre_tokenizer":)" + sections.pre_tokenizer;
+  text += R"(,"post_processor":)" + sections.post_processor;
+  text += R"(,"decoder":)" + sections.decoder;
+  text += R"(,"model":)" + *model + "}\n";
+  return text;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
+  if (tokenizer.byte_level() == nullptr) return WriteSpelledModelJson(tokenizer);
   const TokenizerSpec& spec = tokenizer.spec();
   const BpeModel& bpe = tokenizer.bpe();
   if (spec.affixes) {
     return absl::FailedPreconditionError(
         "a model with continuing_subword_prefix or end_of_word_suffix cannot be written (not supported yet)");
   }
-  // 1. Normalizer steps (an ICU normalizer's); prefix_space becomes ByteLevel's add_prefix_space.
+  // 1. Normalizer steps (an ICU normalizer's); prefix_space becomes ByteLevel's add_prefix_space. A file read from
+  // a tokenizer.json keeps its own sections instead (below).
   std::vector<std::string> steps;
-  if (spec.normalizer != nullptr) {
+  if (spec.normalizer != nullptr && !spec.hf_sections) {
     steps = spec.normalizer->IcuSteps();
     if (steps.empty()) {
       return absl::FailedPreconditionError(
@@ -62,13 +112,10 @@ absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
     }
   }
   // 2. Pre-tokenizer: its own byte-level form.
-  TOKVEC_ASSIGN_OR_RETURN(const std::string pre_tokenizer_json, spec.pre_tokenizer->ByteLevelJson(add_prefix_space));
-  const OrderedJson pre_tokenizer = OrderedJson::parse(pre_tokenizer_json);
-  for (const SpecialToken& special : spec.special_tokens) {
-    if (Utf8ValidEnd(special.text, 0) != special.text.size()) {
-      return absl::FailedPreconditionError(
-          fmt::format("special token {} is not valid UTF-8 and cannot be written to JSON", special.id));
-    }
+  OrderedJson pre_tokenizer;
+  if (!spec.hf_sections) {
+    TOKVEC_ASSIGN_OR_RETURN(const std::string own, spec.pre_tokenizer->ByteLevelJson(add_prefix_space));
+    pre_tokenizer = OrderedJson::parse(own);
   }
   // 3. Model: vocab in id order, merges in rank order.
   // Written as text: ordered_json's object insertion is a linear search, quadratic for 200k tokens.
@@ -113,16 +160,7 @@ absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
     ignore_merges = true;
   }
   merges += ']';
-  OrderedJson added = OrderedJson::array();
-  for (const SpecialToken& special : spec.special_tokens) {
-    added.push_back({{"id", special.id},
-                     {"content", special.text},
-                     {"single_word", special.single_word},
-                     {"lstrip", special.lstrip},
-                     {"rstrip", special.rstrip},
-                     {"normalized", special.normalized},
-                     {"special", special.special}});
-  }
+  TOKVEC_ASSIGN_OR_RETURN(const OrderedJson added, AddedTokensJson(spec));
   OrderedJson root = {
       {"version", "1.0"},
       {"truncation", WriteHfTruncation(spec.truncation)},
@@ -146,6 +184,12 @@ absl::StatusOr<std::string> WriteHfTokenizerJson(const Tokenizer& tokenizer) {
         {"vocab", nullptr},
         {"merges", nullptr}}},
   };
+  if (spec.hf_sections) {  // Read from a tokenizer.json: its sections as they were.
+    root["normalizer"] = OrderedJson::parse(spec.hf_sections->normalizer);
+    root["pre_tokenizer"] = OrderedJson::parse(spec.hf_sections->pre_tokenizer);
+    root["post_processor"] = OrderedJson::parse(spec.hf_sections->post_processor);
+    root["decoder"] = OrderedJson::parse(spec.hf_sections->decoder);
+  }
   // The model is the last key and vocab, merges its last two: put their text in place of the nulls.
   std::string text = root.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
   constexpr std::string_view kTail = R"("vocab":null,"merges":null}})";

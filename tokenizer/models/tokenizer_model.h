@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "tokenizer/models/bpe/bpe_model.h"
 #include "tokenizer/pre_tokenizers/pre_tokenizer.h"
@@ -110,6 +111,11 @@ class TokenizerModel {
   // The BPE engine of the models that merge (byte, word, char), for their merge list; null for the others.
   virtual const BpeModel* bpe() const { return nullptr; }
   virtual ModelSummary Describe() const = 0;
+  // The "model" object of a Hugging Face tokenizer.json for this model, as JSON text in the shape Hugging Face
+  // 0.23 writes (WriteHfTokenizerJson, formats.h, puts it in the file); Unimplemented for a model without one.
+  virtual absl::StatusOr<std::string> HfModelJson() const {
+    return absl::UnimplementedError(std::string(ModelTypeName(type())) + " models have no tokenizer.json form");
+  }
 };
 
 }  // namespace tokvec

@@ -5,6 +5,7 @@
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "tokenizer/models/piece_symbols.h"
+#include "tokenizer/models/vocab_json.h"
 #include "tokenizer/text/byte_unicode.h"
 
 namespace tokvec {
@@ -99,8 +100,11 @@ void ByteBpeTokenizerModel::EncodeCachedPieces(std::string_view text, absl::Span
       for (size_t i = 0; i < hit->count; ++i) out.ids->push_back(ids[i]);
       if (out.offsets != nullptr) {
         const uint8_t* begins = cache->begins(*hit);
+        size_t next = 0;  // As EmitPieceSymbols: up to the next symbol that begins after this one.
         for (size_t i = 0; i < hit->count; ++i) {
-          const size_t end = i + 1 < hit->count ? piece.begin + begins[i + 1] : piece.end;
+          next = std::max(next, i + 1);
+          while (next < hit->count && begins[next] == begins[i]) ++next;
+          const size_t end = next < hit->count ? piece.begin + begins[next] : piece.end;
           out.offsets->push_back({base + piece.begin + begins[i], base + end});
         }
       }
@@ -291,6 +295,28 @@ ModelSummary CharBpeTokenizerModel::Describe() const {
   summary.fields += fmt::format("byte_fallback: {}\n", options_.byte_fallback);
   summary.fields += fmt::format("ignore_merges: {}\n", ignore_merges_);
   return summary;
+}
+
+absl::StatusOr<std::string> CharBpeTokenizerModel::HfModelJson() const {
+  if (affixes_) {
+    return absl::UnimplementedError(
+        "a model with continuing_subword_prefix or end_of_word_suffix cannot be written (not supported yet)");
+  }
+  if (bpe_.rule() != BpeModel::Rule::kMergeList) {
+    return absl::UnimplementedError("a char model with merge ranks cannot be written as tokenizer.json");
+  }
+  std::string merges = "[";
+  for (const BpeModel::MergePair& pair : bpe_.merges()) {
+    if (merges.size() > 1) merges += ',';
+    merges += '[' + JsonString(bpe_.token(pair.left)) + ',' + JsonString(bpe_.token(pair.right)) + ']';
+  }
+  merges += ']';
+  return fmt::format(
+      R"({{"type":"BPE","dropout":null,"unk_token":{},"continuing_subword_prefix":null,"end_of_word_suffix":null,)"
+      R"("fuse_unk":{},"byte_fallback":{},"ignore_merges":{},"vocab":{},"merges":{}}})",
+      options_.unk_id ? JsonString(bpe_.token(*options_.unk_id)) : "null", options_.fuse_unk, options_.byte_fallback,
+      ignore_merges_, VocabJsonObject(bpe_.size(), [&](TokenId id) -> std::string_view { return bpe_.token(id); }),
+      merges);
 }
 
 }  // namespace tokvec

@@ -134,6 +134,8 @@ class CharBpeTokenizerModel final : public TokenizerModel {
   bool SpelledTokens() const override { return true; }
   const BpeModel* bpe() const override { return &bpe_; }
   ModelSummary Describe() const override;
+  // Unimplemented with word affixes.
+  absl::StatusOr<std::string> HfModelJson() const override;
 
  private:
   std::array<TokenId, 256> fallback_ids_;  // The "<0xNN>" token of each byte (FallbackTokenIds).

@@ -5,7 +5,9 @@
 
 #include "base/status_macros.h"
 #include "fmt/format.h"
+#include "nlohmann/json.hpp"
 #include "tokenizer/models/piece_symbols.h"
+#include "tokenizer/models/vocab_json.h"
 
 namespace tokvec {
 
@@ -46,6 +48,22 @@ ModelSummary UnigramTokenizerModel::Describe() const {
                                                                   : std::string("none"));
   summary.fields += fmt::format("byte_fallback: {}\n", model_.byte_fallback());
   return summary;
+}
+
+absl::StatusOr<std::string> UnigramTokenizerModel::HfModelJson() const {
+  // Scores as nlohmann writes doubles: the shortest text that reads back as the same double.
+  std::string vocab = "[";
+  for (TokenId id = 0; id < model_.size(); ++id) {
+    if (id > 0) vocab += ',';
+    vocab += '[';
+    vocab += JsonString(model_.token(id));
+    vocab += ',';
+    vocab += nlohmann::json(model_.score(id)).dump();
+    vocab += ']';
+  }
+  vocab += ']';
+  return fmt::format(R"({{"type":"Unigram","unk_id":{},"vocab":{},"byte_fallback":{}}})",
+                     model_.unk_id() ? std::to_string(*model_.unk_id()) : "null", vocab, model_.byte_fallback());
 }
 
 }  // namespace tokvec

@@ -26,6 +26,7 @@ class UnigramTokenizerModel final : public TokenizerModel {
   bool IsGap(TokenId id) const override { return id >= model_.size(); }
   bool SpelledTokens() const override { return true; }
   ModelSummary Describe() const override;
+  absl::StatusOr<std::string> HfModelJson() const override;
 
  private:
   const UnigramModel& model_;

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "fmt/format.h"
+#include "tokenizer/models/vocab_json.h"
 
 namespace tokvec {
 
@@ -43,6 +44,12 @@ ModelSummary WordLevelTokenizerModel::Describe() const {
                                                                   : fmt::format("{} (not in the vocabulary)",
                                                                                 model_.unk_token()));
   return summary;
+}
+
+absl::StatusOr<std::string> WordLevelTokenizerModel::HfModelJson() const {
+  return fmt::format(R"({{"type":"WordLevel","vocab":{},"unk_token":{}}})",
+                     VocabJsonObject(model_.size(), [&](TokenId id) -> std::string_view { return model_.token(id); }),
+                     JsonString(model_.unk_token()));
 }
 
 }  // namespace tokvec

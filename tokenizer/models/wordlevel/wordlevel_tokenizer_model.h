@@ -26,6 +26,7 @@ class WordLevelTokenizerModel final : public TokenizerModel {
   bool IsGap(TokenId id) const override { return id >= model_.size() || model_.token(id).empty(); }
   bool SpelledTokens() const override { return true; }
   ModelSummary Describe() const override;
+  absl::StatusOr<std::string> HfModelJson() const override;
 
  private:
   const WordLevelModel& model_;

@@ -4,6 +4,7 @@
 
 #include "fmt/format.h"
 #include "tokenizer/models/piece_symbols.h"
+#include "tokenizer/models/vocab_json.h"
 
 namespace tokvec {
 
@@ -39,6 +40,15 @@ ModelSummary WordPieceTokenizerModel::Describe() const {
   summary.fields += fmt::format("continuing_subword_prefix: {}\n", options.continuing_subword_prefix);
   summary.fields += fmt::format("max_input_chars_per_word: {}\n", options.max_input_chars_per_word);
   return summary;
+}
+
+absl::StatusOr<std::string> WordPieceTokenizerModel::HfModelJson() const {
+  const WordPieceModel::Options& options = model_.options();
+  return fmt::format(
+      R"({{"type":"WordPiece","unk_token":{},"continuing_subword_prefix":{},"max_input_chars_per_word":{},)"
+      R"("vocab":{}}})",
+      JsonString(options.unk_token), JsonString(options.continuing_subword_prefix), options.max_input_chars_per_word,
+      VocabJsonObject(model_.size(), [&](TokenId id) -> std::string_view { return model_.token(id); }));
 }
 
 }  // namespace tokvec

@@ -133,7 +133,42 @@ absl::Status Model::Bind(const std::string& weights_path) {
   stack_.blocks.clear();
   stack_.final_norm.reset();
 
-  if (c.arch == Architecture::kRoberta || c.arch == Architecture::kBert) {
+  if (c.model_type == "distilbert") {
+    // 1a. DistilBERT (DistilBertModel's names; DistilBertFor* prefix them "distilbert."): BERT's network without
+    // token types.
+    TOKVEC_ASSIGN_OR_RETURN(std::string prefix,
+                            FindPrefix(*weights_, "embeddings.word_embeddings.weight", "distilbert.", c.model_type));
+    TensorReader r(weights_.get(), prefix);
+    r.set_arch_name(c.model_type);
+    TOKVEC_ASSIGN_OR_RETURN(token_table_, r.Matrix2("embeddings.word_embeddings.weight", c.vocab_size, d,
+                                                    "[vocab_size, dim]"));
+    if (c.sinusoidal_position_table && weights_->Find(prefix + "embeddings.position_embeddings.weight") == nullptr) {
+      // create_sinusoidal_embeddings: sin at even columns, cos at odd, pos / 10000^(2(j/2)/dim).
+      TOKVEC_ASSIGN_OR_RETURN(sinusoid_, SinusoidalTable(c.max_position_rows, d));
+      position_table_ = sinusoid_.view();
+    } else {
+      TOKVEC_ASSIGN_OR_RETURN(position_table_, r.Matrix2("embeddings.position_embeddings.weight",
+                                                         c.max_position_rows, d, "[max_position_embeddings, dim]"));
+    }
+    token_type_row_ = {};
+    TOKVEC_ASSIGN_OR_RETURN(embedding_norm_, r.Norm("embeddings.LayerNorm", d, "dim", c.layer_norm_eps));
+    stack_.config.norm = NormPlacement::kPostLN;
+    for (int64_t i = 0; i < c.n_layers; ++i) {
+      const std::string p = fmt::format("transformer.layer.{}.", i);
+      TransformerBlockWeights b;
+      const auto out_in = WeightLayout::kOutIn;
+      TOKVEC_ASSIGN_OR_RETURN(b.attention.q, r.Linear(p + "attention.q_lin", d, d, out_in, "dim", "dim"));
+      TOKVEC_ASSIGN_OR_RETURN(b.attention.k, r.Linear(p + "attention.k_lin", d, d, out_in, "dim", "dim"));
+      TOKVEC_ASSIGN_OR_RETURN(b.attention.v, r.Linear(p + "attention.v_lin", d, d, out_in, "dim", "dim"));
+      TOKVEC_ASSIGN_OR_RETURN(b.attention.out, r.Linear(p + "attention.out_lin", d, d, out_in, "dim", "dim"));
+      b.attention.n_heads = c.n_heads;
+      TOKVEC_ASSIGN_OR_RETURN(b.attention_norm, r.Norm(p + "sa_layer_norm", d, "dim", c.layer_norm_eps));
+      TOKVEC_ASSIGN_OR_RETURN(b.feed_forward.up, r.Linear(p + "ffn.lin1", d, f, out_in, "dim", "hidden_dim"));
+      TOKVEC_ASSIGN_OR_RETURN(b.feed_forward.down, r.Linear(p + "ffn.lin2", f, d, out_in, "hidden_dim", "dim"));
+      TOKVEC_ASSIGN_OR_RETURN(b.feed_forward_norm, r.Norm(p + "output_layer_norm", d, "dim", c.layer_norm_eps));
+      stack_.blocks.push_back(std::move(b));
+    }
+  } else if (c.arch == Architecture::kRoberta || c.arch == Architecture::kBert) {
     // 1. RoBERTa / BERT embeddings, nn.Linear blocks, post-LN (BertModel's names; BertFor* prefix them "bert.").
     const std::string_view other_prefix = c.arch == Architecture::kBert ? "bert." : "roberta.";
     TOKVEC_ASSIGN_OR_RETURN(std::string prefix,
@@ -358,7 +393,7 @@ absl::StatusOr<Matrix> Model::Embed(std::span<const uint32_t> ids) const {
       // padding). BERT: 0, 1, ... (BertEmbeddings' position_ids buffer). Token type 0 for every token.
       const int64_t first = config_.arch == Architecture::kBert ? 0 : config_.pad_token_id + 1;
       TOKVEC_RETURN_IF_ERROR(AddPositions(position_table_, first, &x));
-      for (int64_t t = 0; t < seq_len; ++t) {
+      for (int64_t t = 0; t < seq_len && !token_type_row_.empty(); ++t) {  // DistilBERT: no token types
         float* row = x.row(t);
         for (int64_t j = 0; j < d; ++j) row[j] += token_type_row_[static_cast<size_t>(j)];
       }

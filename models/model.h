@@ -27,6 +27,12 @@
 //     x = LN(word[ids] + position[pad_token_id + 1 + t] + token_type[0]); post-LN bidirectional blocks.
 //   bert (Devlin et al. 2018): RoBERTa's names (prefix "bert." in BertFor* checkpoints; pooler.* and cls.* heads
 //     ignored); x = LN(word[ids] + position[t] + token_type[0]), positions from 0.
+//   distilbert (Sanh et al. 2019; prefix "distilbert." in DistilBertFor* checkpoints): embeddings.{word_embeddings,
+//     position_embeddings}.weight (the latter made by create_sinusoidal_embeddings when absent and
+//     sinusoidal_pos_embds), embeddings.LayerNorm.*, transformer.layer.{i}.attention.{q_lin,k_lin,v_lin,out_lin}.*,
+//     transformer.layer.{i}.sa_layer_norm.*, transformer.layer.{i}.ffn.{lin1 [F, D], lin2 [D, F]}.*,
+//     transformer.layer.{i}.output_layer_norm.*. BERT's network without token types: x = LN(word[ids] +
+//     position[t]).
 //   llama / qwen2 / qwen3 (decoder_block.h), names as a *ForCausalLM saves them under "model." or, as
 //     sentence-transformers saves Qwen3-Embedding, without a prefix (nn.Linear, [out, in]; lm_head.* ignored):
 //     embed_tokens.weight [V, D], layers.{i}.input_layernorm.weight [D],
@@ -149,8 +155,8 @@ class Model {
   std::unique_ptr<SafetensorsShards> weights_;  // owns the memory every view below points into
   MatrixView token_table_;                    // [V, D]
   MatrixView position_table_;                 // [N, D] (gpt2: wpe; roberta: position_embeddings)
-  Matrix sinusoid_;                           // [max_len, D] (encoder)
-  std::span<const float> token_type_row_;     // [D] (roberta: token_type_embeddings row 0)
+  Matrix sinusoid_;                           // [max_len, D] (encoder; distilbert without a position tensor)
+  std::span<const float> token_type_row_;     // [D] (roberta, bert: token_type_embeddings row 0; distilbert none)
   std::optional<LayerNormWeights> embedding_norm_;  // roberta: embeddings.LayerNorm
   TransformerStack stack_;
   // llama / qwen2 / qwen3: the RMSNorm / RoPE / GQA / SwiGLU stack instead of stack_.

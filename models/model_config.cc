@@ -243,6 +243,40 @@ absl::StatusOr<ModelConfig> ParseBertKeys(const json& j, ModelConfig config, std
   return config;
 }
 
+// Hugging Face DistilBERT (DistilBertConfig): dim, n_heads, n_layers, hidden_dim, activation,
+// max_position_embeddings, vocab_size, pad_token_id, sinusoidal_pos_embds; LayerNorm eps 1e-12 as the model
+// hard-codes it; no token types. BERT's network (positions from 0, post-LN, [CLS] ... [SEP]).
+absl::StatusOr<ModelConfig> ParseDistilBertKeys(const json& j, ModelConfig config, std::string_view path) {
+  TOKVEC_ASSIGN_OR_RETURN(config.d_model, GetPositive(j, "dim", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.n_heads, GetPositive(j, "n_heads", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.n_layers, GetPositive(j, "n_layers", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.d_ff, GetPositive(j, "hidden_dim", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.max_position_rows, GetPositive(j, "max_position_embeddings", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.vocab_size, GetPositive(j, "vocab_size", path));
+  config.layer_norm_eps = 1e-12;
+  config.type_vocab_size = 0;
+  auto act = j.find("activation");
+  if (act == j.end()) return KeyError("activation", path, "is missing");
+  TOKVEC_ASSIGN_OR_RETURN(config.activation, ParseActivationKey(*act, "activation", path));
+  if (auto sinusoidal = j.find("sinusoidal_pos_embds"); sinusoidal != j.end() && !sinusoidal->is_null()) {
+    if (!sinusoidal->is_boolean()) {
+      return KeyError("sinusoidal_pos_embds", path, fmt::format("must be true or false, not {}", sinusoidal->dump()));
+    }
+    config.sinusoidal_position_table = sinusoidal->get<bool>();
+  }
+  config.pad_token_id = 0;
+  if (auto pad = j.find("pad_token_id"); pad != j.end() && !pad->is_null()) {
+    TOKVEC_ASSIGN_OR_RETURN(config.pad_token_id, GetInt(j, "pad_token_id", path));
+    if (config.pad_token_id < 0 || config.pad_token_id >= config.vocab_size) {
+      return KeyError("pad_token_id", path,
+                      fmt::format("is {}, outside the vocabulary [0, {})", config.pad_token_id, config.vocab_size));
+    }
+  }
+  config.max_len = config.max_position_rows;
+  TOKVEC_RETURN_IF_ERROR(CheckHeads(config, path));
+  return config;
+}
+
 absl::StatusOr<ModelConfig> ParseRobertaKeys(const json& j, ModelConfig config, std::string_view path) {
   TOKVEC_RETURN_IF_ERROR(ReadBertFamilyKeys(j, &config, path));
   TOKVEC_ASSIGN_OR_RETURN(config.pad_token_id, GetInt(j, "pad_token_id", path));
@@ -324,12 +358,17 @@ absl::StatusOr<ModelConfig> ParseModelConfig(std::string_view json_text, std::st
     config.arch = Architecture::kBert;
     return ParseBertKeys(j, config, path);
   }
+  if (config.model_type == "distilbert") {
+    config.arch = Architecture::kBert;
+    return ParseDistilBertKeys(j, config, path);
+  }
   if (std::optional<Architecture> decoder = DecoderArchitecture(config.model_type)) {
     config.arch = *decoder;
     return ParseDecoderKeys(j, config, path);
   }
   return absl::InvalidArgumentError(fmt::format(
-      "config '{}': unsupported model_type \"{}\"; tokvec runs \"gpt2\", \"gpt_neo\", \"roberta\", \"bert\", \"llama\", \"qwen2\", \"qwen3\" and its own \"encoder\"", path,
+      "config '{}': unsupported model_type \"{}\"; tokvec runs \"gpt2\", \"gpt_neo\", \"roberta\", \"bert\", "
+      "\"distilbert\", \"llama\", \"qwen2\", \"qwen3\" and its own \"encoder\"", path,
       config.model_type));
 }
 

@@ -55,7 +55,8 @@ enum class Architecture {
   kEncoder,  // Vaswani et al. 2017 encoder: sinusoidal positions, post-LN, bidirectional, ReLU
   kRoberta,  // Liu et al. 2019: word + position + token-type embeddings, embedding LN, post-LN, exact GELU
   kGptNeo,   // Black et al. 2021: GPT-2's layout with q/k/v/out projections, unscaled scores, local layers
-  kBert,     // Devlin et al. 2018: RoBERTa's layout, positions from 0, [CLS] ... [SEP]
+  kBert,     // Devlin et al. 2018: RoBERTa's layout, positions from 0, [CLS] ... [SEP]; also DistilBERT (Sanh et
+             // al. 2019: the same network, no token types, its own tensor names; model_type "distilbert")
   // Decoders with RMSNorm, RoPE, grouped-query attention and SwiGLU (decoder_config.h, decoder_block.h):
   kLlama,  // Touvron et al. 2023
   kQwen2,  // LLaMA's layout with q/k/v biases
@@ -85,6 +86,9 @@ struct ModelConfig {
   int64_t pad_token_id = -1;        // RoBERTa: positions start at pad_token_id + 1
   int64_t bos_token_id = -1;        // <s>, prepended to every text
   int64_t eos_token_id = -1;        // </s>, appended to every text
+  // DistilBERT (model_type "distilbert": BERT's network under other names, no token types): the position table is
+  // create_sinusoidal_embeddings' when the checkpoint has none (sinusoidal_pos_embds).
+  bool sinusoidal_position_table = false;
   // llama / qwen2 / qwen3 only (decoder_config.h); the RoPE base is rotary->base.
   int64_t n_kv_heads = 0;         // num_key_value_heads: query heads share them in groups (GQA)
   int64_t explicit_head_dim = 0;  // config head_dim (Qwen3: may differ from d_model / n_heads); 0: d_model / n_heads

@@ -21,7 +21,13 @@ Writes, under the output folder:
                  cls pooling + Normalize (BGE's modules)
         bf16     vocab.txt + tokenizer_config.json only (no tokenizer.json), no sentence-transformers files
         sharded  F32 in model-0000{1,2}-of-00002.safetensors + model.safetensors.index.json, last-token pooling
-  hf_gpt2_reference.json, hf_roberta_reference.json, hf_gpt_neo_reference.json, hf_bert_reference.json:
+  hf_distilbert_{f32,sinusoidal,bf16}/  config.json (DistilBertConfig keys), BERT's vocabulary and texts:
+        f32         DistilBertModel names, tokenizer.json + vocab.txt, mean pooling + Normalize
+        sinusoidal  "distilbert." names plus vocab_* heads (DistilBertForMaskedLM), sinusoidal_pos_embds true and
+                    no position tensor (the model makes the table), vocab.txt only, cls pooling
+        bf16        tokenizer.json only, no sentence-transformers files
+  hf_gpt2_reference.json, hf_roberta_reference.json, hf_gpt_neo_reference.json, hf_bert_reference.json,
+  hf_distilbert_reference.json:
       {"texts": [...], "ids": [[...]], "f32": {"hidden": [[[...]]], "attentions": [L][H][T][T] of text 0,
        "pooled": [[...]] (RoBERTa: mean pooling + L2 normalize)}, "f16": ..., "bf16": ...}
       (GPT-Neo has only "f32" and "bf16". BERT has "f32", "f16", "bf16", "sharded", each with "pooled": the
@@ -609,6 +615,117 @@ def write_bert(out_dir):
         json.dump(reference, f, separators=(",", ":"))
 
 
+DISTILBERT_COPIES = {
+    # copy: (dtype, prefix, sinusoidal_pos_embds with no position tensor, tokenizer.json, vocab.txt, pooling,
+    #        normalize)
+    "f32": ("F32", "", False, True, True, "mean", True),           # msmarco-distilbert's modules
+    "sinusoidal": ("F32", "distilbert.", True, False, True, "cls", False),  # a DistilBertForMaskedLM checkpoint
+    "bf16": ("BF16", "", False, True, False, None, False),
+}
+
+
+def distilbert_shapes(vocab_size):
+    """DistilBertModel: word and position embeddings (no token types), LayerNorm, transformer.layer.{i}."""
+    d, f = D_MODEL, D_FF
+    shapes = [("embeddings.word_embeddings.weight", (vocab_size, d)),
+              ("embeddings.position_embeddings.weight", (BERT_POSITIONS, d)),
+              ("embeddings.LayerNorm.weight", (d,)), ("embeddings.LayerNorm.bias", (d,))]
+    for i in range(N_LAYERS):
+        p = f"transformer.layer.{i}."
+        for name in ("attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin"):
+            shapes += [(p + name + ".weight", (d, d)), (p + name + ".bias", (d,))]
+        shapes += [(p + "sa_layer_norm.weight", (d,)), (p + "sa_layer_norm.bias", (d,)),
+                   (p + "ffn.lin1.weight", (f, d)), (p + "ffn.lin1.bias", (f,)),
+                   (p + "ffn.lin2.weight", (d, f)), (p + "ffn.lin2.bias", (d,)),
+                   (p + "output_layer_norm.weight", (d,)), (p + "output_layer_norm.bias", (d,))]
+    return shapes
+
+
+def sinusoidal_table(n_pos, dim):
+    """transformers' create_sinusoidal_embeddings: pos / 10000^(2 (j // 2) / dim), sin at even j, cos at odd j,
+    computed in float64 and stored as float32."""
+    import numpy as np
+    angles = np.array([[pos / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)] for pos in range(n_pos)])
+    table = torch.zeros(n_pos, dim)
+    table[:, 0::2] = torch.FloatTensor(np.sin(angles[:, 0::2]))
+    table[:, 1::2] = torch.FloatTensor(np.cos(angles[:, 1::2]))
+    return table
+
+
+def distilbert_forward(w, ids):
+    """transformers DistilBertModel, dropout off: Embeddings (word + position, LayerNorm eps 1e-12, no token
+    types); each TransformerBlock: MultiHeadSelfAttention (q scaled by 1/sqrt(dim_per_head) before q k^T, softmax,
+    out_lin), sa_layer_norm(attention + x), FFN lin2(gelu(lin1)), output_layer_norm(ffn + sa_output)."""
+    w = {k: v.double() for k, v in w.items()}
+    eps = 1e-12
+    t = len(ids)
+    x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][torch.arange(t)]
+    x = layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], eps)
+    attentions = []
+    dh = D_MODEL // N_HEADS
+    for i in range(N_LAYERS):
+        p = f"transformer.layer.{i}."
+
+        def linear(name, h):
+            return F.linear(h, w[p + name + ".weight"], w[p + name + ".bias"])
+
+        def heads(h):
+            return h.view(t, N_HEADS, dh).transpose(0, 1)
+
+        q = heads(linear("attention.q_lin", x)) / math.sqrt(dh)
+        scores = q @ heads(linear("attention.k_lin", x)).transpose(1, 2)
+        weights = torch.softmax(scores, dim=-1)
+        attentions.append(weights)
+        context = (weights @ heads(linear("attention.v_lin", x))).transpose(0, 1).reshape(t, D_MODEL)
+        sa = layer_norm(linear("attention.out_lin", context) + x, w[p + "sa_layer_norm.weight"],
+                        w[p + "sa_layer_norm.bias"], eps)
+        ffn = linear("ffn.lin2", F.gelu(linear("ffn.lin1", sa)))
+        x = layer_norm(ffn + sa, w[p + "output_layer_norm.weight"], w[p + "output_layer_norm.bias"], eps)
+    return x, attentions
+
+
+def write_distilbert(out_dir):
+    """hf_distilbert_{f32,sinusoidal,bf16}/ and hf_distilbert_reference.json (see DISTILBERT_COPIES): BERT's
+    WordPiece vocabulary and texts."""
+    gen = torch.Generator().manual_seed(SEED + 13)
+    tokens = bert_vocab()
+    vocab = {tok: i for i, tok in enumerate(tokens)}
+    weights = random_weights(distilbert_shapes(len(tokens)), gen)
+    ids = [[vocab["[CLS]"]] + wordpiece_encode(text, vocab) + [vocab["[SEP]"]] for text in BERT_TEXTS]
+    reference = {"texts": BERT_TEXTS, "ids": ids}
+    for copy, (dtype, prefix, sinusoidal, tokenizer_json, vocab_txt, pooling, normalize) in DISTILBERT_COPIES.items():
+        folder = os.path.join(out_dir, f"hf_distilbert_{copy}")
+        os.makedirs(folder, exist_ok=True)
+        write_bert_tokenizer_files(folder, tokens, tokenizer_json, vocab_txt)
+        if pooling:
+            write_sentence_modules(folder, pooling, normalize)
+        config = {"architectures": ["DistilBertForMaskedLM" if prefix else "DistilBertModel"],
+                  "model_type": "distilbert", "activation": "gelu", "dim": D_MODEL, "n_heads": N_HEADS,
+                  "n_layers": N_LAYERS, "hidden_dim": D_FF, "max_position_embeddings": BERT_POSITIONS,
+                  "vocab_size": len(tokens), "pad_token_id": 0, "sinusoidal_pos_embds": sinusoidal,
+                  "dropout": 0.1, "attention_dropout": 0.1, "qa_dropout": 0.1, "seq_classif_dropout": 0.2,
+                  "initializer_range": 0.02, "tie_weights_": True}
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump(config, f, indent=2)
+        w = dict(weights)
+        if sinusoidal:  # the table the model makes itself; the checkpoint leaves it out
+            w["embeddings.position_embeddings.weight"] = sinusoidal_table(BERT_POSITIONS, D_MODEL)
+        tensors = [(prefix + k, v, dtype) for k, v in w.items()
+                   if not (sinusoidal and k == "embeddings.position_embeddings.weight")]
+        if prefix:  # what a DistilBertForMaskedLM checkpoint also holds
+            tensors += [("vocab_transform.weight", weights["transformer.layer.0.attention.q_lin.weight"], dtype),
+                        ("vocab_projector.bias", torch.zeros(len(tokens)), dtype)]
+        write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+        hidden_and_weights = [distilbert_forward(rounded(w, dtype), seq) for seq in ids]
+        entry = {"hidden": [nested(h) for h, _ in hidden_and_weights],
+                 "attentions": [nested(a) for a in hidden_and_weights[0][1]],
+                 "pooling": pooling or "mean", "normalize": normalize,
+                 "pooled": [floats(pool(h, pooling or "mean", normalize)) for h, _ in hidden_and_weights]}
+        reference[copy] = entry
+    with open(os.path.join(out_dir, "hf_distilbert_reference.json"), "w") as f:
+        json.dump(reference, f, separators=(",", ":"))
+
+
 def floats(t):
     return [float(f"{x:.9g}") for x in t.flatten().tolist()]
 
@@ -751,6 +868,8 @@ def generate(out_dir):
     write_gpt_neo(out_dir, gpt2_vocab, merges)
     # BERT: its own WordPiece vocabulary and generator, after the others, so their files stay as they were.
     write_bert(out_dir)
+    # DistilBERT: BERT's vocabulary and texts, its own generator.
+    write_distilbert(out_dir)
 
 
 if __name__ == "__main__":

@@ -186,6 +186,47 @@ TEST(ModelConfigTest, EveryMissingKeyIsNamed) {
   }
 }
 
+// distilbert-base-uncased's config.json keys (DistilBertConfig).
+constexpr char kDistilBertBase[] = R"({"activation": "gelu", "architectures": ["DistilBertForMaskedLM"],
+  "attention_dropout": 0.1, "dim": 768, "dropout": 0.1, "hidden_dim": 3072, "initializer_range": 0.02,
+  "max_position_embeddings": 512, "model_type": "distilbert", "n_heads": 12, "n_layers": 6, "pad_token_id": 0,
+  "qa_dropout": 0.1, "seq_classif_dropout": 0.2, "sinusoidal_pos_embds": false, "tie_weights_": true,
+  "vocab_size": 30522})";
+
+TEST(ModelConfigTest, DistilBertKeys) {
+  absl::StatusOr<ModelConfig> c = ParseModelConfig(kDistilBertBase, "d/config.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->arch, Architecture::kBert);
+  EXPECT_EQ(c->model_type, "distilbert");
+  EXPECT_EQ(c->d_model, 768);
+  EXPECT_EQ(c->n_heads, 12);
+  EXPECT_EQ(c->n_layers, 6);
+  EXPECT_EQ(c->d_ff, 3072);
+  EXPECT_EQ(c->max_len, 512);
+  EXPECT_EQ(c->type_vocab_size, 0);
+  EXPECT_DOUBLE_EQ(c->layer_norm_eps, 1e-12);
+  EXPECT_EQ(c->activation, Activation::kGeluExact);
+  EXPECT_FALSE(c->sinusoidal_position_table);
+  for (const char* key : {"dim", "n_heads", "n_layers", "hidden_dim", "max_position_embeddings", "vocab_size",
+                          "activation"}) {
+    nlohmann::json j = nlohmann::json::parse(kDistilBertBase);
+    j.erase(key);
+    absl::StatusOr<ModelConfig> missing = ParseModelConfig(j.dump(), "d/config.json");
+    ASSERT_FALSE(missing.ok()) << key;
+    EXPECT_THAT(std::string(missing.status().message()),
+                AllOf(HasSubstr("d/config.json"), HasSubstr(std::string("'") + key + "'")));
+  }
+  nlohmann::json j = nlohmann::json::parse(kDistilBertBase);
+  j["sinusoidal_pos_embds"] = "yes";
+  absl::StatusOr<ModelConfig> bad = ParseModelConfig(j.dump(), "d/config.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("'sinusoidal_pos_embds'"));
+  j["sinusoidal_pos_embds"] = true;
+  j["n_heads"] = 7;
+  bad = ParseModelConfig(j.dump(), "d/config.json");
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("not divisible by 7 heads"));
+}
+
 TEST(ModelConfigTest, BadValues) {
   absl::StatusOr<ModelConfig> c = ParseModelConfig(R"({"model_type": "t5"})", "c.json");
   EXPECT_THAT(std::string(c.status().message()), AllOf(HasSubstr("unsupported model_type \"t5\""), HasSubstr("c.json")));

@@ -142,6 +142,51 @@ TEST_P(BertDirectoryTest, IdsHiddenStatesAndPooledVectorsMatchTorch) {
 
 INSTANTIATE_TEST_SUITE_P(Copies, BertDirectoryTest, ::testing::Values("f32", "f16", "bf16", "sharded"));
 
+// DistilBERT (tests/attention/testdata/hf_distilbert_*, scripts/gen_hf_checkpoints.py): DistilBertModel names, a
+// DistilBertForMaskedLM checkpoint whose sinusoidal position table is left out (the model makes it), bf16.
+class DistilBertDirectoryTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DistilBertDirectoryTest, IdsHiddenStatesAndPooledVectorsMatchTorch) {
+  const std::string copy = GetParam();
+  absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(kTestdata + "/hf_distilbert_" + copy);
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  nlohmann::json reference = nlohmann::json::parse(*ReadFile(kTestdata + "/hf_distilbert_reference.json"));
+  const nlohmann::json& expected = reference[copy];
+  Pooling pooling = Pooling::kMean;
+  bool normalize = false;
+  if (dir->sentence_pooling()) {
+    pooling = dir->sentence_pooling()->pooling;
+    normalize = dir->sentence_pooling()->normalize;
+  }
+  EXPECT_EQ(PoolingName(pooling), expected["pooling"].get<std::string>());
+  EXPECT_EQ(normalize, expected["normalize"].get<bool>());
+  double max_hidden = 0.0, max_pooled = 0.0;
+  for (size_t i = 0; i < reference["texts"].size(); ++i) {
+    absl::StatusOr<EmbeddedText> text = dir->Embed(reference["texts"][i].get<std::string>(), {.threads = 2});
+    ASSERT_TRUE(text.ok()) << text.status();
+    EXPECT_EQ(text->ids, reference["ids"][i].get<std::vector<uint32_t>>()) << reference["texts"][i];
+    ASSERT_EQ(text->hidden.rows(), static_cast<int64_t>(expected["hidden"][i].size()));
+    for (int64_t t = 0; t < text->hidden.rows(); ++t) {
+      for (int64_t j = 0; j < text->hidden.cols(); ++j) {
+        max_hidden = std::max(max_hidden, std::abs(text->hidden.at(t, j) - expected["hidden"][i][t][j].get<double>()));
+      }
+    }
+    absl::StatusOr<std::vector<float>> pooled = PoolVectors(text->hidden.view(), pooling);
+    ASSERT_TRUE(pooled.ok()) << pooled.status();
+    if (normalize) NormalizeL2(*pooled);
+    ASSERT_EQ(pooled->size(), expected["pooled"][i].size());
+    for (size_t j = 0; j < pooled->size(); ++j) {
+      max_pooled = std::max(max_pooled, std::abs((*pooled)[j] - expected["pooled"][i][j].get<double>()));
+    }
+  }
+  EXPECT_LE(max_hidden, 1e-4);
+  EXPECT_LE(max_pooled, 1e-4);
+  std::printf("[ measured ] distilbert %s: max |tokvec - torch| hidden %.3g, pooled %.3g\n", copy.c_str(),
+              max_hidden, max_pooled);
+}
+
+INSTANTIATE_TEST_SUITE_P(Copies, DistilBertDirectoryTest, ::testing::Values("f32", "sinusoidal", "bf16"));
+
 TEST(ModelDirectoryTest, BertWithoutClsIsAnError) {
   const std::string dir = ::testing::TempDir() + "/tokvec_bert_no_cls_" + std::to_string(::getpid());
   std::filesystem::remove_all(dir);

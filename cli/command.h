@@ -42,6 +42,8 @@ void RegisterBenchCommand(CLI::App& app, CommandAction* action);
 void RegisterWord2VecCommand(CLI::App& app, CommandAction* action);
 void RegisterServeCommand(CLI::App& app, CommandAction* action);
 void RegisterSearchCommand(CLI::App& app, CommandAction* action);
+void RegisterRerankCommand(CLI::App& app, CommandAction* action);
+void RegisterClassifyCommand(CLI::App& app, CommandAction* action);
 
 }  // namespace tokvec::cli
 

@@ -30,6 +30,8 @@ int main(int argc, char** argv) {
   tokvec::cli::RegisterWord2VecCommand(app, &action);
   tokvec::cli::RegisterServeCommand(app, &action);
   tokvec::cli::RegisterSearchCommand(app, &action);
+  tokvec::cli::RegisterRerankCommand(app, &action);
+  tokvec::cli::RegisterClassifyCommand(app, &action);
   // CLI11 reports "A subcommand is required" before it looks at unknown words; name the unknown word instead.
   if (argc >= 2) {
     const std::string first = argv[1];

@@ -182,6 +182,7 @@ absl::Status Model::Bind(const std::string& weights_path) {
     TOKVEC_ASSIGN_OR_RETURN(MatrixView types, r.Matrix2("embeddings.token_type_embeddings.weight", c.type_vocab_size,
                                                         d, "[type_vocab_size, hidden_size]"));
     token_type_row_ = std::span<const float>(types.row(0), static_cast<size_t>(d));
+    token_types_ = types;
     TOKVEC_ASSIGN_OR_RETURN(embedding_norm_, r.Norm("embeddings.LayerNorm", d, "hidden_size", c.layer_norm_eps));
     stack_.config.norm = NormPlacement::kPostLN;
     for (int64_t i = 0; i < c.n_layers; ++i) {
@@ -361,9 +362,13 @@ absl::Status Model::BindAttentionKinds() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Matrix> Model::Embed(std::span<const uint32_t> ids) const {
+absl::StatusOr<Matrix> Model::Embed(std::span<const uint32_t> ids, std::span<const uint8_t> type_ids) const {
   const int64_t seq_len = static_cast<int64_t>(ids.size());
   const int64_t d = config_.d_model;
+  if (!type_ids.empty() && type_ids.size() != ids.size()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{} token type ids for {} tokens: give one per token, or none", type_ids.size(), ids.size()));
+  }
   TOKVEC_ASSIGN_OR_RETURN(Matrix x, EmbedTokens(token_table_, ids));
   switch (config_.arch) {
     case Architecture::kGpt2:
@@ -394,8 +399,15 @@ absl::StatusOr<Matrix> Model::Embed(std::span<const uint32_t> ids) const {
       const int64_t first = config_.arch == Architecture::kBert ? 0 : config_.pad_token_id + 1;
       TOKVEC_RETURN_IF_ERROR(AddPositions(position_table_, first, &x));
       for (int64_t t = 0; t < seq_len && !token_type_row_.empty(); ++t) {  // DistilBERT: no token types
+        const uint8_t type = type_ids.empty() ? 0 : type_ids[static_cast<size_t>(t)];
+        if (type >= token_types_.rows) {
+          return absl::InvalidArgumentError(fmt::format(
+              "token {} has type id {}, but the model has {} token type{} (type_vocab_size)", t, type,
+              token_types_.rows, token_types_.rows == 1 ? "" : "s"));
+        }
+        const float* type_row = token_types_.row(type);
         float* row = x.row(t);
-        for (int64_t j = 0; j < d; ++j) row[j] += token_type_row_[static_cast<size_t>(j)];
+        for (int64_t j = 0; j < d; ++j) row[j] += type_row[j];
       }
       TOKVEC_ASSIGN_OR_RETURN(x, LayerNorm(x.view(), *embedding_norm_));
       break;
@@ -423,7 +435,7 @@ absl::StatusOr<ModelOutput> Model::Forward(std::span<const uint32_t> ids, const 
     return out;
   }
   // 1. Token (+ position, + type) embeddings: x [T, D].
-  TOKVEC_ASSIGN_OR_RETURN(Matrix x, Embed(ids));
+  TOKVEC_ASSIGN_OR_RETURN(Matrix x, Embed(ids, options.type_ids));
   if (config_.decoder()) {
     TOKVEC_ASSIGN_OR_RETURN(DecoderOutput decoded, RunDecoderStack(decoder_, x.view(),
                                                                    {.threads = options.threads,
@@ -456,9 +468,14 @@ void Model::GiveBackWorkspace(std::unique_ptr<ForwardBatchWorkspace> workspace) 
 }
 
 absl::StatusOr<std::vector<Matrix>> Model::ForwardBatch(const std::vector<std::vector<uint32_t>>& batch,
-                                                        int threads, ForwardBatchWorkspace* workspace) const {
+                                                        int threads, ForwardBatchWorkspace* workspace,
+                                                        const std::vector<std::vector<uint8_t>>* type_ids) const {
   std::vector<Matrix> out;
   if (batch.empty()) return out;
+  if (type_ids != nullptr && type_ids->size() != batch.size()) {
+    return absl::InvalidArgumentError(
+        fmt::format("ForwardBatch: {} token type id lists for {} sequences", type_ids->size(), batch.size()));
+  }
   const int64_t d = config_.d_model;
   const int64_t n = static_cast<int64_t>(batch.size());
   std::vector<int64_t> lengths, starts;  // [B] each
@@ -484,7 +501,9 @@ absl::StatusOr<std::vector<Matrix>> Model::ForwardBatch(const std::vector<std::v
   float* x = ws.x.Reserve(std::max<int64_t>(rows, 1) * d);
   for (int64_t b = 0; b < n; ++b) {
     if (lengths[b] == 0) continue;
-    TOKVEC_ASSIGN_OR_RETURN(Matrix one, Embed(batch[b]));  // [T, D]
+    const std::span<const uint8_t> types =
+        type_ids != nullptr ? std::span<const uint8_t>((*type_ids)[b]) : std::span<const uint8_t>();
+    TOKVEC_ASSIGN_OR_RETURN(Matrix one, Embed(batch[b], types));  // [T, D]
     std::copy(one.data(), one.data() + one.size(), x + starts[b] * d);
   }
   // 2. The blocks over the whole batch (alternating between the two buffers), then ln_f.

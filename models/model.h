@@ -82,6 +82,10 @@ namespace tokvec {
 struct ForwardOptions {
   int threads = 1;
   std::vector<int64_t> keep_weights_of;  // layers whose attention weights to return
+  // [T] token type (segment) ids, as a tokenizer's pair template gives them (sequence_encoding.h); empty: all 0.
+  // RoBERTa and BERT add token_type_embeddings[type] (a type >= type_vocab_size is InvalidArgument); the models
+  // without token types (GPT-2, GPT-Neo, DistilBERT, the decoders) take them and ignore them, as Hugging Face's do.
+  std::span<const uint8_t> type_ids;
 };
 
 // What Model::ForwardBatch reuses from layer to layer and, passed again, from call to call: the hidden states of
@@ -130,8 +134,10 @@ class Model {
   // sequence within 1e-5, and a sequence's vectors do not depend on the others in the batch. Sequences of
   // different lengths need a model whose every layer runs per sequence (RaggedBatches(); else InvalidArgument).
   // No attention weights. `workspace` may be null (buffers are then allocated for this call).
+  // `type_ids` (optional): [B] x [T_b] token type ids, as ForwardOptions::type_ids.
   absl::StatusOr<std::vector<Matrix>> ForwardBatch(const std::vector<std::vector<uint32_t>>& batch, int threads,
-                                                   ForwardBatchWorkspace* workspace = nullptr) const;
+                                                   ForwardBatchWorkspace* workspace = nullptr,
+                                                   const std::vector<std::vector<uint8_t>>* type_ids = nullptr) const;
   // ForwardBatch workspaces kept between calls: EmbedIdSequences takes one per worker and gives it back. A fresh
   // one is ~70 MB of new pages for a 2,048-row batch of a 768-wide model (whose first touch cost 2-4% of a 32-text
   // call here); up to kKeptWorkspaces stay with the model until it is destroyed. Thread-safe.
@@ -149,7 +155,8 @@ class Model {
   // Each layer's kind of attention (config.attention) with its seed, Performer features or Linformer tensors.
   absl::Status BindAttentionKinds();
   // Step 1 of Forward: token (+ position, + type) embeddings, [T, D]; T <= max_len checked by the caller.
-  absl::StatusOr<Matrix> Embed(std::span<const uint32_t> ids) const;
+  // `type_ids`: [T] or empty (ForwardOptions::type_ids).
+  absl::StatusOr<Matrix> Embed(std::span<const uint32_t> ids, std::span<const uint8_t> type_ids = {}) const;
 
   ModelConfig config_;
   std::unique_ptr<SafetensorsShards> weights_;  // owns the memory every view below points into
@@ -157,6 +164,7 @@ class Model {
   MatrixView position_table_;                 // [N, D] (gpt2: wpe; roberta: position_embeddings)
   Matrix sinusoid_;                           // [max_len, D] (encoder; distilbert without a position tensor)
   std::span<const float> token_type_row_;     // [D] (roberta, bert: token_type_embeddings row 0; distilbert none)
+  MatrixView token_types_;                    // [types, D] (roberta, bert: token_type_embeddings)
   std::optional<LayerNormWeights> embedding_norm_;  // roberta: embeddings.LayerNorm
   TransformerStack stack_;
   // llama / qwen2 / qwen3: the RMSNorm / RoPE / GQA / SwiGLU stack instead of stack_.

@@ -26,6 +26,7 @@ Writes, under the output folder:
         sinusoidal  "distilbert." names plus vocab_* heads (DistilBertForMaskedLM), sinusoidal_pos_embds true and
                     no position tensor (the model makes the table), vocab.txt only, cls pooling
         bf16        tokenizer.json only, no sentence-transformers files
+  hf_bert_cross/, hf_distilbert_nli/, hf_cross_reference.json  sequence classification heads (write_cross_encoders)
   hf_gpt2_reference.json, hf_roberta_reference.json, hf_gpt_neo_reference.json, hf_bert_reference.json,
   hf_distilbert_reference.json:
       {"texts": [...], "ids": [[...]], "f32": {"hidden": [[[...]]], "attentions": [L][H][T][T] of text 0,
@@ -270,15 +271,16 @@ def gpt_neo_forward(w, ids, eps):
     return layer_norm(x, w["ln_f.weight"], w["ln_f.bias"], eps), attentions
 
 
-def roberta_forward(w, ids, eps, first_position=ROBERTA_PAD + 1):
+def roberta_forward(w, ids, eps, first_position=ROBERTA_PAD + 1, type_ids=None):
     """transformers RobertaModel: word + position (from pad+1) + token-type embeddings, LayerNorm, post-LN blocks
     with nn.Linear [out, in] weights and exact GELU; output = last_hidden_state. BertModel is the same network with
-    positions from 0 (first_position=0)."""
+    positions from 0 (first_position=0). type_ids: [T] token types (default all 0)."""
     w = {k: v.double() for k, v in w.items()}
     t = len(ids)
     positions = torch.arange(t) + first_position
+    types = torch.tensor(type_ids) if type_ids is not None else torch.zeros(t, dtype=torch.long)
     x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][positions] + \
-        w["embeddings.token_type_embeddings.weight"][0]
+        w["embeddings.token_type_embeddings.weight"][types]
     x = layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], eps)
     attentions = []
     for i in range(N_LAYERS):
@@ -726,6 +728,80 @@ def write_distilbert(out_dir):
         json.dump(reference, f, separators=(",", ":"))
 
 
+CROSS_PAIRS = [(BERT_TEXTS[0], text) for text in BERT_TEXTS] + [(BERT_TEXTS[1], BERT_TEXTS[2])]
+NLI_LABELS = {"0": "contradiction", "1": "entailment", "2": "neutral"}
+
+
+def write_cross_encoders(out_dir):
+    """hf_bert_cross/ (BertForSequenceClassification, one label: a cross-encoder like ms-marco-MiniLM-L6-v2) and
+    hf_distilbert_nli/ (DistilBertForSequenceClassification, three labels by id2label), BERT's vocabulary, and
+    hf_cross_reference.json: {"pairs": [[a, b]], "ids", "type_ids", "bert_cross": {"logits": [[...]]},
+    "distilbert_nli": {"logits": [[...]], "labels": [...]}}. The heads as transformers writes them: BERT's pooler
+    (tanh) then classifier; DistilBERT's pre_classifier (ReLU) then classifier."""
+    gen = torch.Generator().manual_seed(SEED + 17)
+    tokens = bert_vocab()
+    vocab = {tok: i for i, tok in enumerate(tokens)}
+    ids, type_ids = [], []
+    for a, b in CROSS_PAIRS:
+        first = [vocab["[CLS]"]] + wordpiece_encode(a, vocab) + [vocab["[SEP]"]]
+        second = wordpiece_encode(b, vocab) + [vocab["[SEP]"]]
+        ids.append(first + second)
+        type_ids.append([0] * len(first) + [1] * len(second))
+    reference = {"pairs": [list(p) for p in CROSS_PAIRS], "ids": ids, "type_ids": type_ids}
+    # BERT cross-encoder.
+    weights = random_weights(bert_shapes(len(tokens)), gen)
+    weights["classifier.weight"] = 0.2 * torch.randn((1, D_MODEL), generator=gen)
+    weights["classifier.bias"] = 0.1 * torch.randn((1,), generator=gen)
+    folder = os.path.join(out_dir, "hf_bert_cross")
+    os.makedirs(folder, exist_ok=True)
+    write_bert_tokenizer_files(folder, tokens, True, False)
+    config = {"architectures": ["BertForSequenceClassification"], "model_type": "bert", "hidden_act": "gelu",
+              "hidden_size": D_MODEL, "num_attention_heads": N_HEADS, "num_hidden_layers": N_LAYERS,
+              "intermediate_size": D_FF, "max_position_embeddings": BERT_POSITIONS, "vocab_size": len(tokens),
+              "type_vocab_size": BERT_TYPES, "pad_token_id": 0, "layer_norm_eps": 1e-12,
+              "position_embedding_type": "absolute", "id2label": {"0": "LABEL_0"}, "label2id": {"LABEL_0": 0},
+              "sbert_ce_default_activation_function": "torch.nn.modules.activation.Sigmoid"}
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    tensors = [(("" if k.startswith("classifier") else "bert.") + k, v, "F32") for k, v in weights.items()]
+    write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+    logits = []
+    for seq, types in zip(ids, type_ids):
+        h, _ = roberta_forward(weights, seq, 1e-12, first_position=0, type_ids=types)
+        w = {k: v.double() for k, v in weights.items()}
+        pooled = torch.tanh(F.linear(h[0], w["pooler.dense.weight"], w["pooler.dense.bias"]))
+        logits.append(floats(F.linear(pooled, w["classifier.weight"], w["classifier.bias"])))
+    reference["bert_cross"] = {"logits": logits}
+    # DistilBERT classifier (token types ignored, as DistilBertModel takes none).
+    weights = random_weights(distilbert_shapes(len(tokens)), gen)
+    weights["pre_classifier.weight"] = 0.2 * torch.randn((D_MODEL, D_MODEL), generator=gen)
+    weights["pre_classifier.bias"] = 0.1 * torch.randn((D_MODEL,), generator=gen)
+    weights["classifier.weight"] = 0.2 * torch.randn((len(NLI_LABELS), D_MODEL), generator=gen)
+    weights["classifier.bias"] = 0.1 * torch.randn((len(NLI_LABELS),), generator=gen)
+    folder = os.path.join(out_dir, "hf_distilbert_nli")
+    os.makedirs(folder, exist_ok=True)
+    write_bert_tokenizer_files(folder, tokens, True, False)
+    config = {"architectures": ["DistilBertForSequenceClassification"], "model_type": "distilbert",
+              "activation": "gelu", "dim": D_MODEL, "n_heads": N_HEADS, "n_layers": N_LAYERS, "hidden_dim": D_FF,
+              "max_position_embeddings": BERT_POSITIONS, "vocab_size": len(tokens), "pad_token_id": 0,
+              "sinusoidal_pos_embds": False, "id2label": NLI_LABELS,
+              "label2id": {v: int(k) for k, v in NLI_LABELS.items()}}
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    tensors = [((k if k.startswith(("pre_classifier", "classifier")) else "distilbert." + k), v, "F32")
+               for k, v in weights.items()]
+    write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+    logits = []
+    for seq in ids:
+        h, _ = distilbert_forward(weights, seq)
+        w = {k: v.double() for k, v in weights.items()}
+        pooled = torch.relu(F.linear(h[0], w["pre_classifier.weight"], w["pre_classifier.bias"]))
+        logits.append(floats(F.linear(pooled, w["classifier.weight"], w["classifier.bias"])))
+    reference["distilbert_nli"] = {"logits": logits, "labels": [NLI_LABELS[str(i)] for i in range(len(NLI_LABELS))]}
+    with open(os.path.join(out_dir, "hf_cross_reference.json"), "w") as f:
+        json.dump(reference, f, separators=(",", ":"))
+
+
 def floats(t):
     return [float(f"{x:.9g}") for x in t.flatten().tolist()]
 
@@ -870,6 +946,8 @@ def generate(out_dir):
     write_bert(out_dir)
     # DistilBERT: BERT's vocabulary and texts, its own generator.
     write_distilbert(out_dir)
+    # Cross-encoders and classifiers (sequence classification heads), their own generator.
+    write_cross_encoders(out_dir)
 
 
 if __name__ == "__main__":

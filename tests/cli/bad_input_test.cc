@@ -80,6 +80,18 @@ void RunFixtureCommand(const std::vector<std::string>& args) {
   ASSERT_EQ(r.exit_code, 0) << "fixture command failed: " << args[0] << "\n" << r.Describe();
 }
 
+// A cross-encoder (tests/attention/testdata/hf_bert_cross) and a DistilBERT classifier whose config.json names
+// BERT's head, whose tensors it lacks.
+void WriteClassifierFixtures(const fs::path& d) {
+  const fs::path testdata = fs::path(TOKVEC_SOURCE_DIR) / "tests" / "attention" / "testdata";
+  fs::copy(testdata / "hf_bert_cross", d / "cross_model", fs::copy_options::recursive);
+  fs::copy(testdata / "hf_distilbert_nli", d / "wrong_head_model", fs::copy_options::recursive);
+  std::string config = ReadFixture(d / "wrong_head_model" / "config.json");
+  const std::string from = "DistilBertForSequenceClassification";
+  config.replace(config.find(from), from.size(), "BertForSequenceClassification");
+  WriteFixture(d / "wrong_head_model" / "config.json", config);
+}
+
 // LLaMA / Qwen directories (tests/attention/testdata's random checkpoints) with one thing wrong each: key/value
 // heads that do not divide the query heads, rope_scaling set, a qwen3 config over weights without q_norm, a GELU
 // feed-forward, Qwen2's sliding windows; and a valid llama directory (fit refuses it).
@@ -344,6 +356,7 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
                  "\"activation_function\": \"gelu_new\"}\n");
     WriteBertFixtures(d);
     WriteDecoderFixtures(d);
+    WriteClassifierFixtures(d);
   }
   // BERT directories (copies of tests/attention/testdata/hf_bert_sharded and hf_bert_bf16), each broken one way.
   static void WriteBertFixtures(const fs::path& d) {
@@ -853,6 +866,20 @@ const BadInput kDataRows[] = {
              "--dimensions"),
     BadInput("EmbedTooManyDimensions", {"embed", "-m", "{dir}/model", "--dimensions", "17", "{dir}/corpus.txt"}, 1,
              "--dimensions 17 is more than the model's 16"),
+    // rerank, classify
+    BadInput("RerankNoQuery", {"rerank", "-m", "{dir}/cross_model", "{dir}/corpus.txt"}, 2, "--query is required"),
+    BadInput("RerankNegativeTopK", {"rerank", "-m", "{dir}/cross_model", "-q", "x", "-k", "-1", "{dir}/corpus.txt"},
+             2, "--top-k"),
+    BadInput("RerankModelWithoutHead", {"rerank", "-m", "{dir}/model", "-q", "x", "{dir}/corpus.txt"}, 1,
+             "names no classification head tokvec reads"),
+    BadInput("RerankMissingInput", {"rerank", "-m", "{dir}/cross_model", "-q", "x", "{dir}/missing.txt"}, 1,
+             "missing.txt"),
+    BadInput("RerankInvalidUtf8", {"rerank", "-m", "{dir}/cross_model", "-q", "x", "{dir}/bad_utf8.txt"}, 1,
+             "invalid UTF-8"),
+    BadInput("ClassifyPairsWithoutTab", {"classify", "-m", "{dir}/cross_model", "--pairs", "{dir}/corpus.txt"}, 1,
+             "line 1: --pairs needs two texts separated by a tab"),
+    BadInput("ClassifyHeadTensorsMissing", {"classify", "-m", "{dir}/wrong_head_model", "{dir}/corpus.txt"}, 1,
+             "has no tensor 'bert.pooler.dense.weight' (the classification head)"),
     // search
     BadInput("SearchNoIndex", {"search", "{dir}/queries4.npy"}, 2, "--index is required"),
     BadInput("SearchTextWithoutModel", {"search", "-i", "{dir}/index4.npy", "{dir}/corpus.txt"}, 2,

@@ -1,0 +1,53 @@
+// Hugging Face's *ForSequenceClassification heads over a model's last hidden state, for cross-encoders (rerankers)
+// and text classifiers. Each reads the first token's vector ([CLS] / <s>) and gives one logit per label:
+//   BertForSequenceClassification        bert.pooler.dense [D, D], tanh, then classifier [L, D]
+//   DistilBertForSequenceClassification  pre_classifier [D, D], ReLU, then classifier [L, D]
+// (nn.Linear weights [out, in] with biases; dropout is off at inference). The kind comes from config.json's
+// "architectures", the label names from its "id2label" (LABEL_i where it has none); the head's tensors sit in the
+// checkpoint beside the model's.
+//
+//   TOKVEC_ASSIGN_OR_RETURN(SequenceClassifier head, SequenceClassifier::Load(dir + "/config.json", weights, 384));
+//   std::vector<float> logits = head.Logits(hidden.view());   // [L]
+#ifndef TOKVEC_MODELS_SEQUENCE_CLASSIFIER_H_
+#define TOKVEC_MODELS_SEQUENCE_CLASSIFIER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "kernels/tensor.h"
+
+namespace tokvec {
+
+class SequenceClassifier {
+ public:
+  enum class Kind { kBert, kDistilBert };
+
+  // The head config.json names, read from `weights_path` (model.safetensors or model.safetensors.index.json) for a
+  // model of width `d_model`. NotFound when config.json names no *ForSequenceClassification architecture (the
+  // message lists the ones tokvec reads); InvalidArgument for a missing or misshapen tensor, naming it.
+  static absl::StatusOr<SequenceClassifier> Load(const std::string& config_path, const std::string& weights_path,
+                                                 int64_t d_model);
+
+  // The logits of one sequence's hidden states [T, D] (T >= 1; row 0 is read).
+  std::vector<float> Logits(MatrixView hidden) const;
+
+  Kind kind() const { return kind_; }
+  const std::string& architecture() const { return architecture_; }
+  // [L] names, by label id.
+  const std::vector<std::string>& labels() const { return labels_; }
+
+ private:
+  Kind kind_ = Kind::kBert;
+  std::string architecture_;
+  int64_t d_model_ = 0;
+  std::vector<float> dense_weight_, dense_bias_;  // [D, D], [D]
+  std::vector<float> out_weight_, out_bias_;      // [L, D], [L]
+  std::vector<std::string> labels_;
+};
+
+}  // namespace tokvec
+
+#endif  // TOKVEC_MODELS_SEQUENCE_CLASSIFIER_H_

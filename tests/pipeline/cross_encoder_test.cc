@@ -1,0 +1,126 @@
+// Cross-encoders and classifiers against PyTorch (tests/attention/testdata/hf_bert_cross, hf_distilbert_nli and
+// hf_cross_reference.json, from scripts/gen_hf_checkpoints.py: BertForSequenceClassification with one label,
+// DistilBertForSequenceClassification with three, their heads written from transformers' modeling files): the
+// pairs' ids and type ids, the logits, and the scores CrossEncoder.predict gives.
+#include "pipeline/cross_encoder.h"
+
+#include <cmath>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/file_io.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tokenizer/sequence_encoding.h"
+
+namespace tokvec {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kTestdata = std::string(TOKVEC_SOURCE_DIR) + "/tests/attention/testdata";
+
+struct Reference {
+  nlohmann::json json;
+  std::vector<std::string> a, b;
+};
+
+Reference LoadReference() {
+  Reference r;
+  r.json = nlohmann::json::parse(*ReadFile(kTestdata + "/hf_cross_reference.json"));
+  for (const auto& pair : r.json["pairs"]) {
+    r.a.push_back(pair[0].get<std::string>());
+    r.b.push_back(pair[1].get<std::string>());
+  }
+  return r;
+}
+
+std::vector<std::string_view> Views(const std::vector<std::string>& texts) {
+  return std::vector<std::string_view>(texts.begin(), texts.end());
+}
+
+void ExpectLogits(const std::string& dir, const std::string& key, int threads) {
+  Reference r = LoadReference();
+  absl::StatusOr<CrossEncoder> ranker = CrossEncoder::Load(kTestdata + "/" + dir);
+  ASSERT_TRUE(ranker.ok()) << ranker.status();
+  for (size_t i = 0; i < r.a.size(); ++i) {  // the pair layout: [CLS] a [SEP] b [SEP], types 0 then 1
+    absl::StatusOr<EncodedTokens> pair =
+        EncodePair(ranker->directory().tokenizer(), r.a[i], r.b[i], {.add_special_tokens = true});
+    ASSERT_TRUE(pair.ok()) << pair.status();
+    EXPECT_EQ(std::vector<uint32_t>(pair->ids.begin(), pair->ids.end()),
+              r.json["ids"][i].get<std::vector<uint32_t>>());
+    EXPECT_EQ(pair->type_ids, r.json["type_ids"][i].get<std::vector<uint32_t>>());
+  }
+  const std::vector<std::string_view> a = Views(r.a), b = Views(r.b);
+  absl::StatusOr<std::vector<std::vector<float>>> logits = ranker->Logits(a, b, threads);
+  ASSERT_TRUE(logits.ok()) << logits.status();
+  const nlohmann::json& expected = r.json[key]["logits"];
+  ASSERT_EQ(logits->size(), expected.size());
+  double worst = 0.0;
+  for (size_t i = 0; i < logits->size(); ++i) {
+    ASSERT_EQ((*logits)[i].size(), expected[i].size());
+    for (size_t l = 0; l < expected[i].size(); ++l) {
+      worst = std::max(worst, std::abs((*logits)[i][l] - expected[i][l].get<double>()));
+    }
+  }
+  EXPECT_LE(worst, 1e-5);
+  std::printf("[ measured ] %s, %d thread(s): max |tokvec - torch| logits %.3g\n", dir.c_str(), threads, worst);
+}
+
+TEST(CrossEncoderTest, BertCrossEncoderLogitsMatchTorch) {
+  ExpectLogits("hf_bert_cross", "bert_cross", 1);
+  ExpectLogits("hf_bert_cross", "bert_cross", 2);
+}
+
+TEST(CrossEncoderTest, DistilBertClassifierLogitsMatchTorch) {
+  ExpectLogits("hf_distilbert_nli", "distilbert_nli", 2);
+  absl::StatusOr<CrossEncoder> classifier = CrossEncoder::Load(kTestdata + "/hf_distilbert_nli");
+  ASSERT_TRUE(classifier.ok()) << classifier.status();
+  EXPECT_EQ(classifier->head().labels(), LoadReference().json["distilbert_nli"]["labels"].get<std::vector<std::string>>());
+  EXPECT_EQ(classifier->head().architecture(), "DistilBertForSequenceClassification");
+}
+
+// The type ids matter: the same pair with every type 0 gives another logit (BERT has two token types).
+TEST(CrossEncoderTest, TypeIdsReachTheModel) {
+  absl::StatusOr<CrossEncoder> ranker = CrossEncoder::Load(kTestdata + "/hf_bert_cross");
+  ASSERT_TRUE(ranker.ok()) << ranker.status();
+  Reference r = LoadReference();
+  const std::vector<uint32_t> ids = r.json["ids"][1].get<std::vector<uint32_t>>();
+  const std::vector<uint8_t> types(ids.size(), 0);
+  const std::vector<uint8_t> wrong(ids.size(), 2);
+  absl::StatusOr<ModelOutput> zeros = ranker->directory().model().Forward(ids, {.type_ids = types});
+  ASSERT_TRUE(zeros.ok()) << zeros.status();
+  const float zero_logit = ranker->head().Logits(zeros->hidden.view())[0];
+  EXPECT_GT(std::abs(zero_logit - r.json["bert_cross"]["logits"][1][0].get<double>()), 1e-3);
+  absl::StatusOr<ModelOutput> bad = ranker->directory().model().Forward(ids, {.type_ids = wrong});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("type id 2, but the model has 2 token types"));
+}
+
+TEST(CrossEncoderTest, ScoresAndRanking) {
+  EXPECT_FLOAT_EQ(ScoresOf({0.0f}, false)[0], 0.5f);
+  EXPECT_NEAR(ScoresOf({2.0f}, false)[0], 1.0 / (1.0 + std::exp(-2.0)), 1e-7);
+  EXPECT_FLOAT_EQ(ScoresOf({2.0f}, true)[0], 2.0f);
+  const std::vector<float> softmax = ScoresOf({1.0f, 2.0f, 3.0f}, false);
+  const double sum = std::exp(1.0) + std::exp(2.0) + std::exp(3.0);
+  EXPECT_NEAR(softmax[2], std::exp(3.0) / sum, 1e-7);
+  EXPECT_NEAR(softmax[0] + softmax[1] + softmax[2], 1.0, 1e-6);
+  const std::vector<RankedDocument> ranked = RankDocuments({{0.1f}, {2.0f}, {0.1f}, {-3.0f}}, false, 3);
+  ASSERT_EQ(ranked.size(), 3u);
+  EXPECT_EQ(ranked[0].index, 1u);
+  EXPECT_EQ(ranked[1].index, 0u);  // ties keep input order
+  EXPECT_EQ(ranked[2].index, 2u);
+}
+
+TEST(CrossEncoderTest, AModelWithoutAHeadIsRefusedByName) {
+  absl::StatusOr<CrossEncoder> plain = CrossEncoder::Load(kTestdata + "/hf_bert_f32");
+  ASSERT_FALSE(plain.ok());
+  EXPECT_THAT(std::string(plain.status().message()),
+              AllOf(HasSubstr("names no classification head"), HasSubstr("\"BertModel\""),
+                    HasSubstr("BertForSequenceClassification")));
+}
+
+}  // namespace
+}  // namespace tokvec

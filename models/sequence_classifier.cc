@@ -75,7 +75,7 @@ absl::StatusOr<SequenceClassifier> SequenceClassifier::Load(const std::string& c
   if (layout == nullptr) {
     std::vector<std::string> known;
     for (const HeadLayout& head : kHeads) known.emplace_back(head.architecture);
-    return absl::NotFoundError(fmt::format(
+    return absl::InvalidArgumentError(fmt::format(
         "'{}' names no classification head tokvec reads (\"architectures\": [{}]); tokvec reads {}", config_path,
         named.empty() ? std::string() : fmt::format("\"{}\"", fmt::join(named, "\", \"")), fmt::join(known, ", ")));
   }

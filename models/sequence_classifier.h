@@ -26,8 +26,8 @@ class SequenceClassifier {
   enum class Kind { kBert, kDistilBert };
 
   // The head config.json names, read from `weights_path` (model.safetensors or model.safetensors.index.json) for a
-  // model of width `d_model`. NotFound when config.json names no *ForSequenceClassification architecture (the
-  // message lists the ones tokvec reads); InvalidArgument for a missing or misshapen tensor, naming it.
+  // model of width `d_model`. InvalidArgument when config.json names no *ForSequenceClassification architecture
+  // tokvec reads (the message lists them), and for a missing or misshapen tensor (naming it).
   static absl::StatusOr<SequenceClassifier> Load(const std::string& config_path, const std::string& weights_path,
                                                  int64_t d_model);
 

@@ -16,23 +16,33 @@ constexpr size_t kPairsPerBatch = 32;
 
 }  // namespace
 
+absl::StatusOr<SequenceClassifier> LoadSequenceClassifier(const ModelDirectory& directory) {
+  const std::string& dir = directory.path();
+  const std::string single = dir + "/model.safetensors";
+  const std::string weights = std::filesystem::exists(single) ? single : dir + "/model.safetensors.index.json";
+  return SequenceClassifier::Load(dir + "/config.json", weights, directory.model().config().d_model);
+}
+
 absl::StatusOr<CrossEncoder> CrossEncoder::Load(const std::string& dir, LinearDtype dtype) {
   TOKVEC_ASSIGN_OR_RETURN(ModelDirectory directory, ModelDirectory::Load(dir, dtype));
-  const std::string single = dir + "/model.safetensors";
-  const std::string weights =
-      std::filesystem::exists(single) ? single : dir + "/model.safetensors.index.json";
-  TOKVEC_ASSIGN_OR_RETURN(SequenceClassifier head, SequenceClassifier::Load(dir + "/config.json", weights,
-                                                                            directory.model().config().d_model));
+  TOKVEC_ASSIGN_OR_RETURN(SequenceClassifier head, LoadSequenceClassifier(directory));
   return CrossEncoder(std::move(directory), std::move(head));
 }
 
 absl::StatusOr<std::vector<std::vector<float>>> CrossEncoder::Logits(absl::Span<const std::string_view> a,
                                                                      absl::Span<const std::string_view> b,
                                                                      int threads) const {
+  return ClassifierLogits(directory_, head_, a, b, threads);
+}
+
+absl::StatusOr<std::vector<std::vector<float>>> ClassifierLogits(const ModelDirectory& directory,
+                                                                 const SequenceClassifier& head,
+                                                                 absl::Span<const std::string_view> a,
+                                                                 absl::Span<const std::string_view> b, int threads) {
   if (!b.empty() && b.size() != a.size()) {
     return absl::InvalidArgumentError(fmt::format("{} first texts and {} second texts", a.size(), b.size()));
   }
-  const Model& model = directory_.model();
+  const Model& model = directory.model();
   SequenceLengths lengths;
   lengths.truncation = TruncationParams{.max_length = static_cast<size_t>(model.config().max_len)};
   std::vector<std::vector<float>> out;
@@ -45,10 +55,10 @@ absl::StatusOr<std::vector<std::vector<float>>> CrossEncoder::Logits(absl::Span<
       std::optional<std::string_view> second;
       if (!b.empty()) second = b[i];
       absl::StatusOr<EncodedTokens> encoded =
-          EncodeSequences(directory_.tokenizer(), a[i], second, {.add_special_tokens = true}, lengths);
+          EncodeSequences(directory.tokenizer(), a[i], second, {.add_special_tokens = true}, lengths);
       if (!encoded.ok()) {
-        return absl::Status(encoded.status().code(),
-                            fmt::format("{} {}: {}", b.empty() ? "text" : "pair", i, std::string(encoded.status().message())));
+        return absl::Status(encoded.status().code(), fmt::format("{} {}: {}", b.empty() ? "text" : "pair", i,
+                                                                 std::string(encoded.status().message())));
       }
       ids.emplace_back(encoded->ids.begin(), encoded->ids.end());
       types.emplace_back(encoded->type_ids.begin(), encoded->type_ids.end());
@@ -57,7 +67,7 @@ absl::StatusOr<std::vector<std::vector<float>>> CrossEncoder::Logits(absl::Span<
       }
     }
     TOKVEC_ASSIGN_OR_RETURN(std::vector<Matrix> hidden, model.ForwardBatch(ids, threads, nullptr, &types));
-    for (const Matrix& h : hidden) out.push_back(head_.Logits(h.view()));
+    for (const Matrix& h : hidden) out.push_back(head.Logits(h.view()));
   }
   return out;
 }

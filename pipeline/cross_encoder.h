@@ -44,6 +44,14 @@ class CrossEncoder {
   SequenceClassifier head_;
 };
 
+// The head of a directory already loaded (what CrossEncoder::Load reads after the directory).
+absl::StatusOr<SequenceClassifier> LoadSequenceClassifier(const ModelDirectory& directory);
+// CrossEncoder::Logits with a directory and head held elsewhere (e.g. Python's tokvec.Model).
+absl::StatusOr<std::vector<std::vector<float>>> ClassifierLogits(const ModelDirectory& directory,
+                                                                 const SequenceClassifier& head,
+                                                                 absl::Span<const std::string_view> a,
+                                                                 absl::Span<const std::string_view> b, int threads);
+
 // Scores from logits: one label, the sigmoid of its logit (the logit itself with `raw_scores`); several, the
 // softmax over them (raw: the logits).
 std::vector<float> ScoresOf(const std::vector<float>& logits, bool raw_scores);

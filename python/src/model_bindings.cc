@@ -7,12 +7,14 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "fmt/format.h"
+#include "pipeline/cross_encoder.h"
 #include "pipeline/embed_texts.h"
 #include "pipeline/model_directory.h"
 #include "pipeline/sentence_transformers_config.h"
@@ -40,10 +42,77 @@ class ModelObject {
  public:
   explicit ModelObject(ModelDirectory dir) : dir_(std::move(dir)) {}
   const ModelDirectory& dir() const { return dir_; }
+  // The classification head (models/sequence_classifier.h), read on first use; an error for a model without one.
+  const SequenceClassifier& head() const {
+    std::lock_guard<std::mutex> lock(head_mutex_);
+    if (!head_) head_ = Check(LoadSequenceClassifier(dir_));
+    return *head_;
+  }
 
  private:
   ModelDirectory dir_;
+  mutable std::mutex head_mutex_;
+  mutable std::optional<SequenceClassifier> head_;
 };
+
+// The logits [N] x [L] of pairs (or single texts when `b` is empty), the GIL released.
+std::vector<std::vector<float>> PairLogits(const ModelObject& self, const std::vector<std::string>& a,
+                                           const std::vector<std::string>& b, int num_threads) {
+  const SequenceClassifier& head = self.head();
+  const std::vector<std::string_view> av(a.begin(), a.end()), bv(b.begin(), b.end());
+  absl::StatusOr<std::vector<std::vector<float>>> logits = absl::UnknownError("not run");
+  {
+    py::gil_scoped_release release;
+    logits = ClassifierLogits(self.dir(), head, av, bv, Threads(num_threads));
+  }
+  return Check(std::move(logits));
+}
+
+// Model.rerank: sentence-transformers' CrossEncoder.rank shape, [{"corpus_id", "score"[, "text"]}] best first.
+py::list Rerank(const ModelObject& self, const std::string& query, const std::vector<std::string>& documents,
+                std::optional<size_t> top_k, bool return_documents, bool raw_scores, int num_threads) {
+  const std::vector<std::string> queries(documents.size(), query);
+  const std::vector<RankedDocument> ranked =
+      RankDocuments(PairLogits(self, queries, documents, num_threads), raw_scores, top_k.value_or(0));
+  py::list out;
+  for (const RankedDocument& doc : ranked) {
+    py::dict item;
+    item["corpus_id"] = doc.index;
+    item["score"] = doc.score;
+    if (return_documents) item["text"] = documents[doc.index];
+    out.append(item);
+  }
+  return out;
+}
+
+// Model.predict: float32 [N] (one label) or [N, L] scores of pairs or texts, as CrossEncoder.predict.
+py::array_t<float> Predict(const ModelObject& self, py::handle inputs, bool raw_scores, int num_threads) {
+  std::vector<std::string> a, b;
+  bool pairs = false, texts = false;
+  for (py::handle item : inputs) {
+    if (PyUnicode_Check(item.ptr())) {
+      texts = true;
+      a.push_back(item.cast<std::string>());
+    } else {
+      auto pair = item.cast<std::vector<std::string>>();
+      if (pair.size() != 2) throw py::value_error("predict takes texts or (text, text) pairs");
+      pairs = true;
+      a.push_back(std::move(pair[0]));
+      b.push_back(std::move(pair[1]));
+    }
+  }
+  if (pairs && texts) throw py::value_error("predict takes texts or (text, text) pairs, not both in one call");
+  const std::vector<std::vector<float>> logits = PairLogits(self, a, b, num_threads);
+  const size_t labels = self.head().labels().size();
+  Matrix scores(static_cast<int64_t>(logits.size()), static_cast<int64_t>(labels));
+  for (size_t i = 0; i < logits.size(); ++i) {
+    const std::vector<float> row = ScoresOf(logits[i], raw_scores);
+    std::copy(row.begin(), row.end(), scores.row(static_cast<int64_t>(i)));
+  }
+  py::array_t<float> out = ToArray(std::move(scores));
+  if (labels == 1) return out.attr("reshape")(py::make_tuple(static_cast<py::ssize_t>(logits.size())));
+  return out;
+}
 
 py::array Embed(const ModelObject& self, py::handle texts, const std::string& pooling, bool normalize,
                          size_t batch_size, int num_threads, int64_t window, int64_t stride,
@@ -178,6 +247,17 @@ void RegisterModel(py::module_& m) {
       .def("tokenize",
            [](const ModelObject& self, py::handle text) { return Check(self.dir().Tokenize(TextView(text))); },
            py::arg("text"), "Ids as the model takes them (RoBERTa: <s> ... </s>).")
+      .def("rerank", &Rerank, py::arg("query"), py::arg("documents"), py::arg("top_k") = py::none(),
+           py::arg("return_documents") = false, py::arg("raw_scores") = false, py::arg("num_threads") = 0,
+           "Cross-encoders: the documents by their score for the query, best first, as sentence-transformers' "
+           "CrossEncoder.rank: [{'corpus_id': i, 'score': s[, 'text': ...]}]; scores are the sigmoid of the "
+           "logit (raw_scores: the logit). `tokvec rerank`.")
+      .def("predict", &Predict, py::arg("inputs"), py::arg("raw_scores") = false, py::arg("num_threads") = 0,
+           "Sequence classifiers and cross-encoders: float32 scores of (text, text) pairs or of texts, as "
+           "CrossEncoder.predict: [N] for a one-label model (sigmoid), [N, labels] otherwise (softmax); raw_scores: "
+           "the logits. Label names: Model.labels.")
+      .def_property_readonly("labels", [](const ModelObject& self) { return self.head().labels(); },
+                             "The classification head's label names (config.json's id2label).")
       .def_property_readonly("d_model", [](const ModelObject& self) { return self.dir().model().config().d_model; })
       .def_property_readonly("n_layers", [](const ModelObject& self) { return self.dir().model().config().n_layers; })
       .def_property_readonly("n_heads", [](const ModelObject& self) { return self.dir().model().config().n_heads; })

@@ -1,6 +1,6 @@
 # Type stubs of the tokvec module (the C++ extension tokvec._tokvec and the wrappers in __init__.py).
 import os
-from typing import AbstractSet, Iterable, Literal, Optional, Sequence, Union
+from typing import Any, AbstractSet, Iterable, Literal, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -82,6 +82,15 @@ class Model:
         """One head's attention weights [T, T] (rows: queries)."""
     def tokenize(self, text: _Text) -> list[int]:
         """Ids as the model takes them (RoBERTa: <s> ... </s>)."""
+    def rerank(self, query: str, documents: Sequence[str], top_k: Optional[int] = None,
+               return_documents: bool = False, raw_scores: bool = False,
+               num_threads: int = 0) -> list[dict[str, Any]]:
+        """Cross-encoders: [{'corpus_id', 'score'[, 'text']}] best first (sentence-transformers' CrossEncoder.rank)."""
+    def predict(self, inputs: Iterable[Union[str, tuple[str, str]]], raw_scores: bool = False,
+                num_threads: int = 0) -> npt.NDArray[np.float32]:
+        """Classifiers / cross-encoders: [N] (one label, sigmoid) or [N, labels] (softmax) scores."""
+    @property
+    def labels(self) -> list[str]: ...
     @property
     def d_model(self) -> int: ...
     @property

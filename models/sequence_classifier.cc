@@ -24,6 +24,10 @@ struct HeadLayout {
 constexpr HeadLayout kHeads[] = {
     {"BertForSequenceClassification", SequenceClassifier::Kind::kBert, "bert.pooler.dense", "classifier"},
     {"DistilBertForSequenceClassification", SequenceClassifier::Kind::kDistilBert, "pre_classifier", "classifier"},
+    {"RobertaForSequenceClassification", SequenceClassifier::Kind::kRoberta, "classifier.dense",
+     "classifier.out_proj"},
+    {"XLMRobertaForSequenceClassification", SequenceClassifier::Kind::kRoberta, "classifier.dense",
+     "classifier.out_proj"},
 };
 
 // Reads name.weight ([rows, cols]; rows 0: any) and name.bias into `weight` and `bias`; returns the rows.

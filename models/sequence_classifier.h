@@ -2,6 +2,8 @@
 // and text classifiers. Each reads the first token's vector ([CLS] / <s>) and gives one logit per label:
 //   BertForSequenceClassification        bert.pooler.dense [D, D], tanh, then classifier [L, D]
 //   DistilBertForSequenceClassification  pre_classifier [D, D], ReLU, then classifier [L, D]
+//   RobertaForSequenceClassification, XLMRobertaForSequenceClassification (bge-reranker-base / -v2-m3)
+//                                        classifier.dense [D, D], tanh, then classifier.out_proj [L, D]
 // (nn.Linear weights [out, in] with biases; dropout is off at inference). The kind comes from config.json's
 // "architectures", the label names from its "id2label" (LABEL_i where it has none); the head's tensors sit in the
 // checkpoint beside the model's.
@@ -23,7 +25,7 @@ namespace tokvec {
 
 class SequenceClassifier {
  public:
-  enum class Kind { kBert, kDistilBert };
+  enum class Kind { kBert, kDistilBert, kRoberta };
 
   // The head config.json names, read from `weights_path` (model.safetensors or model.safetensors.index.json) for a
   // model of width `d_model`. InvalidArgument when config.json names no *ForSequenceClassification architecture

@@ -27,6 +27,7 @@ Writes, under the output folder:
                     no position tensor (the model makes the table), vocab.txt only, cls pooling
         bf16        tokenizer.json only, no sentence-transformers files
   hf_bert_cross/, hf_distilbert_nli/, hf_cross_reference.json  sequence classification heads (write_cross_encoders)
+  hf_roberta_cross/, hf_roberta_cross_reference.json  RobertaForSequenceClassification with a tokenizer.json
   hf_gpt2_reference.json, hf_roberta_reference.json, hf_gpt_neo_reference.json, hf_bert_reference.json,
   hf_distilbert_reference.json:
       {"texts": [...], "ids": [[...]], "f32": {"hidden": [[[...]]], "attentions": [L][H][T][T] of text 0,
@@ -802,6 +803,62 @@ def write_cross_encoders(out_dir):
         json.dump(reference, f, separators=(",", ":"))
 
 
+def write_roberta_cross_encoder(out_dir, vocab, merges):
+    """hf_roberta_cross/ (RobertaForSequenceClassification, one label, as bge-reranker-base's head) with a
+    tokenizer.json (ByteLevel, RobertaProcessing: <s> A </s></s> B </s>, every type id 0), and
+    hf_roberta_cross_reference.json {"pairs", "ids", "logits"}. Head: classifier.dense + tanh on <s>'s vector,
+    then classifier.out_proj."""
+    gen = torch.Generator().manual_seed(SEED + 19)
+    weights = random_weights(roberta_shapes(len(vocab)), gen)
+    head = {"classifier.dense.weight": 0.2 * torch.randn((D_MODEL, D_MODEL), generator=gen),
+            "classifier.dense.bias": 0.1 * torch.randn((D_MODEL,), generator=gen),
+            "classifier.out_proj.weight": 0.2 * torch.randn((1, D_MODEL), generator=gen),
+            "classifier.out_proj.bias": 0.1 * torch.randn((1,), generator=gen)}
+    eps = 1e-5
+    folder = os.path.join(out_dir, "hf_roberta_cross")
+    os.makedirs(folder, exist_ok=True)
+    specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    added = [{"id": vocab[t], "content": t, "single_word": False, "lstrip": t == "<mask>", "rstrip": False,
+              "normalized": False, "special": True} for t in specials]
+    tokenizer = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added, "normalizer": None,
+                 "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                                   "use_regex": True},
+                 "post_processor": {"type": "RobertaProcessing", "sep": ["</s>", vocab["</s>"]],
+                                    "cls": ["<s>", vocab["<s>"]], "trim_offsets": True, "add_prefix_space": False},
+                 "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+                 "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
+                           "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False,
+                           "ignore_merges": False, "vocab": vocab, "merges": [[a, b] for a, b in merges]}}
+    with open(os.path.join(folder, "tokenizer.json"), "w", encoding="utf-8") as f:
+        json.dump(tokenizer, f, ensure_ascii=False, separators=(",", ":"))
+    config = {"architectures": ["RobertaForSequenceClassification"], "model_type": "roberta", "hidden_act": "gelu",
+              "hidden_size": D_MODEL, "num_attention_heads": N_HEADS, "num_hidden_layers": N_LAYERS,
+              "intermediate_size": D_FF, "max_position_embeddings": ROBERTA_POSITIONS, "vocab_size": len(vocab),
+              "type_vocab_size": 1, "pad_token_id": ROBERTA_PAD, "bos_token_id": 0, "eos_token_id": 2,
+              "layer_norm_eps": eps, "position_embedding_type": "absolute", "id2label": {"0": "LABEL_0"},
+              "label2id": {"LABEL_0": 0}}
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    tensors = [("roberta." + k, v, "F32") for k, v in weights.items() if not k.startswith("pooler")]
+    tensors += [(k, v, "F32") for k, v in head.items()]
+    write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+    candidates = [(TEXTS[0], text) for text in TEXTS] + [(TEXTS[1], TEXTS[2]), (TEXTS[2], TEXTS[0])]
+    pairs, ids, logits = [], [], []
+    w = {k: v.double() for k, v in head.items()}
+    for a, b in candidates:
+        seq = [vocab["<s>"]] + bpe_encode(a, vocab, merges) + [vocab["</s>"], vocab["</s>"]] + \
+            bpe_encode(b, vocab, merges) + [vocab["</s>"]]
+        if len(seq) > ROBERTA_POSITIONS - ROBERTA_PAD - 1:
+            continue  # the pairs that fit the model without truncation
+        pairs.append((a, b))
+        ids.append(seq)
+        h, _ = roberta_forward(weights, seq, eps)
+        x = torch.tanh(F.linear(h[0], w["classifier.dense.weight"], w["classifier.dense.bias"]))
+        logits.append(floats(F.linear(x, w["classifier.out_proj.weight"], w["classifier.out_proj.bias"])))
+    with open(os.path.join(out_dir, "hf_roberta_cross_reference.json"), "w") as f:
+        json.dump({"pairs": [list(p) for p in pairs], "ids": ids, "logits": logits}, f, separators=(",", ":"))
+
+
 def floats(t):
     return [float(f"{x:.9g}") for x in t.flatten().tolist()]
 
@@ -946,8 +1003,9 @@ def generate(out_dir):
     write_bert(out_dir)
     # DistilBERT: BERT's vocabulary and texts, its own generator.
     write_distilbert(out_dir)
-    # Cross-encoders and classifiers (sequence classification heads), their own generator.
+    # Cross-encoders and classifiers (sequence classification heads), their own generators.
     write_cross_encoders(out_dir)
+    write_roberta_cross_encoder(out_dir, roberta_vocab, merges)
 
 
 if __name__ == "__main__":

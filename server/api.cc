@@ -268,6 +268,52 @@ absl::StatusOr<SearchRequest> ParseSearchRequest(std::string_view body) {
   return request;
 }
 
+absl::StatusOr<RerankRequest> ParseRerankRequest(std::string_view body, bool cohere) {
+  TOKVEC_ASSIGN_OR_RETURN(Json object, ParseObject(body));
+  RerankRequest request;
+  auto query = object.find("query");
+  if (query == object.end() || !query->is_string()) {
+    return absl::InvalidArgumentError(query == object.end() ? std::string("'query' is missing")
+                                                            : fmt::format("'query' must be a string, not {}",
+                                                                          TypeName(*query)));
+  }
+  request.query = query->get<std::string>();
+  const char* key = cohere ? "documents" : "texts";
+  auto texts = object.find(key);
+  if (texts == object.end() || !texts->is_array() || texts->empty()) {
+    return absl::InvalidArgumentError(fmt::format("'{}' must be a non-empty array of {}", key,
+                                                  cohere ? "strings or {\"text\": ...} objects" : "strings"));
+  }
+  if (texts->size() > kMaxInputs) {
+    return absl::InvalidArgumentError(
+        fmt::format("'{}' has {} items; at most {} in one request", key, texts->size(), kMaxInputs));
+  }
+  for (size_t i = 0; i < texts->size(); ++i) {
+    const Json* item = &(*texts)[i];
+    if (cohere && item->is_object() && item->contains("text")) item = &(*item)["text"];
+    if (!item->is_string()) {
+      return absl::InvalidArgumentError(fmt::format("'{}'[{}] must be a string, not {}", key, i, TypeName(*item)));
+    }
+    request.texts.push_back(item->get<std::string>());
+  }
+  TOKVEC_RETURN_IF_ERROR(ReadString(object, "model", &request.model));
+  TOKVEC_RETURN_IF_ERROR(ReadBool(object, "raw_scores", &request.raw_scores));
+  TOKVEC_RETURN_IF_ERROR(ReadBool(object, cohere ? "return_documents" : "return_text", &request.return_text));
+  bool truncate = true;
+  TOKVEC_RETURN_IF_ERROR(ReadBool(object, "truncate", &truncate));
+  std::string direction;
+  TOKVEC_RETURN_IF_ERROR(ReadString(object, "truncation_direction", &direction));
+  if (!direction.empty() && direction != "right" && direction != "Right") {
+    return absl::InvalidArgumentError(fmt::format(
+        "'truncation_direction' is \"{}\"; pairs are cut longest-first from the right (\"right\")", direction));
+  }
+  TOKVEC_RETURN_IF_ERROR(ReadInt(object, "top_n", &request.top_n));
+  if (request.top_n < 0) {
+    return absl::InvalidArgumentError(fmt::format("'top_n' is {}; it must be 0 (all) or more", request.top_n));
+  }
+  return request;
+}
+
 absl::StatusOr<TokenizeRequest> ParseTokenizeRequest(std::string_view body) {
   TOKVEC_ASSIGN_OR_RETURN(Json object, ParseObject(body));
   TokenizeRequest request;

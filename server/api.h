@@ -68,6 +68,24 @@ struct SearchRequest {
 };
 absl::StatusOr<SearchRequest> ParseSearchRequest(std::string_view body);
 
+// POST /rerank (text-embeddings-inference): {"query", "texts": [...], "raw_scores", "return_text", "truncate",
+// "truncation_direction"} -> [{"index", "score"[, "text"]}] best first. POST /v1/rerank (the Cohere / Jina shape):
+// {"query", "documents": [strings or {"text": ...}], "top_n", "return_documents", "model"} -> {"results":
+// [{"index", "relevance_score"[, "document": {"text"}]}], "model", "usage"}. Pairs are always cut longest-first
+// to the model's maximum (sentence-transformers' CrossEncoder), so "truncate" is read and checked, not needed.
+struct RerankRequest {
+  std::string query;
+  std::vector<std::string> texts;  // at least one, none empty
+  std::string model;
+  bool raw_scores = false;
+  bool return_text = false;  // TEI's return_text; Cohere's return_documents
+  int64_t top_n = 0;         // 0: every document
+};
+// Errors (InvalidArgument): malformed JSON, not an object, 'query' missing or not a string, the documents
+// ('texts', or 'documents' with `cohere`) missing, empty, too many or not strings (or {"text"} objects), a wrong
+// type of the other fields, top_n below 0, a truncation_direction other than right/left.
+absl::StatusOr<RerankRequest> ParseRerankRequest(std::string_view body, bool cohere);
+
 // POST /tokenize: {"content": "..."} (llama.cpp) or {"text": "..."}; "add_special" (default false) adds the
 // model's special tokens; "with_pieces" asks for each token's spelling, readable form and byte offsets.
 struct TokenizeRequest {

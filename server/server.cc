@@ -16,6 +16,7 @@
 #include "fmt/format.h"
 #include "httplib.h"
 #include "nlohmann/json.hpp"
+#include "pipeline/cross_encoder.h"
 #include "pipeline/embed_texts.h"
 #include "pipeline/model_directory.h"
 #include "pipeline/sentence_transformers_config.h"
@@ -52,6 +53,8 @@ struct ServedModel {
   std::unique_ptr<ModelDirectory> dir;
   PoolingChoice choice;
   std::unique_ptr<Batcher> batcher;
+  // A cross-encoder's or classifier's head (models/sequence_classifier.h), for /rerank; else why there is none.
+  absl::StatusOr<SequenceClassifier> head = absl::InvalidArgumentError("not loaded");
 };
 
 }  // namespace
@@ -335,6 +338,45 @@ struct Server::Impl {
     return out;
   }
 
+  absl::StatusOr<std::string> RerankTei(const std::string& body) { return Rerank(body, false); }
+  absl::StatusOr<std::string> RerankCohere(const std::string& body) { return Rerank(body, true); }
+
+  // POST /rerank (TEI) and /v1/rerank (Cohere / Jina): the documents by a cross-encoder's score for the query.
+  absl::StatusOr<std::string> Rerank(const std::string& body, bool cohere) {
+    TOKVEC_ASSIGN_OR_RETURN(RerankRequest request, ParseRerankRequest(body, cohere));
+    TOKVEC_ASSIGN_OR_RETURN(const ServedModel* m, FindModel(request.model));
+    request_log.model = m->name;
+    if (!m->head.ok()) {
+      return absl::InvalidArgumentError(fmt::format("model '{}' cannot rerank: {}", m->name,
+                                                    std::string(m->head.status().message())));
+    }
+    const std::vector<std::string_view> queries(request.texts.size(), request.query);
+    const std::vector<std::string_view> texts(request.texts.begin(), request.texts.end());
+    absl::StatusOr<std::vector<std::vector<float>>> logits =
+        ClassifierLogits(*m->dir, *m->head, queries, texts, options.threads);
+    if (!logits.ok()) return absl::InvalidArgumentError(logits.status().message());
+    const std::vector<RankedDocument> ranked =
+        RankDocuments(*logits, request.raw_scores, static_cast<size_t>(request.top_n));
+    std::string out = cohere ? R"({"results":[)" : "[";
+    for (size_t r = 0; r < ranked.size(); ++r) {
+      const RankedDocument& doc = ranked[r];
+      const std::string text = request.return_text ? Dump(request.texts[doc.index]) : std::string();
+      if (cohere) {
+        fmt::format_to(std::back_inserter(out), R"({}{{"index":{},"relevance_score":{}{}}})", r > 0 ? "," : "",
+                       doc.index, doc.score, text.empty() ? "" : R"(,"document":{"text":)" + text + "}");
+      } else {
+        fmt::format_to(std::back_inserter(out), R"({}{{"index":{},"score":{}{}}})", r > 0 ? "," : "", doc.index,
+                       doc.score, text.empty() ? "" : R"(,"text":)" + text);
+      }
+    }
+    if (cohere) {
+      fmt::format_to(std::back_inserter(out), R"(],"model":{},"usage":{{"total_tokens":null}}}})", Dump(m->name));
+    } else {
+      out += "]";
+    }
+    return out;
+  }
+
   absl::StatusOr<std::string> Tokenize(const std::string& body) {
     TOKVEC_ASSIGN_OR_RETURN(TokenizeRequest request, ParseTokenizeRequest(body));
     TOKVEC_ASSIGN_OR_RETURN(const ServedModel* m, FindModel(request.model));
@@ -455,7 +497,8 @@ struct Server::Impl {
         request_log.started ? std::chrono::duration<double>(Clock::now() - request_log.start).count() : 0;
     static const std::set<std::string> kRoutes = {"/",          "/health",     "/metrics",      "/v1/models",
                                                   "/tokenize",  "/detokenize", "/v1/attention", "/v1/embeddings",
-                                                  "/embeddings", "/embed",     "/embed_all",    "/search"};
+                                                  "/embeddings", "/embed",     "/embed_all",    "/search",
+                                                  "/rerank",     "/v1/rerank"};
     metrics.ObserveRequest(kRoutes.contains(req.path) ? req.path : "other", res.status, seconds,
                            request_log.started);
     if (options.log) {
@@ -538,6 +581,8 @@ struct Server::Impl {
     Post("/embed", &Impl::EmbedTei);
     Post("/embed_all", &Impl::EmbedAll);
     Post("/search", &Impl::Search);
+    Post("/rerank", &Impl::RerankTei);
+    Post("/v1/rerank", &Impl::RerankCohere);
     Post("/tokenize", &Impl::Tokenize);
     Post("/detokenize", &Impl::Detokenize);
     Post("/v1/attention", &Impl::Attention);
@@ -591,6 +636,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
     TOKVEC_ASSIGN_OR_RETURN(ModelDirectory dir, ModelDirectory::Load(path));
     m->dir = std::make_unique<ModelDirectory>(std::move(dir));
     TOKVEC_ASSIGN_OR_RETURN(m->choice, ChoosePooling(*m->dir, options.pooling, options.normalize));
+    m->head = LoadSequenceClassifier(*m->dir);  // a cross-encoder's head, for /rerank; an error kept otherwise
     Metrics* metrics = &impl->metrics;
     m->batcher = std::make_unique<Batcher>(
         *m->dir, BatcherOptions{.choice = m->choice, .threads = options.threads,

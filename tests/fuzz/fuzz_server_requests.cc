@@ -35,6 +35,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string& d = search->embed.truncation_direction;
     FUZZ_CHECK(d.empty() || d == "right" || d == "left");
   }
+  // /rerank and /v1/rerank: a query and at least one document, top_n not negative.
+  for (const bool cohere : {false, true}) {
+    absl::StatusOr<RerankRequest> rerank = ParseRerankRequest(body, cohere);
+    if (rerank.ok()) FUZZ_CHECK(!rerank->texts.empty() && rerank->top_n >= 0);
+    FUZZ_CHECK(rerank.ok() ||
+               (rerank.status().code() == absl::StatusCode::kInvalidArgument && !rerank.status().message().empty()));
+  }
   for (absl::Status status : {ParseTokenizeRequest(body).status(), ParseDetokenizeRequest(body).status(),
                               ParseAttentionRequest(body).status(), search.status()}) {
     FUZZ_CHECK(status.ok() || (status.code() == absl::StatusCode::kInvalidArgument && !status.message().empty()));

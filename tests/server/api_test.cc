@@ -5,6 +5,7 @@
 #include <cstring>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -141,6 +142,42 @@ TEST(ParseSearchRequestTest, TextsOrVectorsAndTheirErrors) {
            {R"({"input": "a", "metric": "l2"})", "'metric' is 'l2'"},
            {R"({"k": 2})", "'input' is missing"}}) {
     absl::StatusOr<SearchRequest> r = ParseSearchRequest(body);
+    ASSERT_FALSE(r.ok()) << body;
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << body;
+    EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr(message)) << body;
+  }
+}
+
+TEST(ParseRerankRequestTest, TeiAndCohereShapesAndTheirErrors) {
+  absl::StatusOr<RerankRequest> tei = ParseRerankRequest(
+      R"({"query": "q", "texts": ["a", "b"], "raw_scores": true, "return_text": true, "truncate": true,
+          "truncation_direction": "Right"})", false);
+  ASSERT_TRUE(tei.ok()) << tei.status();
+  EXPECT_EQ(tei->query, "q");
+  EXPECT_EQ(tei->texts, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(tei->raw_scores);
+  EXPECT_TRUE(tei->return_text);
+  absl::StatusOr<RerankRequest> cohere = ParseRerankRequest(
+      R"({"model": "m", "query": "q", "documents": ["a", {"text": "b"}], "top_n": 1, "return_documents": true})",
+      true);
+  ASSERT_TRUE(cohere.ok()) << cohere.status();
+  EXPECT_EQ(cohere->texts, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(cohere->top_n, 1);
+  EXPECT_EQ(cohere->model, "m");
+  EXPECT_TRUE(cohere->return_text);
+  for (const auto& [body, is_cohere, message] : std::vector<std::tuple<std::string, bool, std::string>>{
+           {R"({"texts": ["a"]})", false, "'query' is missing"},
+           {R"({"query": 1, "texts": ["a"]})", false, "'query' must be a string"},
+           {R"({"query": "q"})", false, "'texts' must be a non-empty array of strings"},
+           {R"({"query": "q", "texts": []})", false, "'texts' must be a non-empty array"},
+           {R"({"query": "q", "texts": [1]})", false, "'texts'[0] must be a string, not an integer"},
+           {R"({"query": "q", "texts": [{"text": "a"}]})", false, "'texts'[0] must be a string"},
+           {R"({"query": "q", "documents": [{"txt": "a"}]})", true, "'documents'[0] must be a string"},
+           {R"({"query": "q", "documents": ["a"], "top_n": -1})", true, "'top_n' is -1"},
+           {R"({"query": "q", "texts": ["a"], "raw_scores": "yes"})", false, "'raw_scores' must be true or false"},
+           {R"({"query": "q", "texts": ["a"], "truncation_direction": "left"})", false, "longest-first"},
+           {R"([1])", false, "must be a JSON object"}}) {
+    absl::StatusOr<RerankRequest> r = ParseRerankRequest(body, is_cohere);
     ASSERT_FALSE(r.ok()) << body;
     EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << body;
     EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr(message)) << body;

@@ -23,6 +23,7 @@
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "nlohmann/json.hpp"
+#include "pipeline/cross_encoder.h"
 #include "pipeline/embed_texts.h"
 #include "pipeline/model_directory.h"
 #include "embeddings/npy.h"
@@ -397,6 +398,55 @@ namespace {
 
 // The retrieval fields and routes against the library computing the same thing: dimensions, precision, per-request
 // pooling, /embed (TEI), /embed_all, truncation from the left, prompts, /search.
+// /rerank (TEI) and /v1/rerank (Cohere / Jina) give the library's ranking (pipeline/cross_encoder.h) of the
+// PyTorch-checked cross-encoder; a model without a head says so.
+TEST(ServerTest, RerankRoutesEqualTheLibrary) {
+  const std::vector<std::string> docs = {"the lazy dog", "your cat is a lovely cat", "東 tokvec", "the quick fox"};
+  const std::string query = "Your cat is a lovely cat";
+  absl::StatusOr<CrossEncoder> ranker = CrossEncoder::Load(ModelPath("hf_bert_cross"));
+  ASSERT_TRUE(ranker.ok()) << ranker.status();
+  const std::vector<std::string_view> queries(docs.size(), query), views(docs.begin(), docs.end());
+  absl::StatusOr<std::vector<std::vector<float>>> logits = ranker->Logits(queries, views, 1);
+  ASSERT_TRUE(logits.ok()) << logits.status();
+  RunningServer server({.models = {ModelPath("hf_bert_cross"), ModelPath("hf_bert_f32")}});
+  httplib::Client client = server.Client();
+  int status = 0;
+  Json tei = Post(client, "/rerank",
+                  Json{{"model", "hf_bert_cross"}, {"query", query}, {"texts", docs}, {"return_text", true}}.dump(),
+                  &status);
+  ASSERT_EQ(status, 200) << tei.dump();
+  const std::vector<RankedDocument> want = RankDocuments(*logits, false);
+  ASSERT_EQ(tei.size(), want.size());
+  for (size_t r = 0; r < want.size(); ++r) {
+    EXPECT_EQ(tei[r]["index"].get<size_t>(), want[r].index);
+    EXPECT_FLOAT_EQ(tei[r]["score"].get<float>(), want[r].score);
+    EXPECT_EQ(tei[r]["text"].get<std::string>(), docs[want[r].index]);
+  }
+  Json cohere = Post(client, "/v1/rerank",
+                     Json{{"model", "hf_bert_cross"}, {"query", query}, {"documents", docs}, {"top_n", 2}}.dump(),
+                     &status);
+  ASSERT_EQ(status, 200) << cohere.dump();
+  ASSERT_EQ(cohere["results"].size(), 2u);
+  const std::vector<RankedDocument> raw = RankDocuments(*logits, true, 2);
+  for (size_t r = 0; r < 2; ++r) {
+    EXPECT_EQ(cohere["results"][r]["index"].get<size_t>(), want[r].index);
+    EXPECT_FLOAT_EQ(cohere["results"][r]["relevance_score"].get<float>(), want[r].score);
+    EXPECT_FALSE(cohere["results"][r].contains("document"));
+  }
+  EXPECT_EQ(cohere["model"], "hf_bert_cross");
+  Json raw_scores = Post(client, "/rerank",
+                         Json{{"model", "hf_bert_cross"}, {"query", query}, {"texts", docs}, {"raw_scores", true}}
+                             .dump(),
+                         &status);
+  ASSERT_EQ(status, 200) << raw_scores.dump();
+  EXPECT_FLOAT_EQ(raw_scores[0]["score"].get<float>(), raw[0].score);
+  Json refused = Post(client, "/rerank", Json{{"model", "hf_bert_f32"}, {"query", "q"}, {"texts", {"a"}}}.dump(),
+                      &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_THAT(refused["error"]["message"].get<std::string>(),
+              HasSubstr("model 'hf_bert_f32' cannot rerank: '"));
+}
+
 TEST(ServerTest, RetrievalRoutesEqualTheLibrary) {
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "server_retrieval_model";
   std::filesystem::remove_all(dir);

@@ -18,8 +18,8 @@
 #include "cli/text_lines.h"
 #include "cli/usage_error.h"
 #include "fmt/format.h"
-#include "nlohmann/json.hpp"
 #include "pipeline/cross_encoder.h"
+#include "tokenizer/models/vocab_json.h"
 
 namespace tokvec::cli {
 namespace {
@@ -34,10 +34,6 @@ struct RerankOptions {
   std::string output = "-";
   std::string input = "-";
 };
-
-std::string JsonText(std::string_view text) {
-  return nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
 
 absl::Status RunRerank(const RerankOptions& options) {
   TOKVEC_ASSIGN_OR_RETURN(std::string text, ReadFile(options.input));
@@ -55,7 +51,7 @@ absl::Status RunRerank(const RerankOptions& options) {
       out += fmt::format("{}\t{}\t{}\n", doc.index, doc.score, documents[doc.index]);
     } else {
       out += fmt::format("{{\"index\": {}, \"score\": {}, \"text\": {}}}\n", doc.index, doc.score,
-                         JsonText(documents[doc.index]));
+                         JsonString(documents[doc.index]));
     }
   }
   return WriteFileAtomically(options.output, out);

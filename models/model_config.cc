@@ -227,18 +227,24 @@ absl::Status ReadBertFamilyKeys(const json& j, ModelConfig* config, std::string_
   return CheckHeads(*config, path);
 }
 
+// pad_token_id when given (default 0), checked against the vocabulary: BERT and DistilBERT only check it.
+absl::Status ReadOptionalPadTokenId(const json& j, ModelConfig* config, std::string_view path) {
+  config->pad_token_id = 0;
+  if (auto pad = j.find("pad_token_id"); pad != j.end() && !pad->is_null()) {
+    TOKVEC_ASSIGN_OR_RETURN(config->pad_token_id, GetInt(j, "pad_token_id", path));
+    if (config->pad_token_id < 0 || config->pad_token_id >= config->vocab_size) {
+      return KeyError("pad_token_id", path,
+                      fmt::format("is {}, outside the vocabulary [0, {})", config->pad_token_id, config->vocab_size));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Hugging Face BERT (Devlin et al. 2018): RoBERTa's keys without bos/eos; positions start at 0, so every row of
 // position_embeddings is a token position. pad_token_id is optional (default 0) and only checked.
 absl::StatusOr<ModelConfig> ParseBertKeys(const json& j, ModelConfig config, std::string_view path) {
   TOKVEC_RETURN_IF_ERROR(ReadBertFamilyKeys(j, &config, path));
-  config.pad_token_id = 0;
-  if (auto pad = j.find("pad_token_id"); pad != j.end() && !pad->is_null()) {
-    TOKVEC_ASSIGN_OR_RETURN(config.pad_token_id, GetInt(j, "pad_token_id", path));
-    if (config.pad_token_id < 0 || config.pad_token_id >= config.vocab_size) {
-      return KeyError("pad_token_id", path,
-                      fmt::format("is {}, outside the vocabulary [0, {})", config.pad_token_id, config.vocab_size));
-    }
-  }
+  TOKVEC_RETURN_IF_ERROR(ReadOptionalPadTokenId(j, &config, path));
   config.max_len = config.max_position_rows;
   return config;
 }
@@ -264,14 +270,7 @@ absl::StatusOr<ModelConfig> ParseDistilBertKeys(const json& j, ModelConfig confi
     }
     config.sinusoidal_position_table = sinusoidal->get<bool>();
   }
-  config.pad_token_id = 0;
-  if (auto pad = j.find("pad_token_id"); pad != j.end() && !pad->is_null()) {
-    TOKVEC_ASSIGN_OR_RETURN(config.pad_token_id, GetInt(j, "pad_token_id", path));
-    if (config.pad_token_id < 0 || config.pad_token_id >= config.vocab_size) {
-      return KeyError("pad_token_id", path,
-                      fmt::format("is {}, outside the vocabulary [0, {})", config.pad_token_id, config.vocab_size));
-    }
-  }
+  TOKVEC_RETURN_IF_ERROR(ReadOptionalPadTokenId(j, &config, path));
   config.max_len = config.max_position_rows;
   TOKVEC_RETURN_IF_ERROR(CheckHeads(config, path));
   return config;

@@ -93,18 +93,14 @@ TEST_P(WindowTest, OneWindowCoveringEverythingEqualsNoWindow) {
 
 INSTANTIATE_TEST_SUITE_P(Archs, WindowTest, ::testing::Values("gpt2", "roberta", "bert"));
 
-// BERT directories as sentence-transformers ships them (scripts/gen_hf_checkpoints.py, BERT_COPIES): tokenizer.json
-// or only vocab.txt, one file or shards; [CLS] ... [SEP] found by name; hidden states and the pooled vectors the
-// directory's modules ask for (bf16: none; mean checked) equal the torch reference.
-class BertDirectoryTest : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(BertDirectoryTest, IdsHiddenStatesAndPooledVectorsMatchTorch) {
-  const std::string copy = GetParam();
-  absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(kTestdata + "/hf_bert_" + copy);
+// Embeds every text of a torch reference (scripts/gen_hf_checkpoints.py: hf_<arch>_reference.json) with the copy
+// hf_<arch>_<copy> and checks ids, [CLS] ... [SEP], hidden states and the vectors its sentence-transformers modules
+// ask for (none: mean, checked) within 1e-4; prints the largest differences.
+void ExpectDirectoryMatchesTorch(const std::string& arch, const std::string& copy) {
+  absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(kTestdata + "/hf_" + arch + "_" + copy);
   ASSERT_TRUE(dir.ok()) << dir.status();
-  nlohmann::json reference = nlohmann::json::parse(*ReadFile(kTestdata + "/hf_bert_reference.json"));
+  nlohmann::json reference = nlohmann::json::parse(*ReadFile(kTestdata + "/hf_" + arch + "_reference.json"));
   const nlohmann::json& expected = reference[copy];
-  EXPECT_EQ(dir->sentence_pooling().has_value(), copy != "bf16");
   Pooling pooling = Pooling::kMean;
   bool normalize = false;
   if (dir->sentence_pooling()) {
@@ -136,8 +132,22 @@ TEST_P(BertDirectoryTest, IdsHiddenStatesAndPooledVectorsMatchTorch) {
   }
   EXPECT_LE(max_hidden, 1e-4);
   EXPECT_LE(max_pooled, 1e-4);
-  std::printf("[ measured ] bert %s: max |tokvec - torch| hidden %.3g, pooled (%s%s) %.3g\n", copy.c_str(), max_hidden,
-              std::string(PoolingName(pooling)).c_str(), normalize ? " + Normalize" : "", max_pooled);
+  std::printf("[ measured ] %s %s: max |tokvec - torch| hidden %.3g, pooled (%s%s) %.3g\n", arch.c_str(),
+              copy.c_str(), max_hidden, std::string(PoolingName(pooling)).c_str(), normalize ? " + Normalize" : "",
+              max_pooled);
+}
+
+// BERT directories as sentence-transformers ships them (scripts/gen_hf_checkpoints.py, BERT_COPIES): tokenizer.json
+// or only vocab.txt, one file or shards; [CLS] ... [SEP] found by name; hidden states and the pooled vectors the
+// directory's modules ask for (bf16: none; mean checked) equal the torch reference.
+class BertDirectoryTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BertDirectoryTest, IdsHiddenStatesAndPooledVectorsMatchTorch) {
+  const std::string copy = GetParam();
+  absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(kTestdata + "/hf_bert_" + copy);
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  EXPECT_EQ(dir->sentence_pooling().has_value(), copy != "bf16");
+  ExpectDirectoryMatchesTorch("bert", copy);
 }
 
 INSTANTIATE_TEST_SUITE_P(Copies, BertDirectoryTest, ::testing::Values("f32", "f16", "bf16", "sharded"));
@@ -147,42 +157,7 @@ INSTANTIATE_TEST_SUITE_P(Copies, BertDirectoryTest, ::testing::Values("f32", "f1
 class DistilBertDirectoryTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(DistilBertDirectoryTest, IdsHiddenStatesAndPooledVectorsMatchTorch) {
-  const std::string copy = GetParam();
-  absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(kTestdata + "/hf_distilbert_" + copy);
-  ASSERT_TRUE(dir.ok()) << dir.status();
-  nlohmann::json reference = nlohmann::json::parse(*ReadFile(kTestdata + "/hf_distilbert_reference.json"));
-  const nlohmann::json& expected = reference[copy];
-  Pooling pooling = Pooling::kMean;
-  bool normalize = false;
-  if (dir->sentence_pooling()) {
-    pooling = dir->sentence_pooling()->pooling;
-    normalize = dir->sentence_pooling()->normalize;
-  }
-  EXPECT_EQ(PoolingName(pooling), expected["pooling"].get<std::string>());
-  EXPECT_EQ(normalize, expected["normalize"].get<bool>());
-  double max_hidden = 0.0, max_pooled = 0.0;
-  for (size_t i = 0; i < reference["texts"].size(); ++i) {
-    absl::StatusOr<EmbeddedText> text = dir->Embed(reference["texts"][i].get<std::string>(), {.threads = 2});
-    ASSERT_TRUE(text.ok()) << text.status();
-    EXPECT_EQ(text->ids, reference["ids"][i].get<std::vector<uint32_t>>()) << reference["texts"][i];
-    ASSERT_EQ(text->hidden.rows(), static_cast<int64_t>(expected["hidden"][i].size()));
-    for (int64_t t = 0; t < text->hidden.rows(); ++t) {
-      for (int64_t j = 0; j < text->hidden.cols(); ++j) {
-        max_hidden = std::max(max_hidden, std::abs(text->hidden.at(t, j) - expected["hidden"][i][t][j].get<double>()));
-      }
-    }
-    absl::StatusOr<std::vector<float>> pooled = PoolVectors(text->hidden.view(), pooling);
-    ASSERT_TRUE(pooled.ok()) << pooled.status();
-    if (normalize) NormalizeL2(*pooled);
-    ASSERT_EQ(pooled->size(), expected["pooled"][i].size());
-    for (size_t j = 0; j < pooled->size(); ++j) {
-      max_pooled = std::max(max_pooled, std::abs((*pooled)[j] - expected["pooled"][i][j].get<double>()));
-    }
-  }
-  EXPECT_LE(max_hidden, 1e-4);
-  EXPECT_LE(max_pooled, 1e-4);
-  std::printf("[ measured ] distilbert %s: max |tokvec - torch| hidden %.3g, pooled %.3g\n", copy.c_str(),
-              max_hidden, max_pooled);
+  ExpectDirectoryMatchesTorch("distilbert", GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Copies, DistilBertDirectoryTest, ::testing::Values("f32", "sinusoidal", "bf16"));

@@ -84,6 +84,7 @@ absl::StatusOr<std::vector<TextVectors>> Model::Embed(const std::vector<std::str
                           tokvec::EmbedTexts(impl_->dir, views,
                                              {.pooling = choice.pooling,
                                               .normalize = choice.normalize,
+                                              .dense = choice.dense,
                                               .threads = options.threads,
                                               .batch_sequences = options.batch_sequences,
                                               .window = options.window,

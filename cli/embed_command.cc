@@ -199,7 +199,7 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
   if (!options.ranges.empty() && !options.calibration.empty()) {
     return absl::InvalidArgumentError(fmt::format("{}give --ranges or --calibration, not both", kUsagePrefix));
   }
-  const int64_t model_dims = dir.model().config().d_model;
+  const int64_t model_dims = OutputWidth(dir, choice);  // d_model, or the last Dense module's width
   if (options.dimensions > model_dims) {
     return absl::InvalidArgumentError(fmt::format("--dimensions {} is more than the model's {}", options.dimensions,
                                                   model_dims));
@@ -263,7 +263,8 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
     TOKVEC_RETURN_IF_ERROR(TruncateIds(dir, text_options.truncate, text_options.max_length, &ids));
     TOKVEC_ASSIGN_OR_RETURN(EmbeddedText embedded, dir.EmbedIds(std::move(ids), embed_options));
     TOKVEC_ASSIGN_OR_RETURN(TextVectors one,
-                            PoolEmbedded(std::move(embedded), pooling, normalize, text_options.pool_skip));
+                            PoolEmbedded(std::move(embedded), pooling, normalize, text_options.pool_skip,
+                                         choice.dense.get()));
     results.push_back(std::move(one));
   } else {
     std::vector<std::string_view> all_lines, texts;
@@ -274,6 +275,7 @@ absl::Status RunEmbed(const EmbedCommandOptions& options) {
     EmbedTextsOptions embed_options = text_options;
     embed_options.pooling = pooling;
     embed_options.normalize = normalize;
+    embed_options.dense = choice.dense;
     embed_options.threads = options.threads;
     embed_options.window = options.window;
     embed_options.stride = stride;

@@ -63,12 +63,13 @@ absl::StatusOr<Matrix> EmbedQueries(const SearchCommandOptions& options, std::st
   TOKVEC_RETURN_IF_ERROR(ApplyPromptFlags(options.prompt, dir, choice, options.pooling == "auto", &embed_options));
   embed_options.pooling = choice.pooling;
   embed_options.normalize = choice.normalize;
+  embed_options.dense = choice.dense;
   embed_options.threads = options.threads;
   embed_options.item_name = "query";
   std::vector<std::string_view> lines;
   AppendLines(text, &lines);
   TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> vectors, EmbedTexts(dir, lines, embed_options));
-  return StackVectors(vectors, dir.model().config().d_model);
+  return StackVectors(vectors, OutputWidth(dir, choice));
 }
 
 absl::Status RunSearch(const SearchCommandOptions& options) {

@@ -66,11 +66,17 @@ absl::StatusOr<PoolingChoice> ChoosePooling(const ModelDirectory& dir, std::stri
     if (dir.sentence_pooling().has_value()) {
       choice.pooling = dir.sentence_pooling()->pooling;
       choice.normalize = normalize || dir.sentence_pooling()->normalize;
+      choice.dense = dir.sentence_pooling()->dense;
     }
     return choice;
   }
   TOKVEC_ASSIGN_OR_RETURN(choice.pooling, ParsePooling(name));
   return choice;
+}
+
+int64_t OutputWidth(const ModelDirectory& dir, const PoolingChoice& choice) {
+  const int64_t d = dir.model().config().d_model;
+  return choice.pooling == Pooling::kNone ? d : DenseOutputWidth(choice.dense, d);
 }
 
 absl::StatusOr<Truncation> ParseTruncation(std::string_view side) {
@@ -122,7 +128,7 @@ Matrix StackVectors(const std::vector<TextVectors>& results, int64_t d) {
 }
 
 absl::StatusOr<TextVectors> PoolEmbedded(EmbeddedText embedded, Pooling pooling, bool normalize,
-                                         int64_t pool_skip) {
+                                         int64_t pool_skip, const std::vector<SentenceDense>* dense) {
   TextVectors out{std::move(embedded.ids), std::move(embedded.tokens), {}};
   if (pooling == Pooling::kNone) {
     out.vectors = std::move(embedded.hidden);
@@ -136,6 +142,11 @@ absl::StatusOr<TextVectors> PoolEmbedded(EmbeddedText embedded, Pooling pooling,
       hidden = {hidden.row(pool_skip), hidden.rows - pool_skip, hidden.cols};
     }
     TOKVEC_ASSIGN_OR_RETURN(std::vector<float> pooled, PoolVectors(hidden, pooling));  // [D]
+    if (dense != nullptr) {
+      for (const SentenceDense& layer : *dense) {
+        TOKVEC_ASSIGN_OR_RETURN(pooled, ApplyDense(layer, pooled));  // [out_features]
+      }
+    }
     out.vectors = Matrix(1, static_cast<int64_t>(pooled.size()));                                     // [1, D]
     std::copy(pooled.begin(), pooled.end(), out.vectors.data());
   }
@@ -165,7 +176,8 @@ absl::StatusOr<std::vector<TextVectors>> EmbedTexts(const ModelDirectory& dir,
     ParallelFor(static_cast<int64_t>(n), threads, [&](int64_t i) {
       absl::StatusOr<EmbeddedText> embedded = dir.Embed(text_of(i), embed_options);
       if (!embedded.ok()) return collector.Finish(i, embedded.status());
-      collector.Finish(i, PoolEmbedded(std::move(*embedded), options.pooling, options.normalize, options.pool_skip));
+      collector.Finish(i, PoolEmbedded(std::move(*embedded), options.pooling, options.normalize, options.pool_skip,
+                                       options.dense.get()));
     });
     TOKVEC_RETURN_IF_ERROR(collector.FirstError());
     return collector.Take();
@@ -262,7 +274,8 @@ absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& 
       for (uint32_t id : embedded.ids) embedded.tokens.push_back(dir.tokenizer().TokenSpelling(id));
       embedded.hidden = std::move((*hidden)[k]);
       collector.Finish(members[k],
-                       PoolEmbedded(std::move(embedded), options.pooling, options.normalize, options.pool_skip));
+                       PoolEmbedded(std::move(embedded), options.pooling, options.normalize, options.pool_skip,
+                                    options.dense.get()));
     }
   };
   std::vector<std::unique_ptr<ForwardBatchWorkspace>> workspaces;  // [outer], kept by the model between calls

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,11 +42,18 @@ absl::StatusOr<Truncation> ParseTruncation(std::string_view side);
 struct PoolingChoice {
   Pooling pooling = Pooling::kNone;
   bool normalize = false;
+  // The directory's sentence-transformers Dense modules, run on each pooled vector before the normalisation
+  // (with "auto" only: an explicit pooling gives the transformer's pooled vectors). Null: none.
+  std::shared_ptr<const std::vector<SentenceDense>> dense;
 };
 
-// `name`: "auto" (the directory's sentence-transformers modules when it has them, whose Normalize module turns
-// normalisation on; else none), or a ParsePooling name. `normalize` asks for unit vectors in any case.
+// `name`: "auto" (the directory's sentence-transformers modules when it has them: its pooling, its Dense modules,
+// and its Normalize module turning normalisation on; else none), or a ParsePooling name. `normalize` asks for unit
+// vectors in any case.
 absl::StatusOr<PoolingChoice> ChoosePooling(const ModelDirectory& dir, std::string_view name, bool normalize);
+
+// The width of the vectors `choice` gives: the last Dense module's out_features, else the model's d_model.
+int64_t OutputWidth(const ModelDirectory& dir, const PoolingChoice& choice);
 
 // One text's result.
 struct TextVectors {
@@ -57,6 +65,7 @@ struct TextVectors {
 struct EmbedTextsOptions {
   Pooling pooling = Pooling::kNone;
   bool normalize = false;  // scale each output vector to unit length
+  std::shared_ptr<const std::vector<SentenceDense>> dense;  // PoolingChoice::dense
   int threads = 1;
   size_t batch_sequences = 32;  // most texts in one batched forward pass
   int64_t window = 0;           // tokens per window (0: none; a too-long text is an error)
@@ -78,10 +87,10 @@ struct EmbedTextsOptions {
 // Every text's rows one after another: [sum of the rows, d] (pooled results: [N, d], one row per text).
 Matrix StackVectors(const std::vector<TextVectors>& results, int64_t d);
 
-// Pools (unless kNone) and normalises (if asked) one text's hidden states; mean and max pooling leave out the
-// first `pool_skip` tokens.
+// Pools (unless kNone), runs the `dense` modules (when not null, on a pooled vector) and normalises (if asked) one
+// text's hidden states; mean and max pooling leave out the first `pool_skip` tokens.
 absl::StatusOr<TextVectors> PoolEmbedded(EmbeddedText embedded, Pooling pooling, bool normalize,
-                                         int64_t pool_skip = 0);
+                                         int64_t pool_skip = 0, const std::vector<SentenceDense>* dense = nullptr);
 
 // The length --truncate cuts to by default: sentence_bert_config.json's max_seq_length when the directory has one
 // (and it is not above the model's), else the model's maximum.

@@ -22,6 +22,9 @@ absl::StatusOr<ModelDirectory> ModelDirectory::Load(const std::string& dir, Line
   TOKVEC_ASSIGN_OR_RETURN(out.model_, Model::Load(dir, dtype));
   TOKVEC_ASSIGN_OR_RETURN(out.tokenizer_, Tokenizer::Load(dir));
   TOKVEC_ASSIGN_OR_RETURN(out.sentence_pooling_, LoadSentenceTransformersPooling(dir));
+  if (out.sentence_pooling_.has_value() && out.sentence_pooling_->dense != nullptr) {
+    TOKVEC_RETURN_IF_ERROR(CheckDenseWidths(*out.sentence_pooling_->dense, out.model_->config().d_model));
+  }
   TOKVEC_ASSIGN_OR_RETURN(out.sentence_config_, LoadSentenceTransformersConfig(dir));
   TOKVEC_ASSIGN_OR_RETURN(out.around_, TextSpecialTokensFor(*out.tokenizer_, out.model_->config(), dir));
   const int64_t vocab_size = out.model_->config().vocab_size;

@@ -103,13 +103,30 @@ absl::StatusOr<std::optional<SentenceTransformersPooling>> LoadSentenceTransform
   }
   SentenceTransformersPooling result;
   bool has_pooling = false;
+  std::vector<SentenceDense> dense;
   for (const auto& module : modules) {
     if (!module.is_object() || !module.contains("type") || !module["type"].is_string()) {
       return absl::InvalidArgumentError(fmt::format("'{}': a module has no string \"type\"", modules_path));
     }
     const std::string type = module["type"].get<std::string>();
+    if (result.normalize) {
+      return absl::InvalidArgumentError(fmt::format(
+          "'{}': module '{}' follows the Normalize module; tokvec runs Normalize last only", modules_path, type));
+    }
     if (type.ends_with("models.Normalize")) {
       result.normalize = true;
+    } else if (type.ends_with("models.Dense")) {
+      if (!has_pooling) {
+        return absl::InvalidArgumentError(fmt::format(
+            "'{}': a Dense module before the Pooling module is not supported (Dense runs on the pooled vector)",
+            modules_path));
+      }
+      if (!module.contains("path") || !module["path"].is_string()) {
+        return absl::InvalidArgumentError(fmt::format("'{}': a Dense module has no string \"path\"", modules_path));
+      }
+      TOKVEC_ASSIGN_OR_RETURN(SentenceDense layer,
+                              LoadSentenceDense((fs::path(dir) / module["path"].get<std::string>()).string()));
+      dense.push_back(std::move(layer));
     } else if (type.ends_with("models.Pooling")) {
       if (module.contains("path") && !module["path"].is_string()) {
         return absl::InvalidArgumentError(
@@ -154,14 +171,32 @@ absl::StatusOr<std::optional<SentenceTransformersPooling>> LoadSentenceTransform
       has_pooling = true;
     } else if (!type.ends_with("models.Transformer")) {
       return absl::InvalidArgumentError(fmt::format(
-          "'{}': module type '{}' is not supported (tokvec runs Transformer, Pooling and Normalize)", modules_path,
+          "'{}': module type '{}' is not supported (tokvec runs Transformer, Pooling, Dense and Normalize)",
+          modules_path,
           type));
     }
   }
   if (!has_pooling) {
     return absl::InvalidArgumentError(fmt::format("'{}' lists no sentence_transformers Pooling module", modules_path));
   }
+  if (!dense.empty()) result.dense = std::make_shared<const std::vector<SentenceDense>>(std::move(dense));
   return result;
+}
+
+int64_t DenseOutputWidth(const std::shared_ptr<const std::vector<SentenceDense>>& dense, int64_t d) {
+  return dense == nullptr || dense->empty() ? d : dense->back().out_features;
+}
+
+absl::Status CheckDenseWidths(const std::vector<SentenceDense>& dense, int64_t d) {
+  for (const SentenceDense& layer : dense) {
+    if (layer.in_features != d) {
+      return absl::InvalidArgumentError(fmt::format(
+          "Dense module '{}' takes {} values (in_features) but gets vectors of {} (the {})", layer.folder,
+          layer.in_features, d, &layer == &dense.front() ? "model's hidden size" : "previous Dense module's output"));
+    }
+    d = layer.out_features;
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace tokvec

@@ -9,11 +9,12 @@
 //   NormalizeL2(v);                                                                       // |v| = 1
 //
 // A sentence-transformers model directory (modules.json listing a Pooling module, whose folder holds
-// config.json with pooling_mode_* flags, and optionally a Normalize module) is read by
-// LoadSentenceTransformersPooling; `tokvec embed --pooling auto` applies it.
+// config.json with pooling_mode_* flags, then optionally Dense modules (sentence_dense.h) and a Normalize module)
+// is read by LoadSentenceTransformersPooling; `tokvec embed --pooling auto` applies it.
 #ifndef TOKVEC_PIPELINE_POOLING_H_
 #define TOKVEC_PIPELINE_POOLING_H_
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -22,6 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "kernels/tensor.h"
+#include "pipeline/sentence_dense.h"
 
 namespace tokvec {
 
@@ -45,11 +47,21 @@ struct SentenceTransformersPooling {
   Pooling pooling = Pooling::kMean;
   bool normalize = false;  // a sentence_transformers.models.Normalize module follows the pooling
   bool include_prompt = true;  // the Pooling config's include_prompt: false leaves a prompt's tokens out
+  // The Dense modules after the Pooling, in modules.json's order (null when there are none); shared, read-only.
+  std::shared_ptr<const std::vector<SentenceDense>> dense;
 };
+
+// The width of the vectors `dense` gives for pooled vectors of width d: the last layer's out_features, or d.
+int64_t DenseOutputWidth(const std::shared_ptr<const std::vector<SentenceDense>>& dense, int64_t d);
+
+// Checks that `dense` takes pooled vectors of width d and that each layer takes its predecessor's output;
+// InvalidArgument naming the module folder and both widths otherwise.
+absl::Status CheckDenseWidths(const std::vector<SentenceDense>& dense, int64_t d);
 
 // Reads DIR/modules.json and the Pooling module's config.json. std::nullopt when DIR has no modules.json;
 // an error (naming the file and key) when they are malformed or ask for an unsupported mode
-// (pooling_mode_mean_sqrt_len_tokens, weighted, or several modes at once).
+// (pooling_mode_mean_sqrt_len_tokens, weighted, or several modes at once), and for a module tokvec does not run
+// (named), a Dense module before the Pooling, or anything after a Normalize module.
 absl::StatusOr<std::optional<SentenceTransformersPooling>> LoadSentenceTransformersPooling(const std::string& dir);
 
 }  // namespace tokvec

@@ -616,6 +616,58 @@ def write_bert(out_dir):
         reference[copy] = entry
     with open(os.path.join(out_dir, "hf_bert_reference.json"), "w") as f:
         json.dump(reference, f, separators=(",", ":"))
+    return weights, ids, eps
+
+
+# sentence-transformers Dense modules after the pooling (LaBSE's shape: cls pooling, Dense with Tanh, Normalize),
+# chained: (folder, in, out, bias, activation class, its torch function, dtype of the weights).
+DENSE_LAYERS = [("2_Dense", D_MODEL, 24, True, "torch.nn.modules.activation.Tanh", torch.tanh, "F32"),
+                ("3_Dense", 24, 16, False, "torch.nn.modules.linear.Identity", lambda v: v, "F16")]
+
+
+def write_bert_dense(out_dir, bert_weights, ids, eps):
+    """hf_bert_dense/ (hf_bert_f32's network with modules Transformer, Pooling (cls), the DENSE_LAYERS,
+    Normalize) and hf_dense_reference.json: the pooled vectors as sentence-transformers computes them,
+    act(linear(v)) per Dense module, then F.normalize."""
+    gen = torch.Generator().manual_seed(SEED + 29)
+    folder = os.path.join(out_dir, "hf_bert_dense")
+    os.makedirs(folder, exist_ok=True)
+    source = os.path.join(out_dir, "hf_bert_f32")
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "vocab.txt"):
+        with open(os.path.join(source, name), "rb") as f_in, open(os.path.join(folder, name), "wb") as f_out:
+            f_out.write(f_in.read())
+    write_sentence_modules(folder, "cls", normalize=False)
+    with open(os.path.join(folder, "modules.json")) as f:
+        modules = json.load(f)
+    for path, _, _, _, _, _, _ in DENSE_LAYERS:
+        modules.append({"idx": len(modules), "name": str(len(modules)), "path": path,
+                        "type": "sentence_transformers.models.Dense"})
+    modules.append({"idx": len(modules), "name": str(len(modules)), "path": f"{len(modules)}_Normalize",
+                    "type": "sentence_transformers.models.Normalize"})
+    with open(os.path.join(folder, "modules.json"), "w") as f:
+        json.dump(modules, f, indent=2)
+    layers = []
+    for path, n_in, n_out, bias, activation, fn, dtype in DENSE_LAYERS:
+        os.makedirs(os.path.join(folder, path), exist_ok=True)
+        with open(os.path.join(folder, path, "config.json"), "w") as f:
+            json.dump({"in_features": n_in, "out_features": n_out, "bias": bias,
+                       "activation_function": activation}, f, indent=2)
+        tensors = {"linear.weight": torch.randn(n_out, n_in, generator=gen) * 0.3}
+        if bias:
+            tensors["linear.bias"] = torch.randn(n_out, generator=gen) * 0.1
+        write_safetensors(os.path.join(folder, path, "model.safetensors"),
+                          [(k, v, dtype) for k, v in tensors.items()])
+        w = rounded(tensors, dtype)
+        layers.append((w["linear.weight"].double(), w["linear.bias"].double() if bias else None, fn))
+    pooled = []
+    for seq in ids:
+        h, _ = roberta_forward(rounded(bert_weights, "F32"), seq, eps, first_position=0)
+        v = h[0]
+        for weight, bias, fn in layers:
+            v = fn(F.linear(v, weight, bias))
+        pooled.append(floats(F.normalize(v, dim=0)))
+    with open(os.path.join(out_dir, "hf_dense_reference.json"), "w") as f:
+        json.dump({"texts": BERT_TEXTS, "ids": ids, "pooled": pooled}, f, separators=(",", ":"))
 
 
 DISTILBERT_COPIES = {
@@ -1000,7 +1052,8 @@ def generate(out_dir):
     # GPT-Neo: GPT-2's tokenizer; its own generator, after the others, so their files stay as they were.
     write_gpt_neo(out_dir, gpt2_vocab, merges)
     # BERT: its own WordPiece vocabulary and generator, after the others, so their files stay as they were.
-    write_bert(out_dir)
+    bert_weights, bert_ids, bert_eps = write_bert(out_dir)
+    write_bert_dense(out_dir, bert_weights, bert_ids, bert_eps)
     # DistilBERT: BERT's vocabulary and texts, its own generator.
     write_distilbert(out_dir)
     # Cross-encoders and classifiers (sequence classification heads), their own generators.

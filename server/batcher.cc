@@ -17,7 +17,9 @@ Batcher::~Batcher() {
 }
 
 absl::StatusOr<std::vector<TextVectors>> Batcher::Embed(std::vector<std::vector<uint32_t>> sequences) {
-  return Embed(std::move(sequences), {.pooling = options_.choice.pooling, .normalize = options_.choice.normalize});
+  return Embed(std::move(sequences), {.pooling = options_.choice.pooling,
+                                      .normalize = options_.choice.normalize,
+                                      .dense = options_.choice.dense});
 }
 
 absl::StatusOr<std::vector<TextVectors>> Batcher::Embed(std::vector<std::vector<uint32_t>> sequences,
@@ -65,7 +67,7 @@ absl::StatusOr<std::vector<TextVectors>> Batcher::Pool(std::vector<TextVectors> 
   for (TextVectors& v : hidden) {
     EmbeddedText embedded{.ids = std::move(v.ids), .tokens = std::move(v.tokens), .hidden = std::move(v.vectors)};
     absl::StatusOr<TextVectors> pooled =
-        PoolEmbedded(std::move(embedded), pool.pooling, pool.normalize, pool.pool_skip);
+        PoolEmbedded(std::move(embedded), pool.pooling, pool.normalize, pool.pool_skip, pool.dense.get());
     if (!pooled.ok()) return pooled.status();
     v = std::move(*pooled);
   }

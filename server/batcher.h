@@ -41,6 +41,7 @@ struct PoolRequest {
   Pooling pooling = Pooling::kNone;  // kNone: every token's vector (/embed_all)
   bool normalize = false;
   int64_t pool_skip = 0;  // tokens left out of mean/max pooling (a prompt under include_prompt false)
+  std::shared_ptr<const std::vector<SentenceDense>> dense;  // the model's Dense modules after pooling (or null)
 };
 
 struct BatcherOptions {

@@ -144,6 +144,7 @@ struct Server::Impl {
     std::vector<std::vector<uint32_t>> sequences;
     int64_t tokens = 0;
     PoolRequest pool;
+    int64_t width = 0;  // of each vector: d_model, or the last Dense module's out_features
   };
   absl::StatusOr<Prepared> Prepare(const ServedModel& m, const EmbeddingsRequest& request, bool per_token) const {
     const ModelDirectory& dir = *m.dir;
@@ -153,8 +154,9 @@ struct Server::Impl {
                      request.prompt_name.empty() ? options.prompt_name : request.prompt_name, /*use_default=*/true));
     Prepared out;
     PoolingChoice choice = m.choice;
-    if (!per_token && !request.pooling.empty()) {
+    if (!per_token && !request.pooling.empty()) {  // the transformer's pooled vectors, without Dense modules
       TOKVEC_ASSIGN_OR_RETURN(choice.pooling, ParsePooling(request.pooling));
+      choice.dense = nullptr;
     }
     if (request.normalize.has_value()) choice.normalize = *request.normalize;
     if (per_token) choice = {.pooling = Pooling::kNone, .normalize = false};  // TEI's /embed_all: raw hidden states
@@ -170,6 +172,8 @@ struct Server::Impl {
                                               prompt));
     out.pool.pooling = choice.pooling;
     out.pool.normalize = choice.normalize;
+    out.pool.dense = choice.dense;
+    out.width = OutputWidth(dir, choice);
     Truncation truncate = Truncation::kNone;
     if (request.truncate.value_or(options.auto_truncate)) {
       truncate = request.truncation_direction == "left" ? Truncation::kLeft : Truncation::kRight;
@@ -195,13 +199,13 @@ struct Server::Impl {
   // Embeds a request's inputs: pooled vectors [1, D] (or [T, D] per token), cut to `dimensions` when asked.
   absl::StatusOr<std::vector<TextVectors>> EmbedRequest(const ServedModel& m, const EmbeddingsRequest& request,
                                                         bool per_token) {
-    const int64_t d = m.dir->model().config().d_model;
+    TOKVEC_ASSIGN_OR_RETURN(Prepared prepared, Prepare(m, request, per_token));
+    const int64_t d = prepared.width;
     if (request.dimensions.has_value() && (*request.dimensions < 1 || *request.dimensions > d)) {
       return absl::InvalidArgumentError(fmt::format(
           "'dimensions' is {}; model '{}' gives {}-dimensional vectors, so it must be 1 to {}", *request.dimensions,
           m.name, d, d));
     }
-    TOKVEC_ASSIGN_OR_RETURN(Prepared prepared, Prepare(m, request, per_token));
     request_log.tokens = prepared.tokens;
     TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> results,
                             m.batcher->Embed(std::move(prepared.sequences), prepared.pool));
@@ -468,7 +472,7 @@ struct Server::Impl {
                       {"created", 0},
                       {"owned_by", "tokvec"},
                       {"architecture", ArchitectureName(config.arch)},
-                      {"dimensions", config.d_model},
+                      {"dimensions", OutputWidth(*m->dir, m->choice)},
                       {"n_layers", config.n_layers},
                       {"n_heads", config.n_heads},
                       {"max_input_tokens", MaxInputTokens(*m)},
@@ -654,12 +658,14 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
   if (!options.index.empty()) {
     TOKVEC_ASSIGN_OR_RETURN(VectorIndex index, VectorIndex::Open(options.index));
     bool fits = false;  // some model's vectors can be searched in it
-    for (const auto& m : impl->models) fits = fits || KindOfSearch(m->dir->model().config().d_model, index).ok();
+    for (const auto& m : impl->models) fits = fits || KindOfSearch(OutputWidth(*m->dir, m->choice), index).ok();
     if (!fits) {
       return absl::InvalidArgumentError(fmt::format(
           "--index '{}' ({} x {} {}) fits no served model's vectors: {}", options.index, index.rows(), index.cols(),
           NpyDtypeName(index.dtype()),
-          std::string(KindOfSearch(impl->models[0]->dir->model().config().d_model, index).status().message())));
+          std::string(KindOfSearch(OutputWidth(*impl->models[0]->dir, impl->models[0]->choice), index)
+                          .status()
+                          .message())));
     }
     impl->index = std::move(index);
   }

@@ -156,6 +156,7 @@ py::array Embed(const ModelObject& self, py::handle texts, const std::string& po
   if (truncation != Truncation::kNone && window > 0) throw py::value_error("truncate and window exclude each other");
   EmbedTextsOptions options{.pooling = choice.pooling,
                             .normalize = choice.normalize,
+                            .dense = choice.dense,
                             .threads = Threads(num_threads),
                             .batch_sequences = batch_size,
                             .window = window,
@@ -171,7 +172,7 @@ py::array Embed(const ModelObject& self, py::handle texts, const std::string& po
     py::gil_scoped_release release;
     absl::StatusOr<std::vector<TextVectors>> results = EmbedTexts(self.dir(), views, options);
     status = results.status();
-    if (results.ok()) all = StackVectors(*results, self.dir().model().config().d_model);
+    if (results.ok()) all = StackVectors(*results, OutputWidth(self.dir(), choice));
   }
   Check(status);
   if (truncate_dim) all = Check(TruncateDimensions(all.view(), *truncate_dim));  // Matryoshka, renormalised

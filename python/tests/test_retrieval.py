@@ -234,3 +234,16 @@ def test_truncation_keeps_special_tokens_and_cuts_the_text(tokvec_bin, st_model)
     assert cli["ids"] == ids[:9] + ids[-1:]
     with pytest.raises(ValueError, match="more than the model"):
         model.embed([text], max_length=51)
+
+
+def test_dense_modules_after_pooling_give_torchs_vectors():
+    """hf_bert_dense: cls pooling, Dense 32 -> 24 (Tanh), Dense 24 -> 16 (Identity), Normalize, against the torch
+    vectors of hf_dense_reference.json; an explicit pooling leaves the Dense modules out."""
+    import json
+    testdata = ROOT / "tests" / "attention" / "testdata"
+    reference = json.loads((testdata / "hf_dense_reference.json").read_text())
+    model = tokvec.Model.load(str(testdata / "hf_bert_dense"))
+    vectors = model.embed(reference["texts"])
+    assert vectors.shape == (len(reference["texts"]), 16)
+    np.testing.assert_allclose(vectors, np.array(reference["pooled"]), atol=1e-5)
+    assert model.embed(reference["texts"][:1], pooling="cls").shape == (1, 32)

@@ -92,6 +92,15 @@ void WriteClassifierFixtures(const fs::path& d) {
   WriteFixture(d / "wrong_head_model" / "config.json", config);
 }
 
+// A sentence-transformers model (tests/attention/testdata/hf_bert_dense) whose second Dense module is a copy of the
+// first: it takes 32 values but gets the first one's 24.
+void WriteDenseFixtures(const fs::path& d) {
+  const fs::path testdata = fs::path(TOKVEC_SOURCE_DIR) / "tests" / "attention" / "testdata";
+  fs::copy(testdata / "hf_bert_dense", d / "dense_width_model", fs::copy_options::recursive);
+  fs::remove_all(d / "dense_width_model" / "3_Dense");
+  fs::copy(d / "dense_width_model" / "2_Dense", d / "dense_width_model" / "3_Dense", fs::copy_options::recursive);
+}
+
 // LLaMA / Qwen directories (tests/attention/testdata's random checkpoints) with one thing wrong each: key/value
 // heads that do not divide the query heads, rope_scaling set, a qwen3 config over weights without q_norm, a GELU
 // feed-forward, Qwen2's sliding windows; and a valid llama directory (fit refuses it).
@@ -357,6 +366,7 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     WriteBertFixtures(d);
     WriteDecoderFixtures(d);
     WriteClassifierFixtures(d);
+    WriteDenseFixtures(d);
   }
   // BERT directories (copies of tests/attention/testdata/hf_bert_sharded and hf_bert_bf16), each broken one way.
   static void WriteBertFixtures(const fs::path& d) {
@@ -880,6 +890,8 @@ const BadInput kDataRows[] = {
              "line 1: --pairs needs two texts separated by a tab"),
     BadInput("ClassifyHeadTensorsMissing", {"classify", "-m", "{dir}/wrong_head_model", "{dir}/corpus.txt"}, 1,
              "has no tensor 'bert.pooler.dense.weight' (the classification head)"),
+    BadInput("EmbedDenseWrongWidth", {"embed", "-m", "{dir}/dense_width_model", "{dir}/corpus.txt"}, 1,
+             "dense_width_model/3_Dense' takes 32 values (in_features) but gets vectors of 24"),
     // search
     BadInput("SearchNoIndex", {"search", "{dir}/queries4.npy"}, 2, "--index is required"),
     BadInput("SearchTextWithoutModel", {"search", "-i", "{dir}/index4.npy", "{dir}/corpus.txt"}, 2,

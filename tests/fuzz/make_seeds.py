@@ -372,6 +372,7 @@ def main():
     write("count_file", "word_parts", b"\x01low\t5\nlower\t2\r\n\nnewest\t6\nlow\t1\nwid\\\\er\t3")
 
     bert_seeds()
+    heads_seeds()
 
 
 BERT_CONFIG = {"model_type": "bert", "hidden_size": 4, "num_attention_heads": 2, "num_hidden_layers": 1,
@@ -423,6 +424,34 @@ def bert_seeds():
           fdp_string(json.dumps(index)) + fdp_string(safetensors(first)) + safetensors(first + second))
     write("model_safetensors_index", "outside_folder",
           fdp_string(json.dumps({"weight_map": {"a": "../a.safetensors"}})) + fdp_string(b"") + b"")
+
+
+
+def heads_seeds():
+    """model_heads: sentence-transformers modules with a Dense layer (mode 0), and classification heads (mode 1);
+    the mode is the last byte (FuzzedDataProvider reads integers from the end)."""
+    t = tensor_maker(11)
+    modules = [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+               {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+               {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"},
+               {"idx": 3, "name": "3", "path": "3_Normalize", "type": "sentence_transformers.models.Normalize"}]
+    pooling = {"word_embedding_dimension": 4, "pooling_mode_cls_token": True, "pooling_mode_mean_tokens": False}
+    for name, activation, bias in (("dense_tanh", "torch.nn.modules.activation.Tanh", True),
+                                   ("dense_identity", "torch.nn.modules.linear.Identity", False)):
+        dense = {"in_features": 4, "out_features": 3, "bias": bias, "activation_function": activation}
+        tensors = [t("linear.weight", 3, 4)] + ([t("linear.bias", 3)] if bias else [])
+        write("model_heads", name, fdp_string(json.dumps(modules)) + fdp_string(json.dumps(pooling)) +
+              fdp_string(json.dumps(dense)) + safetensors(tensors) + bytes([0]))
+    heads = {"BertForSequenceClassification": [t("bert.pooler.dense.weight", 4, 4), t("bert.pooler.dense.bias", 4),
+                                               t("classifier.weight", 2, 4), t("classifier.bias", 2)],
+             "RobertaForSequenceClassification": [t("classifier.dense.weight", 4, 4), t("classifier.dense.bias", 4),
+                                                  t("classifier.out_proj.weight", 3, 4),
+                                                  t("classifier.out_proj.bias", 3)]}
+    for architecture, tensors in heads.items():
+        labels = tensors[-1][1][0]
+        config = dict(BERT_CONFIG, architectures=[architecture],
+                      id2label={str(i): "L%d" % i for i in range(labels)})
+        write("model_heads", architecture, fdp_string(json.dumps(config)) + safetensors(tensors) + bytes([1]))
 
 
 if __name__ == "__main__":

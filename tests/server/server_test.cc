@@ -140,6 +140,42 @@ TEST(ServerTest, EmbeddingsEqualEmbedLinesInFloatBase64AndFromIds) {
   }
 }
 
+// A sentence-transformers model with Dense modules after its pooling (hf_bert_dense: 32 -> 24 -> 16): served
+// vectors have the last module's width and equal EmbedTexts' bits; asking for a pooling gives the transformer's
+// pooled vectors (32 wide), as `embed --pooling cls` does.
+TEST(ServerTest, DenseModulesSetTheWidth) {
+  RunningServer server({.models = {ModelPath("hf_bert_dense")}});
+  httplib::Client client = server.Client();
+  int status = 0;
+  const std::vector<std::string> texts = {"a cat", "the dog sat on the mat"};
+  Json out = Post(client, "/v1/embeddings", Json{{"model", "hf_bert_dense"}, {"input", texts}}.dump(), &status);
+  ASSERT_EQ(status, 200) << out.dump();
+  absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(ModelPath("hf_bert_dense"));
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  absl::StatusOr<PoolingChoice> choice = ChoosePooling(*dir, "auto", false);
+  ASSERT_TRUE(choice.ok());
+  const std::vector<std::string_view> views(texts.begin(), texts.end());
+  absl::StatusOr<std::vector<TextVectors>> expected =
+      EmbedTexts(*dir, views, {.pooling = choice->pooling, .normalize = choice->normalize, .dense = choice->dense});
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const std::vector<float> got = out["data"][i]["embedding"].get<std::vector<float>>();
+    ASSERT_EQ(got.size(), 16u);
+    EXPECT_EQ(got, std::vector<float>((*expected)[i].vectors.data(), (*expected)[i].vectors.data() + 16));
+  }
+  Json cls = Post(client, "/v1/embeddings", Json{{"model", "hf_bert_dense"}, {"input", "a cat"}, {"pooling", "cls"}}
+                                                .dump(), &status);
+  ASSERT_EQ(status, 200) << cls.dump();
+  EXPECT_EQ(cls["data"][0]["embedding"].size(), 32u);
+  Json too_wide = Post(client, "/v1/embeddings",
+                       Json{{"model", "hf_bert_dense"}, {"input", "a cat"}, {"dimensions", 20}}.dump(), &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_THAT(too_wide.dump(), HasSubstr("gives 16-dimensional vectors"));
+  httplib::Result models = client.Get("/v1/models");
+  ASSERT_TRUE(models);
+  EXPECT_EQ(Json::parse(models->body)["data"][0]["dimensions"], 16);
+}
+
 TEST(ServerTest, TokenizeDetokenizeModelsHealthMetrics) {
   RunningServer server(TwoModels());
   httplib::Client client = server.Client();

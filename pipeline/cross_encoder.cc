@@ -7,14 +7,10 @@
 
 #include "base/status_macros.h"
 #include "fmt/format.h"
+#include "pipeline/embed_texts.h"
 #include "tokenizer/sequence_encoding.h"
 
 namespace tokvec {
-namespace {
-
-constexpr size_t kPairsPerBatch = 32;
-
-}  // namespace
 
 absl::StatusOr<SequenceClassifier> LoadSequenceClassifier(const ModelDirectory& directory) {
   const std::string& dir = directory.path();
@@ -35,40 +31,47 @@ absl::StatusOr<std::vector<std::vector<float>>> CrossEncoder::Logits(absl::Span<
   return ClassifierLogits(directory_, head_, a, b, threads);
 }
 
+absl::StatusOr<ClassifierInputs> EncodeClassifierInputs(const ModelDirectory& directory,
+                                                        absl::Span<const std::string_view> a,
+                                                        absl::Span<const std::string_view> b) {
+  if (!b.empty() && b.size() != a.size()) {
+    return absl::InvalidArgumentError(fmt::format("{} first texts and {} second texts", a.size(), b.size()));
+  }
+  SequenceLengths lengths;
+  lengths.truncation = TruncationParams{.max_length = static_cast<size_t>(directory.model().config().max_len)};
+  ClassifierInputs inputs;
+  inputs.ids.reserve(a.size());
+  inputs.type_ids.reserve(a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    std::optional<std::string_view> second;
+    if (!b.empty()) second = b[i];
+    absl::StatusOr<EncodedTokens> encoded =
+        EncodeSequences(directory.tokenizer(), a[i], second, {.add_special_tokens = true}, lengths);
+    if (!encoded.ok()) {
+      return absl::Status(encoded.status().code(), fmt::format("{} {}: {}", b.empty() ? "text" : "pair", i,
+                                                               std::string(encoded.status().message())));
+    }
+    if (encoded->ids.empty()) {
+      return absl::InvalidArgumentError(fmt::format("{} {} has no tokens", b.empty() ? "text" : "pair", i));
+    }
+    inputs.ids.emplace_back(encoded->ids.begin(), encoded->ids.end());
+    inputs.type_ids.emplace_back(encoded->type_ids.begin(), encoded->type_ids.end());
+  }
+  return inputs;
+}
+
 absl::StatusOr<std::vector<std::vector<float>>> ClassifierLogits(const ModelDirectory& directory,
                                                                  const SequenceClassifier& head,
                                                                  absl::Span<const std::string_view> a,
                                                                  absl::Span<const std::string_view> b, int threads) {
-  if (!b.empty() && b.size() != a.size()) {
-    return absl::InvalidArgumentError(fmt::format("{} first texts and {} second texts", a.size(), b.size()));
-  }
-  const Model& model = directory.model();
-  SequenceLengths lengths;
-  lengths.truncation = TruncationParams{.max_length = static_cast<size_t>(model.config().max_len)};
+  TOKVEC_ASSIGN_OR_RETURN(ClassifierInputs inputs, EncodeClassifierInputs(directory, a, b));
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> hidden,
+                          EmbedIdSequences(directory, std::move(inputs.ids),
+                                           {.threads = threads, .item_name = b.empty() ? "text" : "pair"},
+                                           std::move(inputs.type_ids)));
   std::vector<std::vector<float>> out;
-  out.reserve(a.size());
-  for (size_t start = 0; start < a.size(); start += kPairsPerBatch) {
-    const size_t end = std::min(a.size(), start + kPairsPerBatch);
-    std::vector<std::vector<uint32_t>> ids;
-    std::vector<std::vector<uint8_t>> types;
-    for (size_t i = start; i < end; ++i) {
-      std::optional<std::string_view> second;
-      if (!b.empty()) second = b[i];
-      absl::StatusOr<EncodedTokens> encoded =
-          EncodeSequences(directory.tokenizer(), a[i], second, {.add_special_tokens = true}, lengths);
-      if (!encoded.ok()) {
-        return absl::Status(encoded.status().code(), fmt::format("{} {}: {}", b.empty() ? "text" : "pair", i,
-                                                                 std::string(encoded.status().message())));
-      }
-      ids.emplace_back(encoded->ids.begin(), encoded->ids.end());
-      types.emplace_back(encoded->type_ids.begin(), encoded->type_ids.end());
-      if (ids.back().empty()) {
-        return absl::InvalidArgumentError(fmt::format("{} {} has no tokens", b.empty() ? "text" : "pair", i));
-      }
-    }
-    TOKVEC_ASSIGN_OR_RETURN(std::vector<Matrix> hidden, model.ForwardBatch(ids, threads, nullptr, &types));
-    for (const Matrix& h : hidden) out.push_back(head.Logits(h.view()));
-  }
+  out.reserve(hidden.size());
+  for (const TextVectors& h : hidden) out.push_back(head.Logits(h.vectors.view()));
   return out;
 }
 

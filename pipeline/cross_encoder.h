@@ -14,6 +14,7 @@
 #define TOKVEC_PIPELINE_CROSS_ENCODER_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,9 +45,20 @@ class CrossEncoder {
   SequenceClassifier head_;
 };
 
+// What the model runs for the pairs (a[i], b[i]) (or the single texts a[i] when `b` is empty): the ids of each
+// (special tokens included, cut longest-first to the model's maximum) and their type ids. Errors name the index.
+struct ClassifierInputs {
+  std::vector<std::vector<uint32_t>> ids;      // [N] x [T_i]
+  std::vector<std::vector<uint8_t>> type_ids;  // [N] x [T_i]
+};
+absl::StatusOr<ClassifierInputs> EncodeClassifierInputs(const ModelDirectory& directory,
+                                                        absl::Span<const std::string_view> a,
+                                                        absl::Span<const std::string_view> b);
+
 // The head of a directory already loaded (what CrossEncoder::Load reads after the directory).
 absl::StatusOr<SequenceClassifier> LoadSequenceClassifier(const ModelDirectory& directory);
-// CrossEncoder::Logits with a directory and head held elsewhere (e.g. Python's tokvec.Model).
+// CrossEncoder::Logits with a directory and head held elsewhere (e.g. Python's tokvec.Model): the inputs batched
+// by EmbedIdSequences (embed_texts.h), so a pair's logits do not depend on the other pairs or on `threads`.
 absl::StatusOr<std::vector<std::vector<float>>> ClassifierLogits(const ModelDirectory& directory,
                                                                  const SequenceClassifier& head,
                                                                  absl::Span<const std::string_view> a,

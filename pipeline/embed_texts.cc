@@ -199,9 +199,24 @@ absl::StatusOr<std::vector<TextVectors>> EmbedTexts(const ModelDirectory& dir,
 
 absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& dir,
                                                           std::vector<std::vector<uint32_t>> ids,
-                                                          const EmbedTextsOptions& options) {
+                                                          const EmbedTextsOptions& options,
+                                                          std::vector<std::vector<uint8_t>> type_ids) {
   if (options.window > 0) return absl::InvalidArgumentError("EmbedIdSequences: windows are not supported");
   const size_t n = ids.size();
+  if (!type_ids.empty()) {
+    if (options.truncate != Truncation::kNone) {
+      return absl::InvalidArgumentError("EmbedIdSequences: type ids are not supported with truncation");
+    }
+    if (type_ids.size() != n) {
+      return absl::InvalidArgumentError(fmt::format("{} sequences but {} lists of type ids", n, type_ids.size()));
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (type_ids[i].size() != ids[i].size()) {
+        return absl::InvalidArgumentError(fmt::format("{} {}: {} ids but {} type ids", options.item_name, i + 1,
+                                                      ids[i].size(), type_ids[i].size()));
+      }
+    }
+  }
   const int threads = std::max(1, options.threads);
   Collector collector(n, options);
   if (options.truncate != Truncation::kNone) {
@@ -249,7 +264,11 @@ absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& 
   std::function<void(const std::vector<size_t>&, ForwardBatchWorkspace*)> run_batch =
       [&](const std::vector<size_t>& members, ForwardBatchWorkspace* workspace) {
     std::vector<std::vector<uint32_t>> batch;  // [B] x [T]
-    for (size_t i : members) batch.push_back(ids[i]);
+    std::vector<std::vector<uint8_t>> types;   // [B] x [T], or none
+    for (size_t i : members) {
+      batch.push_back(ids[i]);
+      if (!type_ids.empty()) types.push_back(type_ids[i]);
+    }
     if (static_cast<int64_t>(batch[0].size()) > max_len) {  // alone in its batch
       for (size_t i : members) {
         collector.Finish(i, absl::OutOfRangeError(fmt::format(
@@ -259,7 +278,8 @@ absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& 
       }
       return;
     }
-    absl::StatusOr<std::vector<Matrix>> hidden = dir.model().ForwardBatch(batch, inner, workspace);  // [B] x [T, D]
+    absl::StatusOr<std::vector<Matrix>> hidden =  // [B] x [T, D]
+        dir.model().ForwardBatch(batch, inner, workspace, types.empty() ? nullptr : &types);
     if (!hidden.ok() && members.size() > 1) {  // each text alone, so that the error names the text that has it
       for (size_t i : members) run_batch({i}, workspace);
       return;

@@ -112,10 +112,12 @@ absl::StatusOr<std::vector<TextVectors>> EmbedTexts(const ModelDirectory& dir,
 
 // The same from ids (ModelDirectory::Tokenize's output, special tokens included), batched the same way, so a
 // sequence gives the bits EmbedTexts gives for its text (a server batching requests uses this). Windows are not
-// supported here (options.window must be 0).
+// supported here (options.window must be 0). `type_ids`: each sequence's token type ids (BERT's segments of a
+// sentence pair, as EncodeClassifierInputs gives them), or empty for all zeros; not with options.truncate.
 absl::StatusOr<std::vector<TextVectors>> EmbedIdSequences(const ModelDirectory& dir,
                                                           std::vector<std::vector<uint32_t>> ids,
-                                                          const EmbedTextsOptions& options);
+                                                          const EmbedTextsOptions& options,
+                                                          std::vector<std::vector<uint8_t>> type_ids = {});
 
 }  // namespace tokvec
 

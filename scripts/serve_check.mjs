@@ -67,6 +67,17 @@ const expectedPrompted = new Map(unique.map((t, i) => [t, Float32Array.from(prom
 const searched = jsonLines(['search', '-i', indexPath, '-m', roberta, '-k', '3', '--format', 'json',
                             path.join(work, 'texts.txt')]);
 const expectedHits = new Map(unique.map((t, i) => [t, searched[i].hits]));
+// For /rerank, /v1/rerank and /predict: the cross-encoder's ranking of the texts for a few queries and the
+// classifier's scores of each text, from `tokvec rerank` and `tokvec classify`.
+const crossEncoder = path.join(root, 'tests/attention/testdata/hf_bert_cross');
+const classifier = path.join(root, 'tests/attention/testdata/hf_distilbert_nli');
+const rerankDocs = unique.slice(0, 12);
+fs.writeFileSync(path.join(work, 'rerank_docs.txt'), rerankDocs.join('\n') + '\n');
+const rerankQueries = unique.slice(12, 18);
+const expectedRanking = new Map(rerankQueries.map((q) => [q, jsonLines(
+    ['rerank', '-m', crossEncoder, '-q', q, '--format', 'json', path.join(work, 'rerank_docs.txt')])]));
+const classified = jsonLines(['classify', '-m', classifier, path.join(work, 'rerank_docs.txt')]);
+const expectedClasses = new Map(rerankDocs.map((t, i) => [t, classified[i].scores]));
 const cut = (v, k) => {  // OpenAI's dimensions as tokvec's NormalizeL2 computes it (the sum of squares in double)
   const head = Array.from(v.slice(0, k));
   const norm = Math.max(Math.sqrt(head.reduce((sum, x) => sum + x * x, 0)), 1e-12);
@@ -284,6 +295,55 @@ async function retrievalLoadTest(port) {
   check(errors === 0, 'retrieval load: every response equals the CLI\'s');
 }
 
+// Reranking and classification under load: 8 clients, each request one of /rerank (TEI), /v1/rerank (Cohere) or
+// /predict, every answer equal to the CLI's (order, indices and float32 scores).
+async function rerankLoadTest(port) {
+  const kinds = ['rerank', 'v1_rerank', 'predict'];
+  const counts = Object.fromEntries(kinds.map((k) => [k, 0]));
+  let errors = 0;
+  const started = process.hrtime.bigint();
+  const sameScore = (a, b) => Object.is(Math.fround(a), Math.fround(b));
+  await Promise.all(Array.from({length: 8}, async (_, c) => {
+    const agent = new http.Agent({keepAlive: true, maxSockets: 1});
+    for (let r = 0; r < 30; ++r) {
+      const kind = kinds[(c + r) % kinds.length];
+      const q = rerankQueries[(c * 5 + r) % rerankQueries.length];
+      const want = expectedRanking.get(q);
+      let problem = null;
+      try {
+        if (kind === 'rerank') {
+          const res = await post(port, agent, '/rerank', {model: 'hf_bert_cross', query: q, texts: rerankDocs});
+          const got = res.status === 200 ? JSON.parse(res.body) : null;
+          problem = !got ? res.body : got.length === want.length &&
+              got.every((g, k) => g.index === want[k].index && sameScore(g.score, want[k].score)) ? null : 'ranking differs';
+        } else if (kind === 'v1_rerank') {
+          const res = await post(port, agent, '/v1/rerank', {model: 'hf_bert_cross', query: q, documents: rerankDocs,
+                                                              top_n: 3});
+          const got = res.status === 200 ? JSON.parse(res.body).results : null;
+          problem = !got ? res.body : got.length === 3 &&
+              got.every((g, k) => g.index === want[k].index && sameScore(g.relevance_score, want[k].score))
+              ? null : 'ranking differs';
+        } else {
+          const t = rerankDocs[(c + r) % rerankDocs.length];
+          const res = await post(port, agent, '/predict', {model: 'hf_distilbert_nli', inputs: t});
+          const got = res.status === 200 ? JSON.parse(res.body) : null;
+          const scores = expectedClasses.get(t);
+          problem = !got ? res.body : got.length === Object.keys(scores).length &&
+              got.every((g, k) => sameScore(g.score, scores[g.label]) && (k === 0 || got[k - 1].score >= g.score))
+              ? null : 'scores differ';
+        }
+      } catch (e) { problem = e.message; }
+      if (problem) { if (errors++ < 5) fail(`rerank load: ${kind}: '${q}': ${problem.slice(0, 200)}`); }
+      else counts[kind]++;
+    }
+    agent.destroy();
+  }));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  console.log(`rerank routes under load: 8 clients x 30 requests (${rerankDocs.length} documents each) in ` +
+              `${seconds.toFixed(2)} s, ${errors} errors; ` + kinds.map((k) => `${k} ${counts[k]} equal the CLI's`).join(', '));
+  check(errors === 0, 'rerank load: every response equals the CLI\'s');
+}
+
 async function sigtermCheck() {
   const server = await startServer(['--threads', '2']);
   const agent = false;  // a new connection per request: after the stop, new ones are refused
@@ -402,10 +462,12 @@ async function pageCheck(port) {
   }
 }
 
-const server = await startServer(['--threads', '2', '-m', stModel, '--index', indexPath]);
+const server = await startServer(['--threads', '2', '-m', stModel, '--index', indexPath, '-m', crossEncoder,
+                                  '-m', classifier]);
 try {
   await openaiCheck(server.port);
   await retrievalLoadTest(server.port);
+  await rerankLoadTest(server.port);
   const misbehaving = [disconnectingClient(server.port), slowClient(server.port)];
   await loadTest(server.port, 'load test, batching on (--max-batch-tokens 8192)');
   const [, slow] = await Promise.all(misbehaving);

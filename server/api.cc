@@ -314,6 +314,53 @@ absl::StatusOr<RerankRequest> ParseRerankRequest(std::string_view body, bool coh
   return request;
 }
 
+absl::StatusOr<PredictRequest> ParsePredictRequest(std::string_view body) {
+  TOKVEC_ASSIGN_OR_RETURN(Json object, ParseObject(body));
+  PredictRequest request;
+  const auto inputs = object.find("inputs");
+  const char* shape = "a string, a pair [string, string] or a batch [[string], [string, string], ...]";
+  if (inputs == object.end()) return absl::InvalidArgumentError(fmt::format("'inputs' is missing; give {}", shape));
+  // One input from a list of one or two strings.
+  auto add = [&](const Json& list, const std::string& where) -> absl::Status {
+    if (!list.is_array() || list.empty() || list.size() > 2) {
+      return absl::InvalidArgumentError(fmt::format("{} must be one string or a pair of strings; the inputs are {}",
+                                                    where, shape));
+    }
+    for (size_t k = 0; k < list.size(); ++k) {
+      if (!list[k].is_string()) {
+        return absl::InvalidArgumentError(
+            fmt::format("{}[{}] must be a string, not {}", where, k, TypeName(list[k])));
+      }
+    }
+    request.first.push_back(list[0].get<std::string>());
+    request.second.push_back(list.size() == 2 ? list[1].get<std::string>() : std::string());
+    request.is_pair.push_back(list.size() == 2);
+    return absl::OkStatus();
+  };
+  if (inputs->is_string()) {
+    TOKVEC_RETURN_IF_ERROR(add(Json::array({*inputs}), "'inputs'"));
+  } else if (inputs->is_array() && !inputs->empty() && (*inputs)[0].is_string()) {
+    TOKVEC_RETURN_IF_ERROR(add(*inputs, "'inputs'"));
+  } else if (inputs->is_array() && !inputs->empty()) {
+    if (inputs->size() > kMaxInputs) {
+      return absl::InvalidArgumentError(
+          fmt::format("'inputs' has {} items; at most {} in one request", inputs->size(), kMaxInputs));
+    }
+    request.batch = true;
+    for (size_t i = 0; i < inputs->size(); ++i) {
+      TOKVEC_RETURN_IF_ERROR(add((*inputs)[i], fmt::format("'inputs'[{}]", i)));
+    }
+  } else {
+    return absl::InvalidArgumentError(fmt::format("'inputs' must be {}, not {}", shape,
+                                                  inputs->is_array() ? "an empty list" : TypeName(*inputs)));
+  }
+  TOKVEC_RETURN_IF_ERROR(ReadString(object, "model", &request.model));
+  TOKVEC_RETURN_IF_ERROR(ReadBool(object, "raw_scores", &request.raw_scores));
+  bool truncate = true;
+  TOKVEC_RETURN_IF_ERROR(ReadBool(object, "truncate", &truncate));
+  return request;
+}
+
 absl::StatusOr<TokenizeRequest> ParseTokenizeRequest(std::string_view body) {
   TOKVEC_ASSIGN_OR_RETURN(Json object, ParseObject(body));
   TokenizeRequest request;

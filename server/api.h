@@ -86,6 +86,23 @@ struct RerankRequest {
 // type of the other fields, top_n below 0, a truncation_direction other than right/left.
 absl::StatusOr<RerankRequest> ParseRerankRequest(std::string_view body, bool cohere);
 
+// POST /predict (text-embeddings-inference): {"inputs": "text" | ["text a", "text b"] (one pair) | [["text"],
+// ["a", "b"], ...] (a batch of singles and pairs), "raw_scores", "truncate", "model"} -> [{"score", "label"}, ...]
+// for one input (every label, best first), a list of those for a batch. Scores as /rerank's: softmax over the
+// labels (sigmoid for one label), logits with raw_scores.
+struct PredictRequest {
+  std::vector<std::string> first;   // [N]
+  std::vector<std::string> second;  // [N]; empty for a single text
+  std::vector<bool> is_pair;        // [N]
+  bool batch = false;               // "inputs" was a list of inputs (the response is a list of lists)
+  std::string model;
+  bool raw_scores = false;
+};
+// Errors (InvalidArgument): malformed JSON, 'inputs' missing or of another shape (a list inside a batch of not one
+// or two strings, more than two strings for one input, an empty batch, too many inputs), wrong types of the other
+// fields.
+absl::StatusOr<PredictRequest> ParsePredictRequest(std::string_view body);
+
 // POST /tokenize: {"content": "..."} (llama.cpp) or {"text": "..."}; "add_special" (default false) adds the
 // model's special tokens; "with_pieces" asks for each token's spelling, readable form and byte offsets.
 struct TokenizeRequest {

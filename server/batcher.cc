@@ -1,5 +1,6 @@
 #include "server/batcher.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace tokvec::server {
@@ -24,8 +25,15 @@ absl::StatusOr<std::vector<TextVectors>> Batcher::Embed(std::vector<std::vector<
 
 absl::StatusOr<std::vector<TextVectors>> Batcher::Embed(std::vector<std::vector<uint32_t>> sequences,
                                                         PoolRequest pool) {
+  return Embed(std::move(sequences), {}, std::move(pool));
+}
+
+absl::StatusOr<std::vector<TextVectors>> Batcher::Embed(std::vector<std::vector<uint32_t>> sequences,
+                                                        std::vector<std::vector<uint8_t>> type_ids,
+                                                        PoolRequest pool) {
   Job job;
   job.pool = pool;
+  job.type_ids = std::move(type_ids);
   for (const auto& s : sequences) job.tokens += s.size();
   job.sequences = std::move(sequences);
   std::future<absl::StatusOr<std::vector<TextVectors>>> result = job.done.get_future();
@@ -63,6 +71,14 @@ void Batcher::Work() {
 }
 
 absl::StatusOr<std::vector<TextVectors>> Batcher::Pool(std::vector<TextVectors> hidden, const PoolRequest& pool) {
+  if (pool.head != nullptr) {
+    for (TextVectors& v : hidden) {
+      const std::vector<float> logits = pool.head->Logits(v.vectors.view());
+      v.vectors = Matrix(1, static_cast<int64_t>(logits.size()));
+      std::copy(logits.begin(), logits.end(), v.vectors.data());
+    }
+    return hidden;
+  }
   if (pool.pooling == Pooling::kNone && !pool.normalize) return hidden;
   for (TextVectors& v : hidden) {
     EmbeddedText embedded{.ids = std::move(v.ids), .tokens = std::move(v.tokens), .hidden = std::move(v.vectors)};
@@ -78,19 +94,27 @@ void Batcher::Run(std::vector<Job>& jobs) {
   // Hidden states for all; each job pools its own (Pool).
   const EmbedTextsOptions embed{.pooling = Pooling::kNone, .threads = options_.threads, .item_name = "input"};
   std::vector<std::vector<uint32_t>> all;  // copies: a failed batch is re-run from the jobs' own sequences
+  std::vector<std::vector<uint8_t>> all_types;  // when some job has type ids: each sequence's (zeros for the others)
+  bool typed = false;
+  for (const Job& job : jobs) typed = typed || !job.type_ids.empty();
   size_t tokens = 0;
   for (const Job& job : jobs) {
     tokens += job.tokens;
     all.insert(all.end(), job.sequences.begin(), job.sequences.end());
+    if (!typed) continue;
+    for (size_t k = 0; k < job.sequences.size(); ++k) {
+      all_types.push_back(job.type_ids.empty() ? std::vector<uint8_t>(job.sequences[k].size(), 0) : job.type_ids[k]);
+    }
   }
   const size_t sequences = all.size();
-  absl::StatusOr<std::vector<TextVectors>> results = EmbedIdSequences(dir_, std::move(all), embed);
+  absl::StatusOr<std::vector<TextVectors>> results =
+      EmbedIdSequences(dir_, std::move(all), embed, std::move(all_types));
   if (options_.on_batch) options_.on_batch(jobs.size(), sequences, tokens);
   if (!results.ok()) {
     // Some request broke the batch: run each alone, so only that one gets its error.
     for (Job& job : jobs) {
       absl::StatusOr<std::vector<TextVectors>> alone =
-          jobs.size() == 1 ? std::move(results) : EmbedIdSequences(dir_, job.sequences, embed);
+          jobs.size() == 1 ? std::move(results) : EmbedIdSequences(dir_, job.sequences, embed, job.type_ids);
       job.done.set_value(alone.ok() ? Pool(*std::move(alone), job.pool) : alone);
     }
     return;

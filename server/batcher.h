@@ -1,5 +1,7 @@
 // Dynamic batching: embeddings requests from many connections, queued in arrival order, run together through
-// the library's batched forward (EmbedIdSequences, pipeline/embed_texts.h) up to a token budget.
+// the library's batched forward (EmbedIdSequences, pipeline/embed_texts.h) up to a token budget. Reranking and
+// classification requests share the queue: their sequences carry type ids, and a PoolRequest with a head turns
+// each sequence's hidden states into its logits.
 //
 //   Batcher batcher(dir, {.choice = {.pooling = Pooling::kMean}, .threads = 2, .max_batch_tokens = 8192});
 //   // on any connection's thread:
@@ -30,6 +32,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "models/sequence_classifier.h"
 #include "pipeline/embed_texts.h"
 #include "pipeline/model_directory.h"
 
@@ -42,6 +45,9 @@ struct PoolRequest {
   bool normalize = false;
   int64_t pool_skip = 0;  // tokens left out of mean/max pooling (a prompt under include_prompt false)
   std::shared_ptr<const std::vector<SentenceDense>> dense;  // the model's Dense modules after pooling (or null)
+  // A classification head: each sequence's result is its logits, [1, L] (pooling and the rest are not used). Must
+  // outlive the request.
+  const SequenceClassifier* head = nullptr;
 };
 
 struct BatcherOptions {
@@ -66,6 +72,9 @@ class Batcher {
   absl::StatusOr<std::vector<TextVectors>> Embed(std::vector<std::vector<uint32_t>> sequences);
   // The same, pooled as `pool` says.
   absl::StatusOr<std::vector<TextVectors>> Embed(std::vector<std::vector<uint32_t>> sequences, PoolRequest pool);
+  // The same with each sequence's token type ids ([N] x [T_i], as EncodeClassifierInputs gives them).
+  absl::StatusOr<std::vector<TextVectors>> Embed(std::vector<std::vector<uint32_t>> sequences,
+                                                 std::vector<std::vector<uint8_t>> type_ids, PoolRequest pool);
 
   // Requests waiting for the worker.
   size_t queue_length() const;
@@ -73,6 +82,7 @@ class Batcher {
  private:
   struct Job {
     std::vector<std::vector<uint32_t>> sequences;
+    std::vector<std::vector<uint8_t>> type_ids;  // empty: all zeros
     PoolRequest pool;
     size_t tokens = 0;
     std::promise<absl::StatusOr<std::vector<TextVectors>>> done;

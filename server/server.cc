@@ -342,6 +342,27 @@ struct Server::Impl {
     return out;
   }
 
+  // The logits of the pairs (a[i], b[i]) (singles when b is empty) through the model's batcher, so concurrent
+  // /rerank and /predict requests (and embeddings requests) share forward passes; the same bits as
+  // ClassifierLogits (`tokvec rerank`).
+  absl::StatusOr<std::vector<std::vector<float>>> BatchedLogits(const ServedModel& m,
+                                                                absl::Span<const std::string_view> a,
+                                                                absl::Span<const std::string_view> b) {
+    absl::StatusOr<ClassifierInputs> inputs = EncodeClassifierInputs(*m.dir, a, b);
+    if (!inputs.ok()) return absl::InvalidArgumentError(inputs.status().message());
+    int64_t tokens = 0;
+    for (const std::vector<uint32_t>& ids : inputs->ids) tokens += static_cast<int64_t>(ids.size());
+    request_log.tokens += tokens;
+    metrics.ObserveTokens(tokens);
+    TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> results,
+                            m.batcher->Embed(std::move(inputs->ids), std::move(inputs->type_ids),
+                                             PoolRequest{.head = &*m.head}));
+    std::vector<std::vector<float>> logits;
+    logits.reserve(results.size());
+    for (const TextVectors& r : results) logits.emplace_back(r.vectors.data(), r.vectors.data() + r.vectors.size());
+    return logits;
+  }
+
   absl::StatusOr<std::string> RerankTei(const std::string& body) { return Rerank(body, false); }
   absl::StatusOr<std::string> RerankCohere(const std::string& body) { return Rerank(body, true); }
 
@@ -356,11 +377,9 @@ struct Server::Impl {
     }
     const std::vector<std::string_view> queries(request.texts.size(), request.query);
     const std::vector<std::string_view> texts(request.texts.begin(), request.texts.end());
-    absl::StatusOr<std::vector<std::vector<float>>> logits =
-        ClassifierLogits(*m->dir, *m->head, queries, texts, options.threads);
-    if (!logits.ok()) return absl::InvalidArgumentError(logits.status().message());
+    TOKVEC_ASSIGN_OR_RETURN(const std::vector<std::vector<float>> logits, BatchedLogits(*m, queries, texts));
     const std::vector<RankedDocument> ranked =
-        RankDocuments(*logits, request.raw_scores, static_cast<size_t>(request.top_n));
+        RankDocuments(logits, request.raw_scores, static_cast<size_t>(request.top_n));
     std::string out = cohere ? R"({"results":[)" : "[";
     for (size_t r = 0; r < ranked.size(); ++r) {
       const RankedDocument& doc = ranked[r];
@@ -378,6 +397,48 @@ struct Server::Impl {
     } else {
       out += "]";
     }
+    return out;
+  }
+
+  // POST /predict (TEI): each input's labels and scores, best first; singles and pairs may share a batch.
+  absl::StatusOr<std::string> Predict(const std::string& body) {
+    TOKVEC_ASSIGN_OR_RETURN(PredictRequest request, ParsePredictRequest(body));
+    TOKVEC_ASSIGN_OR_RETURN(const ServedModel* m, FindModel(request.model));
+    request_log.model = m->name;
+    if (!m->head.ok()) {
+      return absl::InvalidArgumentError(fmt::format("model '{}' cannot classify: {}", m->name,
+                                                    std::string(m->head.status().message())));
+    }
+    // Singles in one call, pairs in another, each input's logits put back at its index.
+    std::vector<std::vector<float>> logits(request.first.size());
+    for (const bool pairs : {false, true}) {
+      std::vector<size_t> at;
+      std::vector<std::string_view> a, b;
+      for (size_t i = 0; i < request.first.size(); ++i) {
+        if (request.is_pair[i] != pairs) continue;
+        at.push_back(i);
+        a.push_back(request.first[i]);
+        if (pairs) b.push_back(request.second[i]);
+      }
+      if (at.empty()) continue;
+      TOKVEC_ASSIGN_OR_RETURN(std::vector<std::vector<float>> part, BatchedLogits(*m, a, b));
+      for (size_t k = 0; k < at.size(); ++k) logits[at[k]] = std::move(part[k]);
+    }
+    const std::vector<std::string>& labels = m->head->labels();
+    std::string out = request.batch ? "[" : "";
+    for (size_t i = 0; i < logits.size(); ++i) {
+      const std::vector<float> scores = ScoresOf(logits[i], request.raw_scores);
+      std::vector<size_t> order(scores.size());
+      for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+      std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return scores[x] > scores[y]; });
+      out += i > 0 ? ",[" : "[";
+      for (size_t k = 0; k < order.size(); ++k) {
+        fmt::format_to(std::back_inserter(out), R"({}{{"score":{},"label":{}}})", k > 0 ? "," : "",
+                       scores[order[k]], Dump(labels[order[k]]));
+      }
+      out += "]";
+    }
+    if (request.batch) out += "]";
     return out;
   }
 
@@ -502,7 +563,7 @@ struct Server::Impl {
     static const std::set<std::string> kRoutes = {"/",          "/health",     "/metrics",      "/v1/models",
                                                   "/tokenize",  "/detokenize", "/v1/attention", "/v1/embeddings",
                                                   "/embeddings", "/embed",     "/embed_all",    "/search",
-                                                  "/rerank",     "/v1/rerank"};
+                                                  "/rerank",     "/v1/rerank",  "/predict"};
     metrics.ObserveRequest(kRoutes.contains(req.path) ? req.path : "other", res.status, seconds,
                            request_log.started);
     if (options.log) {
@@ -587,6 +648,7 @@ struct Server::Impl {
     Post("/search", &Impl::Search);
     Post("/rerank", &Impl::RerankTei);
     Post("/v1/rerank", &Impl::RerankCohere);
+    Post("/predict", &Impl::Predict);
     Post("/tokenize", &Impl::Tokenize);
     Post("/detokenize", &Impl::Detokenize);
     Post("/v1/attention", &Impl::Attention);

@@ -42,8 +42,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(rerank.ok() ||
                (rerank.status().code() == absl::StatusCode::kInvalidArgument && !rerank.status().message().empty()));
   }
+  // /predict: at least one input, the three lists of one length, a pair's flag matching its second text.
+  absl::StatusOr<PredictRequest> predict = ParsePredictRequest(body);
+  if (predict.ok()) {
+    FUZZ_CHECK(!predict->first.empty() && predict->first.size() == predict->second.size() &&
+               predict->first.size() == predict->is_pair.size());
+    FUZZ_CHECK(predict->batch || predict->first.size() == 1);
+    for (size_t i = 0; i < predict->first.size(); ++i) FUZZ_CHECK(predict->is_pair[i] || predict->second[i].empty());
+  }
   for (absl::Status status : {ParseTokenizeRequest(body).status(), ParseDetokenizeRequest(body).status(),
-                              ParseAttentionRequest(body).status(), search.status()}) {
+                              ParseAttentionRequest(body).status(), search.status(), predict.status()}) {
     FUZZ_CHECK(status.ok() || (status.code() == absl::StatusCode::kInvalidArgument && !status.message().empty()));
   }
   return 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "pipeline/cross_encoder.h"
 #include "pipeline/embed_texts.h"
 #include "pipeline/model_directory.h"
 #include "tests/attention/mixed_texts_testutil.h"
@@ -64,6 +65,47 @@ TEST(BatcherTest, ConcurrentRequestsGetTheBitsOfEmbedTexts) {
   EXPECT_GE(batches.load(), 1u);
   std::printf("%zu batches for %zu requests, at most %zu requests in one\n", batches.load(), texts.size() / 2,
               most_requests.load());
+}
+
+// Rerank requests (pairs with type ids and a head) and embeddings requests of the same cross-encoder share
+// batches; each gets the bits of its own library call (ClassifierLogits, as `tokvec rerank`; EmbedTexts).
+TEST(BatcherTest, RerankAndEmbedRequestsShareBatchesAndKeepTheirBits) {
+  absl::StatusOr<CrossEncoder> ranker =
+      CrossEncoder::Load(std::string(TOKVEC_SOURCE_DIR) + "/tests/attention/testdata/hf_bert_cross");
+  ASSERT_TRUE(ranker.ok()) << ranker.status();
+  const ModelDirectory& dir = ranker->directory();
+  const std::vector<std::string> texts = testing::MixedLengthTexts();
+  const std::vector<std::string_view> views(texts.begin(), texts.end());
+  const std::vector<std::string_view> queries(texts.size(), "your cat is lovely");
+  absl::StatusOr<std::vector<std::vector<float>>> expected_logits = ranker->Logits(queries, views, 1);
+  ASSERT_TRUE(expected_logits.ok()) << expected_logits.status();
+  absl::StatusOr<std::vector<TextVectors>> expected_vectors =
+      EmbedTexts(dir, views, {.pooling = Pooling::kMean, .threads = 1});
+  ASSERT_TRUE(expected_vectors.ok()) << expected_vectors.status();
+  std::atomic<size_t> mixed{0};
+  Batcher batcher(dir, {.choice = {.pooling = Pooling::kMean}, .threads = 2, .max_batch_tokens = 4096,
+                        .on_batch = [&](size_t requests, size_t, size_t) { mixed += requests > 1; }});
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 6; ++c) {
+    clients.emplace_back([&, c] {
+      for (size_t i = static_cast<size_t>(c); i < texts.size(); i += 6) {
+        if (c % 2 == 0) {
+          absl::StatusOr<ClassifierInputs> inputs = EncodeClassifierInputs(dir, {queries[i]}, {views[i]});
+          ASSERT_TRUE(inputs.ok()) << inputs.status();
+          absl::StatusOr<std::vector<TextVectors>> r = batcher.Embed(
+              std::move(inputs->ids), std::move(inputs->type_ids), PoolRequest{.head = &ranker->head()});
+          ASSERT_TRUE(r.ok()) << r.status();
+          EXPECT_EQ((*r)[0].vectors.storage(), (*expected_logits)[i]) << "pair " << i;
+        } else {
+          absl::StatusOr<std::vector<TextVectors>> r = batcher.Embed({*dir.Tokenize(texts[i])});
+          ASSERT_TRUE(r.ok()) << r.status();
+          EXPECT_EQ((*r)[0].vectors.storage(), (*expected_vectors)[i].vectors.storage()) << "text " << i;
+        }
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  std::printf("%zu batches held more than one request\n", mixed.load());
 }
 
 TEST(BatcherTest, AFailingRequestFailsAlone) {

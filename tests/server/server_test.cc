@@ -483,6 +483,48 @@ TEST(ServerTest, RerankRoutesEqualTheLibrary) {
               HasSubstr("model 'hf_bert_f32' cannot rerank: '"));
 }
 
+// /predict (TEI) gives every label's score, best first, equal to the library's softmax over the PyTorch-checked
+// three-label classifier's logits; a single text, one pair and a batch mixing both.
+TEST(ServerTest, PredictEqualsTheLibrary) {
+  absl::StatusOr<CrossEncoder> classifier = CrossEncoder::Load(ModelPath("hf_distilbert_nli"));
+  ASSERT_TRUE(classifier.ok()) << classifier.status();
+  const std::vector<std::string>& labels = classifier->head().labels();
+  ASSERT_EQ(labels.size(), 3u);
+  const std::vector<std::string_view> single = {"a cat sat on the mat"}, a = {"the dog"}, b = {"a lazy dog"};
+  absl::StatusOr<std::vector<std::vector<float>>> single_logits = classifier->Logits(single, {}, 1);
+  absl::StatusOr<std::vector<std::vector<float>>> pair_logits = classifier->Logits(a, b, 1);
+  ASSERT_TRUE(single_logits.ok() && pair_logits.ok());
+  RunningServer server({.models = {ModelPath("hf_distilbert_nli")}});
+  httplib::Client client = server.Client();
+  int status = 0;
+  auto expect = [&](const Json& got, const std::vector<float>& logits, bool raw) {
+    const std::vector<float> scores = ScoresOf(logits, raw);
+    ASSERT_EQ(got.size(), scores.size()) << got.dump();
+    for (size_t k = 0; k < got.size(); ++k) {
+      const size_t label = std::find(labels.begin(), labels.end(), got[k]["label"].get<std::string>()) - labels.begin();
+      ASSERT_LT(label, labels.size());
+      EXPECT_FLOAT_EQ(got[k]["score"].get<float>(), scores[label]);
+      if (k > 0) EXPECT_GE(got[k - 1]["score"].get<float>(), got[k]["score"].get<float>());
+    }
+  };
+  Json one = Post(client, "/predict", Json{{"inputs", "a cat sat on the mat"}}.dump(), &status);
+  ASSERT_EQ(status, 200) << one.dump();
+  expect(one, (*single_logits)[0], false);
+  Json pair = Post(client, "/predict", Json{{"inputs", {"the dog", "a lazy dog"}}, {"raw_scores", true}}.dump(),
+                   &status);
+  ASSERT_EQ(status, 200) << pair.dump();
+  expect(pair, (*pair_logits)[0], true);
+  Json batch = Post(client, "/predict",
+                    Json{{"inputs", {{"the dog", "a lazy dog"}, {"a cat sat on the mat"}}}}.dump(), &status);
+  ASSERT_EQ(status, 200) << batch.dump();
+  ASSERT_EQ(batch.size(), 2u);
+  expect(batch[0], (*pair_logits)[0], false);
+  expect(batch[1], (*single_logits)[0], false);
+  Json bad = Post(client, "/predict", Json{{"inputs", {{"a", "b", "c"}}}}.dump(), &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_THAT(bad.dump(), HasSubstr("'inputs'[0] must be one string or a pair of strings"));
+}
+
 TEST(ServerTest, RetrievalRoutesEqualTheLibrary) {
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "server_retrieval_model";
   std::filesystem::remove_all(dir);

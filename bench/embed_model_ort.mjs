@@ -38,6 +38,8 @@ function feeds(call) {
   return {
     ids: new ort.Tensor('int64', BigInt64Array.from(call.ids, BigInt), [b, t]),
     mask: new ort.Tensor('float32', Float32Array.from(call.mask), [b, t]),
+    // bench/rerank.py's cross-encoder also takes token type ids.
+    ...(call.types ? {types: new ort.Tensor('int64', BigInt64Array.from(call.types, BigInt), [b, t])} : {}),
   };
 }
 

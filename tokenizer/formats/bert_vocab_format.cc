@@ -6,6 +6,7 @@
 //                  strip_accents (null: as lowercase), lowercase = do_lower_case (default true)}
 //   pre-tokenizer  BertPreTokenizer;   model  WordPiece {unk_token (default "[UNK]"), "##", 100 chars per word}
 //   decoder        WordPiece {"##", cleanup};   special tokens  unk, sep, pad, cls, mask tokens found in vocab.txt
+//   post-processor TemplateProcessing [CLS] $A [SEP] / [CLS] $A [SEP] $B:1 [SEP]:1 (when both are in vocab.txt)
 //
 //   TOKVEC_ASSIGN_OR_RETURN(TokenizerSpec spec, ReadBertVocabTxt("models/minilm/vocab.txt"));
 //
@@ -26,6 +27,7 @@
 #include "tokenizer/formats/formats.h"
 #include "tokenizer/normalizers/icu_normalizer.h"
 #include "tokenizer/pre_tokenizers/bert_pre_tokenizer.h"
+#include "tokenizer/processors/post_processor.h"
 
 namespace tokvec {
 namespace {
@@ -142,6 +144,24 @@ absl::StatusOr<TokenizerSpec> ReadBertVocabTxt(const std::string& vocab_txt_path
   }
   std::sort(spec.special_tokens.begin(), spec.special_tokens.end(),
             [](const SpecialToken& a, const SpecialToken& b) { return a.id < b.id; });
+  // 5. The post-processor transformers' BertConverter gives BertTokenizerFast: "[CLS]:0 $A:0 [SEP]:0", and for a
+  //    pair "[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1" (cls_token / sep_token of tokenizer_config.json), when the
+  //    vocabulary has both.
+  std::optional<TokenId> cls, sep;
+  for (const auto& [key, token] : config.tokens) {
+    if (key == "cls_token") cls = spec.wordpiece.Find(token);
+    if (key == "sep_token") sep = spec.wordpiece.Find(token);
+  }
+  if (cls && sep) {
+    PostProcessor::Step add{.kind = PostProcessor::Step::kAddTokens, .before = {*cls}, .after = {*sep}};
+    add.pair = std::vector<TemplatePiece>{{.kind = TemplatePiece::kTokens, .ids = {*cls}, .type_id = 0},
+                                          {.kind = TemplatePiece::kSequenceA, .type_id = 0},
+                                          {.kind = TemplatePiece::kTokens, .ids = {*sep}, .type_id = 0},
+                                          {.kind = TemplatePiece::kSequenceB, .type_id = 1},
+                                          {.kind = TemplatePiece::kTokens, .ids = {*sep}, .type_id = 1}};
+    spec.post_processor =
+        std::make_shared<const PostProcessor>(PostProcessor{.steps = {std::move(add)}, .name = "TemplateProcessing"});
+  }
   return spec;
 }
 

@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tokenizer/formats/formats.h"
+#include "tokenizer/sequence_encoding.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec {
@@ -120,6 +121,25 @@ TEST_F(BertVocabTxtTest, EqualsTheTokenizerJsonOfTheSameVocabulary) {
       absl::StatusOr<Encoding> ids = (*from_json)->Encode(text);
       if (ids.ok()) EXPECT_EQ(*(*from_txt)->Decode(ids->ids), *(*from_json)->Decode(ids->ids)) << file;
     }
+    // With special tokens, one text and pairs: the template Hugging Face's BertTokenizerFast builds from vocab.txt
+    // ([CLS] A [SEP] B:1 [SEP]:1) is the tokenizer.json's.
+    size_t pairs = 0;
+    for (size_t i = 0; i + 1 < texts.size() && i < 40; ++i) {
+      const std::string a = prefix(texts[i], 300), b = prefix(texts[i + 1], 300);
+      absl::StatusOr<EncodedTokens> x = EncodePair(**from_txt, a, b, {.add_special_tokens = true});
+      absl::StatusOr<EncodedTokens> y = EncodePair(**from_json, a, b, {.add_special_tokens = true});
+      ASSERT_TRUE(x.ok() && y.ok()) << file;
+      EXPECT_EQ(x->ids, y->ids) << file << ": " << a.substr(0, 40);
+      EXPECT_EQ(x->type_ids, y->type_ids) << file;
+      absl::StatusOr<EncodedTokens> single = EncodeSequences(**from_txt, a, std::nullopt, {.add_special_tokens = true},
+                                                             SequenceLengths{});
+      absl::StatusOr<EncodedTokens> single_json =
+          EncodeSequences(**from_json, a, std::nullopt, {.add_special_tokens = true}, SequenceLengths{});
+      ASSERT_TRUE(single.ok() && single_json.ok());
+      EXPECT_EQ(single->ids, single_json->ids) << file;
+      ++pairs;
+    }
+    std::printf("[ measured ] %s: %zu pairs and texts with special tokens agree\n", file.c_str(), pairs);
     std::printf("[ measured ] %s: vocab.txt and tokenizer.json agree on %zu texts, %zu tokens\n", file.c_str(),
                 texts.size(), tokens);
   }

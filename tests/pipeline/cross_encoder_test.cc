@@ -5,6 +5,7 @@
 #include "pipeline/cross_encoder.h"
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,6 +73,30 @@ void ExpectLogits(const std::string& dir, const std::string& key, int threads) {
 TEST(CrossEncoderTest, BertCrossEncoderLogitsMatchTorch) {
   ExpectLogits("hf_bert_cross", "bert_cross", 1);
   ExpectLogits("hf_bert_cross", "bert_cross", 2);
+}
+
+// The same cross-encoder with only vocab.txt + tokenizer_config.json (as older checkpoints ship; hf_bert_bf16's
+// files: the same vocabulary): pairs get BertTokenizerFast's [CLS] A [SEP] B [SEP] and the same logits.
+TEST(CrossEncoderTest, VocabTxtOnlyCrossEncoderGetsThePairTemplate) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / "cross_vocab_txt";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* name : {"config.json", "model.safetensors"}) {
+    fs::copy(kTestdata + "/hf_bert_cross/" + name, dir / name);
+  }
+  for (const char* name : {"vocab.txt", "tokenizer_config.json"}) {
+    fs::copy(kTestdata + "/hf_bert_bf16/" + name, dir / name);
+  }
+  Reference r = LoadReference();
+  absl::StatusOr<CrossEncoder> ranker = CrossEncoder::Load(dir.string());
+  ASSERT_TRUE(ranker.ok()) << ranker.status();
+  absl::StatusOr<std::vector<std::vector<float>>> logits = ranker->Logits(Views(r.a), Views(r.b), 1);
+  ASSERT_TRUE(logits.ok()) << logits.status();
+  for (size_t i = 0; i < r.a.size(); ++i) {
+    EXPECT_NEAR((*logits)[i][0], r.json["bert_cross"]["logits"][i][0].get<double>(), 1e-5) << "pair " << i;
+  }
+  fs::remove_all(dir);
 }
 
 TEST(CrossEncoderTest, DistilBertClassifierLogitsMatchTorch) {

@@ -7,8 +7,9 @@
 //
 //   build-fuzz/fuzz_model_heads tests/fuzz/corpus/model_heads -max_total_time=30
 //
-// Input layout (FuzzedDataProvider): the mode byte (the input's last), then (mode 0) three random-length strings and the remaining
-// bytes as the Dense weights, or (mode 1) one random-length string (config.json) and the remaining bytes (weights).
+// Input layout (FuzzedDataProvider): the mode byte (the input's last), then (mode 0) three random-length strings
+// and the remaining bytes as the Dense weights, or (mode 1) one random-length string (config.json) and the
+// remaining bytes (weights).
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cmath>

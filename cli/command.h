@@ -33,6 +33,7 @@ void RegisterInspectCommand(CLI::App& app, CommandAction* action);
 void RegisterEncodeCommand(CLI::App& app, CommandAction* action);
 void RegisterDecodeCommand(CLI::App& app, CommandAction* action);
 void RegisterConvertCommand(CLI::App& app, CommandAction* action);
+void RegisterExtendCommand(CLI::App& app, CommandAction* action);
 void RegisterInitCommand(CLI::App& app, CommandAction* action);
 void RegisterFitCommand(CLI::App& app, CommandAction* action);
 void RegisterEvalCommand(CLI::App& app, CommandAction* action);

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   tokvec::cli::RegisterEncodeCommand(app, &action);
   tokvec::cli::RegisterDecodeCommand(app, &action);
   tokvec::cli::RegisterConvertCommand(app, &action);
+  tokvec::cli::RegisterExtendCommand(app, &action);
   tokvec::cli::RegisterInitCommand(app, &action);
   tokvec::cli::RegisterFitCommand(app, &action);
   tokvec::cli::RegisterEvalCommand(app, &action);

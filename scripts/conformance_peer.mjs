@@ -79,6 +79,9 @@
 //   written/<file>           `tokvec convert --to json` of every tokenizer.json of tests/data loaded in Hugging Face:
 //                           its ids (special tokens added, the file's truncation and padding) equal the original's
 //                           on every 64th corpus line; BPE with word affixes must be refused by name
+//   extended/<name>          `tokvec extend --add-tokens` of gpt2.tiktoken and tokenizer.json files of each kind,
+//                           with tokens of every flag, loaded in Hugging Face: its ids on every 32nd line and lines
+//                           using the new tokens
 //   py-tokenizers/<file>/<run>  not here: the Python drop-in tokvec.tokenizers against encodeBatch on every
 //                           tokenizer.json of tests/data (runs own, off, trunc16, fixed40), which scripts/conformance.sh
 //                           runs after this script on request (--only py-tokenizers; opt-in while differences are open) (scripts/py_tokenizers_conformance.py, scripts/py_tokenizers_peer.mjs)
@@ -1034,6 +1037,62 @@ if (writtenFiles.length > 0) {
     const [theirs, ours] = [await encodeAll(original), await encodeAll(written)];
     const spell = hfSpell(original);
     lines.forEach((line, i) => compare(suite, `line ${i + 1}`, theirs[i] ?? [], ours[i] ?? [], spell));
+  }
+}
+
+// tokvec extend --add-tokens on tokenizers of each kind (gpt2's ranks, WordPiece, Unigram, code-point BPE with
+// byte fallback), with tokens of every flag: new words, a word already in the vocabulary, special markers, single_word,
+// lstrip / rstrip, normalized false. Hugging Face loads the extended file and encodes every 32nd corpus line and
+// lines that use the new tokens with the ids tokvec gives. The Llama-shaped file (a Prepend + Replace normalizer)
+// gets its tokens with normalized false: tokvec matches a normalized added token there in the input, where Hugging
+// Face matches its normalization ("▁the"), a known difference (docs/tokenizers.md, "Added tokens").
+const extendSources = [
+  ["gpt2", vocabPath("gpt2.tiktoken"), ""],
+  ["wordpiece-uncased", path.join(dataDir, "wordpiece", "uncased.json"), ""],
+  ["unigram-nmt-always", path.join(dataDir, "unigram", "nmt-always.json"), ""],
+  ["spm-bpe-llama", path.join(dataDir, "spm_bpe", "llama.json"), "false"],
+].filter(([name, file]) => want(`extended/${name}`) && fs.existsSync(file));
+if (extendSources.length > 0) {
+  log(`extended: tokvec extend --add-tokens of ${extendSources.length} tokenizers, loaded in Hugging Face`);
+  const tokensPath = path.join(args.work, "extend-tokens.txt");
+  const tokenLines = (normalized) => [
+    "tokvec", "the", "Kubernetes", "ünïcode",
+    JSON.stringify({ content: "<|tool|>", special: true }),
+    JSON.stringify({ content: "<|end_tool|>", special: true, lstrip: true, rstrip: true }),
+    JSON.stringify({ content: "cat", single_word: true, ...(normalized === "false" ? { normalized: false } : {}) }),
+    JSON.stringify({ content: "MiXeD", normalized: false }),
+  ].join("\n") + "\n";
+  const uses = ["the tokvec cat sat on Kubernetes", "concatenate <|tool|>tokvec<|end_tool|> done", "a cat, cats",
+                "  <|end_tool|>  x", "MiXeD mixed MIXED ünïcode", "thethe tokvectokvec"];
+  const lines = corpusLines.filter((_, i) => i % 32 === 0 && !corpusLines[i].includes("\t")).concat(uses);
+  const linesPath = path.join(args.work, "extend-lines.txt");
+  fs.writeFileSync(linesPath, lines.map((l) => l + "\n").join(""));
+  for (const [name, source, normalized] of extendSources) {
+    const suite = `extended/${name}`;
+    const out = path.join(args.work, `extended-${name}.json`);
+    fs.writeFileSync(tokensPath, tokenLines(normalized));
+    try {
+      await runTokvec(["extend", "-m", source, "--add-tokens", tokensPath, "-o", out,
+                       ...(normalized ? ["--normalized", normalized] : [])]);
+    } catch (error) {
+      failed = true;
+      console.log(`MISMATCH ${suite}: tokvec extend failed: ${String(error.message ?? error).split("\n")[0]}`);
+      continue;
+    }
+    let tokenizer;
+    try {
+      tokenizer = hf.Tokenizer.fromFile(out);
+    } catch (error) {
+      failed = true;
+      console.log(`MISMATCH ${suite}: Hugging Face cannot load the extended file: ${error.message ?? error}`);
+      continue;
+    }
+    const ours = outputLines(await runTokvec(["encode", "-m", out, "--allow-special", "--lines", linesPath]));
+    const spell = hfSpell(tokenizer);
+    for (let i = 0; i < lines.length; i++) {
+      const theirs = await tokenizer.encode(lines[i], null, { addSpecialTokens: false }).then((e) => e.getIds());
+      compare(suite, `line ${i + 1}`, theirs, parseIds(ours[i] ?? ""), spell);
+    }
   }
 }
 

@@ -154,6 +154,8 @@ class Tokenizer {
   };
   static absl::StatusOr<std::unique_ptr<Tokenizer>> Load(const std::string& path, const LoadOptions& options);
   static absl::StatusOr<std::unique_ptr<Tokenizer>> Load(const std::string& path) { return Load(path, {}); }
+  // What Load reads, before Create: for callers that change a tokenizer (added_tokens.h) and write it back.
+  static absl::StatusOr<TokenizerSpec> LoadSpec(const std::string& path, const LoadOptions& options);
   static absl::StatusOr<std::unique_ptr<Tokenizer>> Create(TokenizerSpec spec);
 
   // The post-processor's offset trimming (none without one) on tokens `ids` of `text` at `offsets` (bytes of

@@ -151,6 +151,9 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
     WriteFixture(d / "nan.vec", "1 2\nab 1 nan\n");
     WriteFixture(d / "huge_dim.vec", "1 99999999\nab 1\n");
     WriteFixture(d / "questions.txt", ": section\nab cd ab\n");
+    WriteFixture(d / "new_tokens_bad.txt", "tokvec\n{\"content\": \"<x>\", \"special\": \"yes\"}\n");
+    WriteFixture(d / "new_tokens_blank.txt", "\n\n");
+    WriteFixture(d / "new_tokens.txt", "tokvec\n");
     // Tokenizers made by the binary itself, then damaged copies.
     RunFixtureCommand({"train", "--type", "word", "--merges", "10", "-o", (d / "word.tokvec").string(),
                        (d / "corpus.txt").string()});
@@ -780,6 +783,19 @@ const BadInput kDataRows[] = {
     BadInput("InspectToDevFull", {"inspect", "{dir}/word.tokvec", "--merges"}, 1, "No space left on device")
         .Stdout("/dev/full"),
     // convert
+    // extend
+    BadInput("ExtendOutputFormat", {"extend", "-m", "{dir}/byte.tokvec", "--add-tokens", "{dir}/new_tokens.txt", "-o",
+                                    "{dir}/extended.txt"}, 2, "-o must end in .json"),
+    BadInput("ExtendBadTokenLine", {"extend", "-m", "{dir}/byte.tokvec", "--add-tokens", "{dir}/new_tokens_bad.txt",
+                                    "-o", "{dir}/extended.json"}, 1, "new_tokens_bad.txt:2: key 'special' must be true"),
+    BadInput("ExtendNoTokens", {"extend", "-m", "{dir}/byte.tokvec", "--add-tokens", "{dir}/new_tokens_blank.txt",
+                                "-o", "{dir}/extended.json"}, 1, "lists no tokens"),
+    BadInput("ExtendNormalizedFlag", {"extend", "-m", "{dir}/byte.tokvec", "--add-tokens", "{dir}/new_tokens.txt",
+                                      "--normalized", "maybe", "-o", "{dir}/extended.json"}, 2,
+             "--normalized must be true or false"),
+    BadInput("ExtendTokvecFileWithOrdinaryAddedTokens",
+             {"extend", "-m", "{dir}/byte.tokvec", "--add-tokens", "{dir}/new_tokens.txt", "-o", "{dir}/extended.tokvec"},
+             1, "(write OUT.json instead)"),
     BadInput("ConvertMissingModel", {"convert", "-m", "{dir}/missing.tokvec", "-o", "{dir}/converted"}, 1,
              "missing.tokvec"),
     BadInput("ConvertBinaryModel", {"convert", "-m", "{dir}/binary.bin", "-o", "{dir}/converted"}, 1,

@@ -57,7 +57,7 @@ absl::StatusOr<TokenizerSpec> ReadAny(const std::string& path, const Tokenizer::
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Load(const std::string& path, const LoadOptions& options) {
+absl::StatusOr<TokenizerSpec> Tokenizer::LoadSpec(const std::string& path, const LoadOptions& options) {
   std::string file = path;
   std::error_code error;
   if (fs::is_directory(path, error)) {
@@ -65,6 +65,11 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Load(const std::string& pa
   }
   TOKVEC_ASSIGN_OR_RETURN(TokenizerSpec spec, ReadAny(file, options));
   if (spec.source.empty()) spec.source = file;
+  return spec;
+}
+
+absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Load(const std::string& path, const LoadOptions& options) {
+  TOKVEC_ASSIGN_OR_RETURN(TokenizerSpec spec, LoadSpec(path, options));
   return Create(std::move(spec));
 }
 

@@ -31,6 +31,7 @@ commands=(
   "bench/embed_model.sh $tokvec --startup"
   "bench/embed_dtype.sh $tokvec"
   "bench/padded_batch.sh $tokvec"
+  "bench/rerank.sh $tokvec"
   "$python bench/search.py --tokvec $tokvec --rounds 3"
 )
 for i in "${!commands[@]}"; do

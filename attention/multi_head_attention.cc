@@ -39,6 +39,15 @@ absl::StatusOr<MultiHeadAttentionOutput> AttendHeads(StridedView q, StridedView 
     });
   } else {
     ParallelFor(n_heads, options.threads, [&](int64_t h) {
+      // MPNet: the head's own mask, the caller's parts plus its relative position bias as the additive part.
+      AttentionMask biased;
+      if (options.relative_bias != nullptr) {
+        biased = mask;
+        biased.additive = Matrix(q_len, k_len);
+        options.relative_bias->FillHead(h, q_len, biased.additive.data());
+        for (int64_t i = 0; i < mask.additive.size(); ++i) biased.additive.data()[i] += mask.additive.data()[i];
+      }
+      const AttentionMask& head_mask = options.relative_bias != nullptr ? biased : mask;
       std::vector<float> scratch;
       float* scores = nullptr;  // [Tq, Tk]
       if (options.keep_weights) {
@@ -49,7 +58,7 @@ absl::StatusOr<MultiHeadAttentionOutput> AttendHeads(StridedView q, StridedView 
       }
       const int64_t col = h * head_dim;
       AttendHead({q.data + col, q_len, head_dim, q.stride}, {k.data + col, k_len, head_dim, k.stride},
-                 {v.data + col, k_len, head_dim, v.stride}, mask, scale, scores, concat.data() + col, d_model);
+                 {v.data + col, k_len, head_dim, v.stride}, head_mask, scale, scores, concat.data() + col, d_model);
     });
   }
   result.output = Matrix(q_len, w.out.out_features());  // [Tq, D]
@@ -78,6 +87,10 @@ absl::Status ValidateRotary(const MultiHeadAttentionOptions& options, int64_t d_
     return absl::InvalidArgumentError(fmt::format(
         "rotary positions need an even head_dim; d_model {} / n_heads {} = {}", d_model, n_heads,
         d_model / n_heads));
+  }
+  if (options.relative_bias != nullptr && options.relative_bias->n_heads != n_heads) {
+    return absl::InvalidArgumentError(fmt::format("relative position bias has {} heads; the attention has {}",
+                                                  options.relative_bias->n_heads, n_heads));
   }
   if (options.first_position < 0) {
     return absl::OutOfRangeError(fmt::format("first position {} is negative", options.first_position));
@@ -114,6 +127,11 @@ absl::StatusOr<MultiHeadAttentionOutput> SelfAttention(MatrixView x, const Multi
   if (absl::Status s = ValidateRotary(options, d_model, w.n_heads); !s.ok()) return s;
   const AttentionMask mask = CombinedMask(options);
   if (absl::Status s = ValidateMask(mask, seq_len, seq_len); !s.ok()) return s;
+  if (options.relative_bias != nullptr && (seq_len > options.relative_bias->max_len || !w.kind.full())) {
+    return absl::InvalidArgumentError(fmt::format(
+        "a relative position bias takes full attention of at most {} tokens ({} tokens, {} attention)",
+        options.relative_bias->max_len, seq_len, AttentionKindName(w.kind.kind)));
+  }
 
   if (w.fused()) {
     Matrix qkv(seq_len, 3 * d_model);  // [T, 3D] = [q | k | v]
@@ -146,6 +164,9 @@ absl::StatusOr<MultiHeadAttentionOutput> CrossAttention(MatrixView x, MatrixView
   if (absl::Status s = ValidateRotary(options, d_model, w.n_heads); !s.ok()) return s;
   const AttentionMask mask = CombinedMask(options);
   if (absl::Status s = ValidateMask(mask, q_len, k_len); !s.ok()) return s;
+  if (options.relative_bias != nullptr) {
+    return absl::InvalidArgumentError("a relative position bias takes self-attention only, not cross-attention");
+  }
 
   Matrix q(q_len, d_model);  // [Tq, D]
   LinearInto(x, w.fused() ? SliceOutputs(w.qkv, 0, d_model) : w.q, q.data(), options.threads);

@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "attention/kind_attention.h"
 #include "attention/mask.h"
+#include "attention/relative_position_bias.h"
 #include "embeddings/positional.h"
 #include "kernels/ops.h"
 #include "kernels/tensor.h"
@@ -57,6 +58,9 @@ struct MultiHeadAttentionOptions {
   int threads = 1;
   bool keep_weights = false;            // fill MultiHeadAttentionOutput::head_weights
   std::optional<float> scale;           // default 1/√head_dim
+  // MPNet: head h's scores get relative_bias's [T, T] block added after scaling (self-attention of at most
+  // max_len tokens, full attention, relative_bias->n_heads == n_heads; else InvalidArgument). Not owned.
+  const RelativePositionBias* relative_bias = nullptr;
 };
 
 struct MultiHeadAttentionOutput {

@@ -10,6 +10,7 @@
 
 #include "attention/flash_attention.h"
 #include "attention/kind_attention.h"
+#include "attention/scaled_dot_product.h"
 #include "embeddings/positional.h"
 #include "fmt/format.h"
 #include "kernels/layer_norm_rows.h"
@@ -71,6 +72,18 @@ void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockCo
       ApplyRotaryToHead(*config.rotary, seq_len, head_dim, 0, base, stride);            // q
       ApplyRotaryToHead(*config.rotary, seq_len, head_dim, 0, base + d_model, stride);  // k
     }
+    if (config.relative_bias) {
+      // MPNet: the head's [T, T] relative position bias as an additive mask, through the plain kernel (the flash
+      // kernel takes no per-score bias). Scratch per thread, grown to the longest sequence seen.
+      thread_local AttentionMask bias_mask;
+      thread_local std::vector<float> bias_scores;
+      if (bias_mask.additive.rows() != seq_len) bias_mask.additive = Matrix(seq_len, seq_len);
+      bias_scores.resize(static_cast<size_t>(seq_len * seq_len));
+      config.relative_bias->FillHead(h, seq_len, bias_mask.additive.data());
+      AttendHead({base, seq_len, head_dim, stride}, {base + d_model, seq_len, head_dim, stride},
+                 {base + 2 * d_model, seq_len, head_dim, stride}, bias_mask, scale, bias_scores.data(), out, d_model);
+      return;
+    }
     if (!kinds.empty()) {
       thread_local HeadScratch kind_scratch;
       kinds.at(seq_len).Run({base, seq_len, head_dim, stride}, {base + d_model, seq_len, head_dim, stride},
@@ -111,6 +124,14 @@ absl::Status RunTransformerBlockRaggedInto(const TransformerBlockWeights& w, con
   if (lengths.empty() || total != x.rows) {
     return absl::InvalidArgumentError(fmt::format(
         "batched block input has {} rows; its {} sequence lengths add up to {}", x.rows, lengths.size(), total));
+  }
+  if (config.relative_bias) {
+    for (int64_t length : lengths) {
+      if (length > config.relative_bias->max_len) {
+        return absl::OutOfRangeError(fmt::format("sequence of {} tokens; the relative position bias covers {}",
+                                                 length, config.relative_bias->max_len));
+      }
+    }
   }
   const int64_t rows = x.rows, d_model = x.cols;
   const int64_t ff = w.feed_forward.up.out_features();

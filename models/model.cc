@@ -132,6 +132,7 @@ absl::Status Model::Bind(const std::string& weights_path) {
   stack_.config.causal = causal();
   stack_.blocks.clear();
   stack_.final_norm.reset();
+  stack_.config.relative_bias.reset();
 
   if (c.model_type == "distilbert") {
     // 1a. DistilBERT (DistilBertModel's names; DistilBertFor* prefix them "distilbert."): BERT's network without
@@ -168,6 +169,8 @@ absl::Status Model::Bind(const std::string& weights_path) {
       TOKVEC_ASSIGN_OR_RETURN(b.feed_forward_norm, r.Norm(p + "output_layer_norm", d, "dim", c.layer_norm_eps));
       stack_.blocks.push_back(std::move(b));
     }
+  } else if (c.model_type == "mpnet") {
+    TOKVEC_RETURN_IF_ERROR(BindMpnet());
   } else if (c.arch == Architecture::kRoberta || c.arch == Architecture::kBert) {
     // 1. RoBERTa / BERT embeddings, nn.Linear blocks, post-LN (BertModel's names; BertFor* prefix them "bert.").
     const std::string_view other_prefix = c.arch == Architecture::kBert ? "bert." : "roberta.";
@@ -283,6 +286,49 @@ absl::Status Model::Bind(const std::string& weights_path) {
         ValidateTransformerBlock(stack_.blocks[i], stack_.config, d, fmt::format("layer {}", i)));
   }
   if (pack_f32_) PackLinears(LinearLayers(), &packed_);
+  return absl::OkStatus();
+}
+
+absl::Status Model::BindMpnet() {
+  // MPNetModel's names (MPNetFor* prefix them "mpnet."): RoBERTa's embeddings without token types, post-LN layers
+  // with attention.attn.{q,k,v,o}, and one relative position bias for all layers.
+  const ModelConfig& c = config_;
+  const int64_t d = c.d_model, f = c.d_ff;
+  TOKVEC_ASSIGN_OR_RETURN(std::string prefix,
+                          FindPrefix(*weights_, "embeddings.word_embeddings.weight", "mpnet.", c.model_type));
+  TensorReader r(weights_.get(), prefix);
+  r.set_arch_name(c.model_type);
+  TOKVEC_ASSIGN_OR_RETURN(token_table_, r.Matrix2("embeddings.word_embeddings.weight", c.vocab_size, d,
+                                                  "[vocab_size, hidden_size]"));
+  TOKVEC_ASSIGN_OR_RETURN(position_table_, r.Matrix2("embeddings.position_embeddings.weight", c.max_position_rows,
+                                                     d, "[max_position_embeddings, hidden_size]"));
+  token_type_row_ = {};
+  TOKVEC_ASSIGN_OR_RETURN(embedding_norm_, r.Norm("embeddings.LayerNorm", d, "hidden_size", c.layer_norm_eps));
+  TOKVEC_ASSIGN_OR_RETURN(MatrixView bias_weight,
+                          r.Matrix2("encoder.relative_attention_bias.weight", c.relative_attention_buckets, c.n_heads,
+                                    "[relative_attention_num_buckets, num_attention_heads]"));
+  TOKVEC_ASSIGN_OR_RETURN(RelativePositionBias bias, RelativePositionBias::Make(bias_weight, c.max_len));
+  stack_.config.relative_bias = std::make_shared<const RelativePositionBias>(std::move(bias));
+  stack_.config.norm = NormPlacement::kPostLN;
+  const auto out_in = WeightLayout::kOutIn;
+  for (int64_t i = 0; i < c.n_layers; ++i) {
+    const std::string p = fmt::format("encoder.layer.{}.", i);
+    TransformerBlockWeights b;
+    LinearWeights* projections[4] = {&b.attention.q, &b.attention.k, &b.attention.v, &b.attention.out};
+    const char* names[4] = {"q", "k", "v", "o"};
+    for (int j = 0; j < 4; ++j) {
+      TOKVEC_ASSIGN_OR_RETURN(*projections[j], r.Linear(p + "attention.attn." + names[j], d, d, out_in,
+                                                        "hidden_size", "hidden_size"));
+    }
+    b.attention.n_heads = c.n_heads;
+    TOKVEC_ASSIGN_OR_RETURN(b.attention_norm, r.Norm(p + "attention.LayerNorm", d, "hidden_size", c.layer_norm_eps));
+    TOKVEC_ASSIGN_OR_RETURN(b.feed_forward.up, r.Linear(p + "intermediate.dense", d, f, out_in, "hidden_size",
+                                                        "intermediate_size"));
+    TOKVEC_ASSIGN_OR_RETURN(b.feed_forward.down, r.Linear(p + "output.dense", f, d, out_in, "intermediate_size",
+                                                          "hidden_size"));
+    TOKVEC_ASSIGN_OR_RETURN(b.feed_forward_norm, r.Norm(p + "output.LayerNorm", d, "hidden_size", c.layer_norm_eps));
+    stack_.blocks.push_back(std::move(b));
+  }
   return absl::OkStatus();
 }
 

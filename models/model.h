@@ -33,6 +33,12 @@
 //     transformer.layer.{i}.sa_layer_norm.*, transformer.layer.{i}.ffn.{lin1 [F, D], lin2 [D, F]}.*,
 //     transformer.layer.{i}.output_layer_norm.*. BERT's network without token types: x = LN(word[ids] +
 //     position[t]).
+//   mpnet (Song et al. 2020; prefix "mpnet." in MPNetFor* checkpoints): embeddings.{word_embeddings,
+//     position_embeddings}.weight, embeddings.LayerNorm.*, encoder.layer.{i}.attention.attn.{q,k,v,o}.{weight [D, D],
+//     bias}, encoder.layer.{i}.attention.LayerNorm.*, encoder.layer.{i}.intermediate.dense.*, encoder.layer.{i}.
+//     output.{dense.*, LayerNorm.*}, encoder.relative_attention_bias.weight [32, H]. RoBERTa's network without token
+//     types (x = LN(word[ids] + position[pad_token_id + 1 + t])), and every layer's head h adds
+//     bias[bucket(j - i)][h] to its scaled scores (relative_position_bias.h).
 //   llama / qwen2 / qwen3 (decoder_block.h), names as a *ForCausalLM saves them under "model." or, as
 //     sentence-transformers saves Qwen3-Embedding, without a prefix (nn.Linear, [out, in]; lm_head.* ignored):
 //     embed_tokens.weight [V, D], layers.{i}.input_layernorm.weight [D],
@@ -167,6 +173,8 @@ class Model {
   MatrixView token_types_;                    // [types, D] (roberta, bert: token_type_embeddings)
   std::optional<LayerNormWeights> embedding_norm_;  // roberta: embeddings.LayerNorm
   TransformerStack stack_;
+  // mpnet: RoBERTa's embeddings without token types, attention.attn.* layers and the relative position bias.
+  absl::Status BindMpnet();
   // llama / qwen2 / qwen3: the RMSNorm / RoPE / GQA / SwiGLU stack instead of stack_.
   absl::Status BindDecoder();
   DecoderStack decoder_;

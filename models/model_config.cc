@@ -298,6 +298,24 @@ absl::StatusOr<ModelConfig> ParseRobertaKeys(const json& j, ModelConfig config, 
   return config;
 }
 
+// Hugging Face MPNet (MPNetConfig): RoBERTa's sizes, pad/bos/eos and positions from pad_token_id + 1, no token
+// types, relative_attention_num_buckets. MPNetEncoder buckets with num_buckets 32 whatever the key says, so only 32
+// is run. type_vocab_size and position_embedding_type are not MPNetConfig keys: ignored, as transformers does.
+absl::StatusOr<ModelConfig> ParseMpnetKeys(const json& j, ModelConfig config, std::string_view path) {
+  json keys = j;
+  keys["type_vocab_size"] = 1;  // read by ReadBertFamilyKeys; MPNet has no token types
+  keys.erase("position_embedding_type");
+  TOKVEC_ASSIGN_OR_RETURN(config, ParseRobertaKeys(keys, config, path));
+  config.type_vocab_size = 0;
+  TOKVEC_ASSIGN_OR_RETURN(config.relative_attention_buckets, GetPositive(j, "relative_attention_num_buckets", path));
+  if (config.relative_attention_buckets != 32) {
+    return KeyError("relative_attention_num_buckets", path,
+                    fmt::format("is {}; MPNet's relative_position_bucket uses 32 buckets (max_distance 128), so tokvec "
+                                "runs 32 only", config.relative_attention_buckets));
+  }
+  return config;
+}
+
 }  // namespace
 
 bool ModelConfig::has_attention_kinds() const {
@@ -349,6 +367,10 @@ absl::StatusOr<ModelConfig> ParseModelConfig(std::string_view json_text, std::st
     config.arch = Architecture::kRoberta;
     return ParseRobertaKeys(j, config, path);
   }
+  if (config.model_type == "mpnet") {
+    config.arch = Architecture::kRoberta;
+    return ParseMpnetKeys(j, config, path);
+  }
   if (config.model_type == "gpt_neo") {
     config.arch = Architecture::kGptNeo;
     return ParseGptNeoKeys(j, config, path);
@@ -367,7 +389,7 @@ absl::StatusOr<ModelConfig> ParseModelConfig(std::string_view json_text, std::st
   }
   return absl::InvalidArgumentError(fmt::format(
       "config '{}': unsupported model_type \"{}\"; tokvec runs \"gpt2\", \"gpt_neo\", \"roberta\", \"bert\", "
-      "\"distilbert\", \"llama\", \"qwen2\", \"qwen3\" and its own \"encoder\"", path,
+      "\"distilbert\", \"mpnet\", \"llama\", \"qwen2\", \"qwen3\" and its own \"encoder\"", path,
       config.model_type));
 }
 

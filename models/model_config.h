@@ -25,6 +25,9 @@
 //     RoBERTa's keys except bos_token_id / eos_token_id; pad_token_id optional. position_embedding_type
 //     "absolute" only (relative_key and relative_key_query are refused). Positions run 0, 1, ... so max_len is
 //     max_position_embeddings.
+//   - Hugging Face MPNet (`"model_type": "mpnet"`: all-mpnet-base-v2 and other sentence-transformers models): RoBERTa's
+//     keys without type_vocab_size, plus relative_attention_num_buckets (32: the bucket function is fixed at 32).
+//     Runs as kRoberta (<s> ... </s>, positions from pad_token_id + 1) with a relative position bias per layer.
 //   - Hugging Face LLaMA, Qwen2, Qwen3 (`"model_type": "llama" | "qwen2" | "qwen3"`): LlamaConfig's keys, read by
 //     decoder_config.h (num_key_value_heads, head_dim, rope_theta, rms_norm_eps; rope_scaling must be null).
 //
@@ -86,6 +89,9 @@ struct ModelConfig {
   int64_t pad_token_id = -1;        // RoBERTa: positions start at pad_token_id + 1
   int64_t bos_token_id = -1;        // <s>, prepended to every text
   int64_t eos_token_id = -1;        // </s>, appended to every text
+  // MPNet (model_type "mpnet": RoBERTa's embeddings without token types, relative position buckets in every
+  // layer): rows of encoder.relative_attention_bias (relative_attention_num_buckets); 0 for the others.
+  int64_t relative_attention_buckets = 0;
   // DistilBERT (model_type "distilbert": BERT's network under other names, no token types): the position table is
   // create_sinusoidal_embeddings' when the checkpoint has none (sinusoidal_pos_embds).
   bool sinusoidal_position_table = false;

@@ -28,6 +28,8 @@ constexpr HeadLayout kHeads[] = {
      "classifier.out_proj"},
     {"XLMRobertaForSequenceClassification", SequenceClassifier::Kind::kRoberta, "classifier.dense",
      "classifier.out_proj"},
+    // MPNetClassificationHead: RoBERTa's (dense + tanh on <s>, out_proj).
+    {"MPNetForSequenceClassification", SequenceClassifier::Kind::kRoberta, "classifier.dense", "classifier.out_proj"},
 };
 
 // Reads name.weight ([rows, cols]; rows 0: any) and name.bias into `weight` and `bias`; returns the rows.

@@ -2,7 +2,8 @@
 // and text classifiers. Each reads the first token's vector ([CLS] / <s>) and gives one logit per label:
 //   BertForSequenceClassification        bert.pooler.dense [D, D], tanh, then classifier [L, D]
 //   DistilBertForSequenceClassification  pre_classifier [D, D], ReLU, then classifier [L, D]
-//   RobertaForSequenceClassification, XLMRobertaForSequenceClassification (bge-reranker-base / -v2-m3)
+//   RobertaForSequenceClassification, XLMRobertaForSequenceClassification (bge-reranker-base / -v2-m3),
+//   MPNetForSequenceClassification (the same head)
 //                                        classifier.dense [D, D], tanh, then classifier.out_proj [L, D]
 // (nn.Linear weights [out, in] with biases; dropout is off at inference). The kind comes from config.json's
 // "architectures", the label names from its "id2label" (LABEL_i where it has none); the head's tensors sit in the

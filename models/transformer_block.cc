@@ -55,6 +55,12 @@ absl::Status ValidateTransformerBlock(const TransformerBlockWeights& w, const Bl
     return absl::InvalidArgumentError(fmt::format("{}: rotary positions need an even head_dim, got {}", name,
                                                   d_model / config.n_heads));
   }
+  if (config.relative_bias &&
+      (config.relative_bias->n_heads != config.n_heads || !w.attention.kind.full() || config.causal)) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: a relative position bias of {} heads needs {} bidirectional full-attention heads", name,
+        config.relative_bias->n_heads, config.n_heads));
+  }
   const std::string prefix(name);
   if (absl::Status s = ValidateLayerNorm(w.attention_norm, d_model, prefix + " attention_norm"); !s.ok()) return s;
   if (absl::Status s = ValidateLayerNorm(w.feed_forward_norm, d_model, prefix + " feed_forward_norm"); !s.ok()) {
@@ -80,6 +86,7 @@ absl::StatusOr<BlockOutput> RunTransformerBlock(const TransformerBlockWeights& w
   mha.threads = options.threads;
   mha.keep_weights = options.keep_weights;
   mha.scale = config.attention_scale;
+  mha.relative_bias = config.relative_bias.get();
 
   BlockOutput result;
   if (config.norm == NormPlacement::kPreLN) {

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,9 @@ struct BlockConfig {
   bool causal = false;
   std::optional<RotaryOptions> rotary;
   std::optional<float> attention_scale;  // default 1/√head_dim (GPT-Neo: 1)
+  // MPNet: a per-head bias of the key-query offset added to every layer's scaled scores (relative_position_bias.h);
+  // null for every other architecture.
+  std::shared_ptr<const RelativePositionBias> relative_bias;
 };
 
 // The score scale of a block's heads: config.attention_scale, else 1/√head_dim.

@@ -28,6 +28,11 @@ Writes, under the output folder:
         bf16        tokenizer.json only, no sentence-transformers files
   hf_bert_cross/, hf_distilbert_nli/, hf_cross_reference.json  sequence classification heads (write_cross_encoders)
   hf_roberta_cross/, hf_roberta_cross_reference.json  RobertaForSequenceClassification with a tokenizer.json
+  hf_mpnet_{f32,bf16}/, hf_mpnet_reference.json  MPNet (MPNetConfig keys, relative position buckets): BERT's
+                              vocabulary under <s> <pad> </s> <unk> ... <mask>, tokenizer.json with RobertaProcessing;
+        f32   MPNetModel names, mean pooling + Normalize (all-mpnet-base-v2's modules)
+        bf16  "mpnet." names plus lm_head.* (MPNetForMaskedLM), no sentence-transformers files
+  hf_mpnet_cross/, hf_mpnet_cross_reference.json  MPNetForSequenceClassification (RoBERTa's head) on MPNet
   hf_gpt2_reference.json, hf_roberta_reference.json, hf_gpt_neo_reference.json, hf_bert_reference.json,
   hf_distilbert_reference.json:
       {"texts": [...], "ids": [[...]], "f32": {"hidden": [[[...]]], "attentions": [L][H][T][T] of text 0,
@@ -470,9 +475,9 @@ def bert_basic_tokens(text):
     return words
 
 
-def wordpiece_encode(text, vocab):
+def wordpiece_encode(text, vocab, unk="[UNK]"):
     """WordPiece as BERT's WordpieceTokenizer runs it: greedy longest match from the start of each word, "##" on
-    pieces after the first; a word that cannot be cut (or of more than 100 characters) is one [UNK]."""
+    pieces after the first; a word that cannot be cut (or of more than 100 characters) is one [UNK] (`unk`)."""
     ids = []
     for word in bert_basic_tokens(text):
         pieces, start = [], 0
@@ -488,7 +493,7 @@ def wordpiece_encode(text, vocab):
                 break
             pieces.append(vocab[("##" if start > 0 else "") + word[start:end]])
             start = end
-        ids.extend(pieces if pieces else [vocab["[UNK]"]])
+        ids.extend(pieces if pieces else [vocab[unk]])
     return ids
 
 
@@ -781,6 +786,196 @@ def write_distilbert(out_dir):
         json.dump(reference, f, separators=(",", ":"))
 
 
+# MPNet (Song et al. 2020) as all-mpnet-base-v2 ships it: BERT's WordPiece under <s> <pad> </s> <unk> ... <mask>, a
+# RobertaProcessing template, RoBERTa's positions (from pad_token_id + 1) and T5-style relative position buckets.
+MPNET_PAD = 1
+MPNET_POSITIONS = 80  # max_position_embeddings: 80 - pad - 1 = 78 tokens
+MPNET_BUCKETS, MPNET_MAX_DISTANCE = 32, 128
+# Text 4 is 60+ tokens: its query-key distances reach the logarithmic buckets (8 and more apart).
+MPNET_TEXTS = BERT_TEXTS + ["The quick brown fox jumps over the lazy dog; your cat is a lovely cat. " * 3]
+MPNET_COPIES = {
+    # copy: (dtype, prefix, sentence-transformers pooling, Normalize)
+    "f32": ("F32", "", "mean", True),     # all-mpnet-base-v2's modules
+    "bf16": ("BF16", "mpnet.", None, False),  # an MPNetForMaskedLM checkpoint (mpnet. names, lm_head.*)
+}
+
+
+def mpnet_tokens():
+    return ["<s>", "<pad>", "</s>", "<unk>"] + bert_vocab()[len(BERT_SPECIALS):] + ["<mask>"]
+
+
+def mpnet_shapes(vocab_size):
+    """MPNetModel: word and position embeddings (no token types), LayerNorm, encoder.layer.{i} with
+    attention.attn.{q,k,v,o}, and encoder.relative_attention_bias [buckets, heads]."""
+    d, f = D_MODEL, D_FF
+    shapes = [("embeddings.word_embeddings.weight", (vocab_size, d)),
+              ("embeddings.position_embeddings.weight", (MPNET_POSITIONS, d)),
+              ("embeddings.LayerNorm.weight", (d,)), ("embeddings.LayerNorm.bias", (d,)),
+              ("encoder.relative_attention_bias.weight", (MPNET_BUCKETS, N_HEADS))]
+    for i in range(N_LAYERS):
+        p = f"encoder.layer.{i}."
+        for name in ("attention.attn.q", "attention.attn.k", "attention.attn.v", "attention.attn.o"):
+            shapes += [(p + name + ".weight", (d, d)), (p + name + ".bias", (d,))]
+        shapes += [(p + "attention.LayerNorm.weight", (d,)), (p + "attention.LayerNorm.bias", (d,)),
+                   (p + "intermediate.dense.weight", (f, d)), (p + "intermediate.dense.bias", (f,)),
+                   (p + "output.dense.weight", (d, f)), (p + "output.dense.bias", (d,)),
+                   (p + "output.LayerNorm.weight", (d,)), (p + "output.LayerNorm.bias", (d,))]
+    return shapes + [("pooler.dense.weight", (d, d)), ("pooler.dense.bias", (d,))]
+
+
+def mpnet_bucket(relative):
+    """MPNetEncoder.relative_position_bucket (num_buckets 32, max_distance 128) for relative = key position -
+    query position: half the buckets for keys before the query, half (offset 16) for keys after it; within a
+    half, distances 0..7 exactly, then log-spaced up to 128 (computed in float32, truncated, as torch does)."""
+    n = -relative
+    half = MPNET_BUCKETS // 2
+    ret = (n < 0).to(torch.long) * half
+    n = n.abs()
+    exact = half // 2
+    large = exact + (torch.log(n.float() / exact) / math.log(MPNET_MAX_DISTANCE / exact) *
+                     (half - exact)).to(torch.long)
+    large = torch.clamp(large, max=half - 1)
+    return ret + torch.where(n < exact, n, large)
+
+
+def mpnet_forward(w, ids, eps):
+    """transformers MPNetModel, dropout off: word + position (from pad + 1) embeddings, LayerNorm; a relative
+    position bias [H, T, T] from encoder.relative_attention_bias, added to every layer's scaled scores; post-LN
+    layers as BERT's with attention.attn.{q,k,v,o} and attention.LayerNorm; exact GELU."""
+    w = {k: v.double() for k, v in w.items()}
+    t = len(ids)
+    dh = D_MODEL // N_HEADS
+    x = w["embeddings.word_embeddings.weight"][ids] + \
+        w["embeddings.position_embeddings.weight"][torch.arange(t) + MPNET_PAD + 1]
+    x = layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], eps)
+    positions = torch.arange(t)
+    buckets = mpnet_bucket(positions[None, :] - positions[:, None])  # [T, T]: query i, key j
+    bias = w["encoder.relative_attention_bias.weight"][buckets].permute(2, 0, 1)  # [H, T, T]
+    attentions = []
+    for i in range(N_LAYERS):
+        p = f"encoder.layer.{i}."
+
+        def linear(name, h):
+            return F.linear(h, w[p + name + ".weight"], w[p + name + ".bias"])
+
+        def heads(h):
+            return h.view(t, N_HEADS, dh).transpose(0, 1)
+
+        scores = heads(linear("attention.attn.q", x)) @ heads(linear("attention.attn.k", x)).transpose(1, 2)
+        weights = torch.softmax(scores / math.sqrt(dh) + bias, dim=-1)
+        attentions.append(weights)
+        context = (weights @ heads(linear("attention.attn.v", x))).transpose(0, 1).reshape(t, D_MODEL)
+        x = layer_norm(linear("attention.attn.o", context) + x, w[p + "attention.LayerNorm.weight"],
+                       w[p + "attention.LayerNorm.bias"], eps)
+        h = F.gelu(linear("intermediate.dense", x))
+        x = layer_norm(linear("output.dense", h) + x, w[p + "output.LayerNorm.weight"],
+                       w[p + "output.LayerNorm.bias"], eps)
+    return x, attentions
+
+
+def write_mpnet_tokenizer(folder, tokens):
+    """tokenizer.json as all-mpnet-base-v2's: BERT's normalizer and pre-tokenizer, WordPiece with <unk>,
+    RobertaProcessing (<s> A </s>, pairs <s> A </s></s> B </s>)."""
+    vocab = {tok: i for i, tok in enumerate(tokens)}
+    added = [{"id": vocab[t], "content": t, "single_word": False, "lstrip": t == "<mask>", "rstrip": False,
+              "normalized": False, "special": True} for t in ("<s>", "<pad>", "</s>", "<unk>", "<mask>")]
+    data = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
+            "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                           "strip_accents": None, "lowercase": True},
+            "pre_tokenizer": {"type": "BertPreTokenizer"},
+            "post_processor": {"type": "RobertaProcessing", "sep": ["</s>", vocab["</s>"]],
+                               "cls": ["<s>", vocab["<s>"]], "trim_offsets": True, "add_prefix_space": False},
+            "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+            "model": {"type": "WordPiece", "unk_token": "<unk>", "continuing_subword_prefix": "##",
+                      "max_input_chars_per_word": 100, "vocab": vocab}}
+    with open(os.path.join(folder, "tokenizer.json"), "w", encoding="utf-8") as f:
+        json.dump(data, f, ensure_ascii=False, separators=(",", ":"))
+
+
+def write_mpnet(out_dir):
+    """hf_mpnet_{f32,bf16}/ and hf_mpnet_reference.json (see MPNET_COPIES), plus "buckets": the bucket of every
+    relative position -300..300 ("relative_positions")."""
+    gen = torch.Generator().manual_seed(SEED + 23)
+    tokens = mpnet_tokens()
+    vocab = {tok: i for i, tok in enumerate(tokens)}
+    weights = random_weights(mpnet_shapes(len(tokens)), gen)
+    eps = 1e-5
+    ids = [[vocab["<s>"]] + wordpiece_encode(text, vocab, unk="<unk>") + [vocab["</s>"]] for text in MPNET_TEXTS]
+    assert len(ids[-1]) >= 40, len(ids[-1])
+    relative = torch.arange(-300, 301)
+    reference = {"texts": MPNET_TEXTS, "ids": ids, "relative_positions": relative.tolist(),
+                 "buckets": mpnet_bucket(relative).tolist()}
+    for copy, (dtype, prefix, pooling, normalize) in MPNET_COPIES.items():
+        folder = os.path.join(out_dir, f"hf_mpnet_{copy}")
+        os.makedirs(folder, exist_ok=True)
+        write_mpnet_tokenizer(folder, tokens)
+        if pooling:
+            write_sentence_modules(folder, pooling, normalize)
+        config = {"architectures": ["MPNetForMaskedLM" if prefix else "MPNetModel"], "model_type": "mpnet",
+                  "hidden_act": "gelu", "hidden_size": D_MODEL, "num_attention_heads": N_HEADS,
+                  "num_hidden_layers": N_LAYERS, "intermediate_size": D_FF,
+                  "max_position_embeddings": MPNET_POSITIONS, "vocab_size": len(tokens),
+                  "relative_attention_num_buckets": MPNET_BUCKETS, "pad_token_id": MPNET_PAD, "bos_token_id": 0,
+                  "eos_token_id": 2, "layer_norm_eps": eps, "hidden_dropout_prob": 0.1,
+                  "attention_probs_dropout_prob": 0.1, "initializer_range": 0.02}
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump(config, f, indent=2)
+        tensors = [(prefix + k, v, dtype) for k, v in weights.items()]
+        if prefix:  # what an MPNetForMaskedLM checkpoint also holds
+            tensors += [(prefix + "embeddings.position_ids", torch.arange(MPNET_POSITIONS).view(1, -1), "I64"),
+                        ("lm_head.dense.weight", weights["pooler.dense.weight"], dtype),
+                        ("lm_head.bias", torch.zeros(len(tokens)), dtype)]
+        write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+        hidden_and_weights = [mpnet_forward(rounded(weights, dtype), seq, eps) for seq in ids]
+        reference[copy] = {"hidden": [nested(h) for h, _ in hidden_and_weights],
+                           "attentions": [nested(a) for a in hidden_and_weights[0][1]],
+                           "pooling": pooling or "mean", "normalize": normalize,
+                           "pooled": [floats(pool(h, pooling or "mean", normalize)) for h, _ in hidden_and_weights]}
+    with open(os.path.join(out_dir, "hf_mpnet_reference.json"), "w") as f:
+        json.dump(reference, f, separators=(",", ":"))
+
+
+def write_mpnet_cross_encoder(out_dir):
+    """hf_mpnet_cross/ (MPNetForSequenceClassification, one label: "mpnet." base names, MPNetClassificationHead's
+    classifier.dense + tanh on <s>'s vector, then classifier.out_proj, as RoBERTa's) with MPNet's tokenizer.json
+    (pairs <s> A </s></s> B </s>), and hf_mpnet_cross_reference.json {"pairs", "ids", "logits"}."""
+    gen = torch.Generator().manual_seed(SEED + 29)
+    tokens = mpnet_tokens()
+    vocab = {tok: i for i, tok in enumerate(tokens)}
+    weights = random_weights(mpnet_shapes(len(tokens)), gen)
+    head = {"classifier.dense.weight": 0.2 * torch.randn((D_MODEL, D_MODEL), generator=gen),
+            "classifier.dense.bias": 0.1 * torch.randn((D_MODEL,), generator=gen),
+            "classifier.out_proj.weight": 0.2 * torch.randn((1, D_MODEL), generator=gen),
+            "classifier.out_proj.bias": 0.1 * torch.randn((1,), generator=gen)}
+    eps = 1e-5
+    folder = os.path.join(out_dir, "hf_mpnet_cross")
+    os.makedirs(folder, exist_ok=True)
+    write_mpnet_tokenizer(folder, tokens)
+    config = {"architectures": ["MPNetForSequenceClassification"], "model_type": "mpnet", "hidden_act": "gelu",
+              "hidden_size": D_MODEL, "num_attention_heads": N_HEADS, "num_hidden_layers": N_LAYERS,
+              "intermediate_size": D_FF, "max_position_embeddings": MPNET_POSITIONS, "vocab_size": len(tokens),
+              "relative_attention_num_buckets": MPNET_BUCKETS, "pad_token_id": MPNET_PAD, "bos_token_id": 0,
+              "eos_token_id": 2, "layer_norm_eps": eps, "id2label": {"0": "LABEL_0"}, "label2id": {"LABEL_0": 0}}
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    tensors = [("mpnet." + k, v, "F32") for k, v in weights.items() if not k.startswith("pooler")]
+    tensors += [(k, v, "F32") for k, v in head.items()]
+    write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+    pairs = [(MPNET_TEXTS[0], text) for text in MPNET_TEXTS] + [(MPNET_TEXTS[1], MPNET_TEXTS[2])]
+    ids, logits = [], []
+    w = {k: v.double() for k, v in head.items()}
+    for a, b in pairs:
+        seq = [vocab["<s>"]] + wordpiece_encode(a, vocab, unk="<unk>") + [vocab["</s>"], vocab["</s>"]] + \
+            wordpiece_encode(b, vocab, unk="<unk>") + [vocab["</s>"]]
+        assert len(seq) <= MPNET_POSITIONS - MPNET_PAD - 1
+        ids.append(seq)
+        h, _ = mpnet_forward(weights, seq, eps)
+        x = torch.tanh(F.linear(h[0], w["classifier.dense.weight"], w["classifier.dense.bias"]))
+        logits.append(floats(F.linear(x, w["classifier.out_proj.weight"], w["classifier.out_proj.bias"])))
+    with open(os.path.join(out_dir, "hf_mpnet_cross_reference.json"), "w") as f:
+        json.dump({"pairs": [list(p) for p in pairs], "ids": ids, "logits": logits}, f, separators=(",", ":"))
+
+
 CROSS_PAIRS = [(BERT_TEXTS[0], text) for text in BERT_TEXTS] + [(BERT_TEXTS[1], BERT_TEXTS[2])]
 NLI_LABELS = {"0": "contradiction", "1": "entailment", "2": "neutral"}
 
@@ -1059,6 +1254,9 @@ def generate(out_dir):
     # Cross-encoders and classifiers (sequence classification heads), their own generators.
     write_cross_encoders(out_dir)
     write_roberta_cross_encoder(out_dir, roberta_vocab, merges)
+    # MPNet: BERT's WordPiece under MPNet's special tokens, its own generator.
+    write_mpnet(out_dir)
+    write_mpnet_cross_encoder(out_dir)
 
 
 if __name__ == "__main__":

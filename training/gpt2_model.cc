@@ -69,6 +69,11 @@ absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::Load(const std::string& di
 
 absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::FromWeights(const ModelConfig& config,
                                                                   SafetensorsFile& weights, uint64_t head_seed) {
+  if (config.model_type == "mpnet") {
+    return absl::UnimplementedError(
+        "training runs gpt2, encoder and roberta models; this mpnet model (relative position bias) can be embedded "
+        "and attended but not trained yet");
+  }
   if (config.arch == Architecture::kGptNeo || config.arch == Architecture::kBert || config.decoder() ||
       (config.arch == Architecture::kRoberta && config.has_attention_kinds())) {
     return absl::UnimplementedError(fmt::format(

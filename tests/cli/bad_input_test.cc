@@ -126,6 +126,20 @@ void WriteDecoderFixtures(const fs::path& d) {
   copy("hf_llama_f32", "llama_model", "model_type", "\"llama\"");  // unchanged: a valid llama directory
 }
 
+// MPNet directories (tests/attention/testdata/hf_mpnet_f32): one whose checkpoint lacks
+// encoder.relative_attention_bias.weight (renamed in the header, same length), and a valid one (fit refuses it).
+void WriteMpnetFixtures(const fs::path& d) {
+  const fs::path testdata = fs::path(TOKVEC_SOURCE_DIR) / "tests" / "attention" / "testdata";
+  fs::copy(testdata / "hf_mpnet_f32", d / "mpnet_model", fs::copy_options::recursive);
+  fs::copy(testdata / "hf_mpnet_f32", d / "mpnet_no_bias_model", fs::copy_options::recursive);
+  std::string weights = ReadFixture(d / "mpnet_no_bias_model" / "model.safetensors");
+  const std::string name = "encoder.relative_attention_bias.weight";
+  const size_t at = weights.find(name);
+  ASSERT_NE(at, std::string::npos);
+  weights.replace(at, name.size(), "encoder.relative_attention_bias.wXight");
+  WriteFixture(d / "mpnet_no_bias_model" / "model.safetensors", weights);
+}
+
 // The fixture folder, shared by every row (rows must not change it).
 class BadInputTest : public ::testing::TestWithParam<BadInput> {
  public:
@@ -368,6 +382,7 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
                  "\"activation_function\": \"gelu_new\"}\n");
     WriteBertFixtures(d);
     WriteDecoderFixtures(d);
+    WriteMpnetFixtures(d);
     WriteClassifierFixtures(d);
     WriteDenseFixtures(d);
   }
@@ -1068,6 +1083,11 @@ const BadInput kDataRows[] = {
              "key 'hidden_act' is \"gelu\"; the llama feed-forward is SwiGLU, \"silu\""),
     BadInput("EmbedQwen2SlidingWindow", {"embed", "-m", "{dir}/qwen2_sliding_window_model", "{dir}/corpus.txt"}, 1,
              "key 'use_sliding_window' is true; tokvec runs every layer with full causal attention"),
+    BadInput("EmbedMpnetWithoutRelativeBias", {"embed", "-m", "{dir}/mpnet_no_bias_model", "{dir}/corpus.txt"}, 1,
+             "has no tensor 'encoder.relative_attention_bias.weight'"),
+    BadInput("FitMpnetNotTrainable", {"fit", "-m", "{dir}/mpnet_model", "--data", "{dir}/corpus.txt", "--seq-len",
+                                      "8", "--batch", "2", "--steps", "1", "-o", "{dir}/fit_out"}, 1,
+             "this mpnet model (relative position bias) can be embedded and attended but not trained yet"),
     BadInput("FitLlamaNotTrainable", {"fit", "-m", "{dir}/llama_model", "--data", "{dir}/corpus.txt", "--seq-len",
                                       "8", "--batch", "2", "--steps", "1", "-o", "{dir}/fit_out"}, 1,
              "this llama model can be embedded and attended but not trained yet"),

@@ -227,6 +227,57 @@ TEST(ModelConfigTest, DistilBertKeys) {
   EXPECT_THAT(std::string(bad.status().message()), HasSubstr("not divisible by 7 heads"));
 }
 
+// sentence-transformers/all-mpnet-base-v2's config.json keys (MPNetConfig).
+constexpr char kAllMpnetBase[] = R"({"architectures": ["MPNetForMaskedLM"], "attention_probs_dropout_prob": 0.1,
+  "bos_token_id": 0, "eos_token_id": 2, "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 768,
+  "initializer_range": 0.02, "intermediate_size": 3072, "layer_norm_eps": 1e-05, "max_position_embeddings": 514,
+  "model_type": "mpnet", "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 1,
+  "relative_attention_num_buckets": 32, "torch_dtype": "float32", "vocab_size": 30527})";
+
+TEST(ModelConfigTest, MpnetKeys) {
+  absl::StatusOr<ModelConfig> c = ParseModelConfig(kAllMpnetBase, "m/config.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->arch, Architecture::kRoberta);  // <s> ... </s>, positions from pad_token_id + 1
+  EXPECT_EQ(c->model_type, "mpnet");
+  EXPECT_EQ(c->d_model, 768);
+  EXPECT_EQ(c->n_heads, 12);
+  EXPECT_EQ(c->n_layers, 12);
+  EXPECT_EQ(c->d_ff, 3072);
+  EXPECT_EQ(c->max_position_rows, 514);
+  EXPECT_EQ(c->max_len, 512);
+  EXPECT_EQ(c->type_vocab_size, 0);
+  EXPECT_EQ(c->relative_attention_buckets, 32);
+  EXPECT_EQ(c->pad_token_id, 1);
+  EXPECT_EQ(c->bos_token_id, 0);
+  EXPECT_EQ(c->eos_token_id, 2);
+  EXPECT_DOUBLE_EQ(c->layer_norm_eps, 1e-5);
+  EXPECT_EQ(c->activation, Activation::kGeluExact);
+  for (const char* key : {"hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size",
+                          "max_position_embeddings", "vocab_size", "layer_norm_eps", "hidden_act", "pad_token_id",
+                          "bos_token_id", "eos_token_id", "relative_attention_num_buckets"}) {
+    nlohmann::json j = nlohmann::json::parse(kAllMpnetBase);
+    j.erase(key);
+    absl::StatusOr<ModelConfig> missing = ParseModelConfig(j.dump(), "m/config.json");
+    ASSERT_FALSE(missing.ok()) << key;
+    EXPECT_THAT(std::string(missing.status().message()),
+                AllOf(HasSubstr("m/config.json"), HasSubstr(std::string("'") + key + "'")));
+  }
+  nlohmann::json j = nlohmann::json::parse(kAllMpnetBase);
+  j["relative_attention_num_buckets"] = 64;  // relative_position_bucket makes 32 whatever the table holds
+  absl::StatusOr<ModelConfig> bad = ParseModelConfig(j.dump(), "m/config.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              AllOf(HasSubstr("'relative_attention_num_buckets'"), HasSubstr("is 64"), HasSubstr("32 only")));
+  j = nlohmann::json::parse(kAllMpnetBase);
+  j["hidden_act"] = "swish";
+  bad = ParseModelConfig(j.dump(), "m/config.json");
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("'hidden_act'"));
+  j = nlohmann::json::parse(kAllMpnetBase);
+  j["pad_token_id"] = 40000;
+  bad = ParseModelConfig(j.dump(), "m/config.json");
+  EXPECT_THAT(std::string(bad.status().message()), AllOf(HasSubstr("'pad_token_id'"), HasSubstr("outside")));
+}
+
 TEST(ModelConfigTest, BadValues) {
   absl::StatusOr<ModelConfig> c = ParseModelConfig(R"({"model_type": "t5"})", "c.json");
   EXPECT_THAT(std::string(c.status().message()), AllOf(HasSubstr("unsupported model_type \"t5\""), HasSubstr("c.json")));

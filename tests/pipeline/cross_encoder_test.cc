@@ -107,13 +107,13 @@ TEST(CrossEncoderTest, DistilBertClassifierLogitsMatchTorch) {
   EXPECT_EQ(classifier->head().architecture(), "DistilBertForSequenceClassification");
 }
 
-// RobertaForSequenceClassification (bge-reranker's head) with a tokenizer.json whose RobertaProcessing lays pairs
-// out as <s> A </s></s> B </s>: hf_roberta_cross_reference.json.
-TEST(CrossEncoderTest, RobertaCrossEncoderLogitsMatchTorch) {
-  const nlohmann::json r = nlohmann::json::parse(*ReadFile(kTestdata + "/hf_roberta_cross_reference.json"));
-  absl::StatusOr<CrossEncoder> ranker = CrossEncoder::Load(kTestdata + "/hf_roberta_cross");
+// A one-label cross-encoder whose tokenizer.json lays pairs out as <s> A </s></s> B </s> (RobertaProcessing):
+// ids and logits against <name>_reference.json within 1e-5; `architecture` is the head config.json names.
+void ExpectPairTemplateCrossEncoderMatchesTorch(const std::string& name, const std::string& architecture) {
+  const nlohmann::json r = nlohmann::json::parse(*ReadFile(kTestdata + "/" + name + "_reference.json"));
+  absl::StatusOr<CrossEncoder> ranker = CrossEncoder::Load(kTestdata + "/" + name);
   ASSERT_TRUE(ranker.ok()) << ranker.status();
-  EXPECT_EQ(ranker->head().architecture(), "RobertaForSequenceClassification");
+  EXPECT_EQ(ranker->head().architecture(), architecture);
   std::vector<std::string> a, b;
   for (const auto& pair : r["pairs"]) a.push_back(pair[0]), b.push_back(pair[1]);
   for (size_t i = 0; i < a.size(); ++i) {
@@ -124,12 +124,25 @@ TEST(CrossEncoderTest, RobertaCrossEncoderLogitsMatchTorch) {
   }
   absl::StatusOr<std::vector<std::vector<float>>> logits = ranker->Logits(Views(a), Views(b), 2);
   ASSERT_TRUE(logits.ok()) << logits.status();
+  ASSERT_EQ(logits->size(), a.size());
   double worst = 0.0;
   for (size_t i = 0; i < logits->size(); ++i) {
     worst = std::max(worst, std::abs((*logits)[i][0] - r["logits"][i][0].get<double>()));
   }
   EXPECT_LE(worst, 1e-5);
-  std::printf("[ measured ] hf_roberta_cross: max |tokvec - torch| logits %.3g\n", worst);
+  std::printf("[ measured ] %s: max |tokvec - torch| logits %.3g\n", name.c_str(), worst);
+}
+
+// RobertaForSequenceClassification (bge-reranker's head) with a tokenizer.json whose RobertaProcessing lays pairs
+// out as <s> A </s></s> B </s>: hf_roberta_cross_reference.json.
+TEST(CrossEncoderTest, RobertaCrossEncoderLogitsMatchTorch) {
+  ExpectPairTemplateCrossEncoderMatchesTorch("hf_roberta_cross", "RobertaForSequenceClassification");
+}
+
+// MPNetForSequenceClassification ("mpnet." base names, RoBERTa's head) with MPNet's tokenizer.json:
+// hf_mpnet_cross_reference.json. One pair is long enough for the logarithmic buckets.
+TEST(CrossEncoderTest, MpnetCrossEncoderLogitsMatchTorch) {
+  ExpectPairTemplateCrossEncoderMatchesTorch("hf_mpnet_cross", "MPNetForSequenceClassification");
 }
 
 // The type ids matter: the same pair with every type 0 gives another logit (BERT has two token types).

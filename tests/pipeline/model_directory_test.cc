@@ -96,7 +96,9 @@ INSTANTIATE_TEST_SUITE_P(Archs, WindowTest, ::testing::Values("gpt2", "roberta",
 // Embeds every text of a torch reference (scripts/gen_hf_checkpoints.py: hf_<arch>_reference.json) with the copy
 // hf_<arch>_<copy> and checks ids, [CLS] ... [SEP], hidden states and the vectors its sentence-transformers modules
 // ask for (none: mean, checked) within 1e-4; prints the largest differences.
-void ExpectDirectoryMatchesTorch(const std::string& arch, const std::string& copy) {
+// `first` / `last`: the tokens the directory wraps every text in.
+void ExpectDirectoryMatchesTorch(const std::string& arch, const std::string& copy, const std::string& first = "[CLS]",
+                                 const std::string& last = "[SEP]") {
   absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(kTestdata + "/hf_" + arch + "_" + copy);
   ASSERT_TRUE(dir.ok()) << dir.status();
   nlohmann::json reference = nlohmann::json::parse(*ReadFile(kTestdata + "/hf_" + arch + "_reference.json"));
@@ -114,8 +116,8 @@ void ExpectDirectoryMatchesTorch(const std::string& arch, const std::string& cop
     absl::StatusOr<EmbeddedText> text = dir->Embed(reference["texts"][i].get<std::string>(), {.threads = 2});
     ASSERT_TRUE(text.ok()) << text.status();
     EXPECT_EQ(text->ids, reference["ids"][i].get<std::vector<uint32_t>>()) << reference["texts"][i];
-    EXPECT_EQ(text->tokens.front(), "[CLS]");
-    EXPECT_EQ(text->tokens.back(), "[SEP]");
+    EXPECT_EQ(text->tokens.front(), first);
+    EXPECT_EQ(text->tokens.back(), last);
     ASSERT_EQ(text->hidden.rows(), static_cast<int64_t>(expected["hidden"][i].size()));
     for (int64_t t = 0; t < text->hidden.rows(); ++t) {
       for (int64_t j = 0; j < text->hidden.cols(); ++j) {
@@ -161,6 +163,56 @@ TEST_P(DistilBertDirectoryTest, IdsHiddenStatesAndPooledVectorsMatchTorch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Copies, DistilBertDirectoryTest, ::testing::Values("f32", "sinusoidal", "bf16"));
+
+// MPNet (tests/attention/testdata/hf_mpnet_*, scripts/gen_hf_checkpoints.py write_mpnet): MPNetModel names with
+// all-mpnet-base-v2's modules (f32), an MPNetForMaskedLM checkpoint (bf16); <s> ... </s> from RobertaProcessing.
+// Text 4 has 59 tokens, so the relative position bias reaches the logarithmic buckets.
+class MpnetDirectoryTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MpnetDirectoryTest, IdsHiddenStatesAndPooledVectorsMatchTorch) {
+  ExpectDirectoryMatchesTorch("mpnet", GetParam(), "<s>", "</s>");
+}
+
+// Every layer's attention weights of text 0 (the bias's sign shows here first), and the batched forward (ragged:
+// every text at once, the bias through the plain per-head kernel) equal to one text at a time.
+TEST_P(MpnetDirectoryTest, AttentionWeightsAndBatchedForward) {
+  absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(kTestdata + "/hf_mpnet_" + GetParam());
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  nlohmann::json reference = nlohmann::json::parse(*ReadFile(kTestdata + "/hf_mpnet_reference.json"));
+  const auto ids = reference["ids"].get<std::vector<std::vector<uint32_t>>>();
+  const nlohmann::json& attentions = reference[GetParam()]["attentions"];
+  absl::StatusOr<ModelOutput> one = dir->model().Forward(ids[0], {.threads = 2, .keep_weights_of = {0, 1}});
+  ASSERT_TRUE(one.ok()) << one.status();
+  double max_weight = 0.0;
+  for (int64_t layer = 0; layer < 2; ++layer) {
+    for (size_t h = 0; h < attentions[layer].size(); ++h) {
+      const Matrix& w = one->attention_weights.at(layer)[h];
+      for (int64_t i = 0; i < w.rows(); ++i) {
+        for (int64_t j = 0; j < w.cols(); ++j) {
+          max_weight = std::max(max_weight, std::abs(w.at(i, j) - attentions[layer][h][i][j].get<double>()));
+        }
+      }
+    }
+  }
+  EXPECT_LE(max_weight, 1e-5);
+  absl::StatusOr<std::vector<Matrix>> batched = dir->model().ForwardBatch(ids, 2);
+  ASSERT_TRUE(batched.ok()) << batched.status();
+  double max_batched = 0.0;
+  for (size_t b = 0; b < ids.size(); ++b) {
+    absl::StatusOr<ModelOutput> single = dir->model().Forward(ids[b], {.threads = 1});
+    ASSERT_TRUE(single.ok()) << single.status();
+    ASSERT_EQ((*batched)[b].rows(), single->hidden.rows());
+    for (int64_t i = 0; i < single->hidden.size(); ++i) {
+      max_batched = std::max(max_batched, static_cast<double>(std::abs((*batched)[b].data()[i] -
+                                                                       single->hidden.data()[i])));
+    }
+  }
+  EXPECT_LE(max_batched, 1e-5);
+  std::printf("[ measured ] mpnet %s: attention weights vs torch %.3g, batched vs single %.3g\n",
+              GetParam().c_str(), max_weight, max_batched);
+}
+
+INSTANTIATE_TEST_SUITE_P(Copies, MpnetDirectoryTest, ::testing::Values("f32", "bf16"));
 
 TEST(ModelDirectoryTest, BertWithoutClsIsAnError) {
   const std::string dir = ::testing::TempDir() + "/tokvec_bert_no_cls_" + std::to_string(::getpid());

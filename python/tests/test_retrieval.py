@@ -247,3 +247,14 @@ def test_dense_modules_after_pooling_give_torchs_vectors():
     assert vectors.shape == (len(reference["texts"]), 16)
     np.testing.assert_allclose(vectors, np.array(reference["pooled"]), atol=1e-5)
     assert model.embed(reference["texts"][:1], pooling="cls").shape == (1, 32)
+
+
+def test_mpnet_sentence_vectors_are_torchs():
+    """all-mpnet-base-v2's shape (hf_mpnet_f32: relative position bias, mean pooling, Normalize) through
+    Model.embed, against the PyTorch reference of scripts/gen_hf_checkpoints.py."""
+    import json
+    testdata = ROOT / "tests" / "attention" / "testdata"
+    reference = json.loads((testdata / "hf_mpnet_reference.json").read_text())
+    model = tokvec.Model.load(str(testdata / "hf_mpnet_f32"))
+    vectors = model.embed(reference["texts"])
+    np.testing.assert_allclose(vectors, np.array(reference["f32"]["pooled"]), atol=1e-5)

@@ -169,6 +169,9 @@ class Model {
   TransformerStack stack_;
   // llama / qwen2 / qwen3: the RMSNorm / RoPE / GQA / SwiGLU stack instead of stack_.
   absl::Status BindDecoder();
+  // modernbert: its tensors into stack_ (GeGLU, per-layer RoPE and windows, layer 0 without attn_norm).
+  absl::Status BindModernBert();
+  std::vector<float> zero_bias_;  // [D] the bias of a LayerNorm without one (modernbert norm_bias false)
   DecoderStack decoder_;
   // Every big linear layer of stack_ / decoder_ (model_dtype.cc), and their packings for UseLinearDtype.
   std::vector<LinearWeights*> LinearLayers();

@@ -70,6 +70,7 @@ absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::Load(const std::string& di
 absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::FromWeights(const ModelConfig& config,
                                                                   SafetensorsFile& weights, uint64_t head_seed) {
   if (config.arch == Architecture::kGptNeo || config.arch == Architecture::kBert || config.decoder() ||
+      config.arch == Architecture::kModernBert ||
       (config.arch == Architecture::kRoberta && config.has_attention_kinds())) {
     return absl::UnimplementedError(fmt::format(
         "training runs gpt2 and encoder models with any kind of attention and roberta models with full attention; "

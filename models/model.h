@@ -33,6 +33,13 @@
 //     transformer.layer.{i}.sa_layer_norm.*, transformer.layer.{i}.ffn.{lin1 [F, D], lin2 [D, F]}.*,
 //     transformer.layer.{i}.output_layer_norm.*. BERT's network without token types: x = LN(word[ids] +
 //     position[t]).
+//   modernbert (Warner et al. 2024; prefix "model." in ModernBertFor* checkpoints, head.* / decoder.* ignored):
+//     embeddings.tok_embeddings.weight [V, D], embeddings.norm.weight [D], layers.{i}.attn_norm.weight [D] (i > 0:
+//     layer 0 has none), layers.{i}.attn.Wqkv.weight [3D, D], layers.{i}.attn.Wo.weight [D, D],
+//     layers.{i}.mlp_norm.weight [D], layers.{i}.mlp.Wi.weight [2F, D], layers.{i}.mlp.Wo.weight [D, F],
+//     final_norm.weight [D] (+ .bias on the norms with norm_bias, on Wqkv / attn.Wo with attention_bias, on Wi /
+//     mlp.Wo with mlp_bias). x = LN(tok[ids]); pre-LN bidirectional blocks with RoPE (global_rope_theta, or
+//     local_rope_theta on the local layers, which see |i - j| <= local_attention / 2), GeGLU; final_norm.
 //   llama / qwen2 / qwen3 (decoder_block.h), names as a *ForCausalLM saves them under "model." or, as
 //     sentence-transformers saves Qwen3-Embedding, without a prefix (nn.Linear, [out, in]; lm_head.* ignored):
 //     embed_tokens.weight [V, D], layers.{i}.input_layernorm.weight [D],

@@ -56,7 +56,9 @@ struct MultiHeadAttentionOptions {
   std::optional<RotaryOptions> rotary;  // RoPE on each head's queries and keys
   int64_t first_position = 0;           // position of row 0 (for RoPE)
   int threads = 1;
-  bool keep_weights = false;            // fill MultiHeadAttentionOutput::head_weights
+  // Fill MultiHeadAttentionOutput::head_weights. Without it, full attention with at most a causal mask runs the
+  // flash kernel (flash_attention.h): no [Tq, Tk] score matrix per head.
+  bool keep_weights = false;
   std::optional<float> scale;           // default 1/√head_dim
   // MPNet: head h's scores get relative_bias's [T, T] block added after scaling (self-attention of at most
   // max_len tokens, full attention, relative_bias->n_heads == n_heads; else InvalidArgument). Not owned.

@@ -222,6 +222,17 @@ void ApplyActivation(Activation activation, std::span<float> values, int threads
   });
 }
 
+void GatedActivationInto(Activation activation, const float* h, int64_t rows, int64_t width, float* y,
+                         int threads) {
+  for (int64_t r = 0; r < rows; ++r) std::copy_n(h + r * 2 * width, width, y + r * width);
+  ApplyActivation(activation, std::span<float>(y, static_cast<size_t>(rows * width)), threads);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* gate = h + r * 2 * width + width;
+    float* row = y + r * width;
+    for (int64_t k = 0; k < width; ++k) row[k] *= gate[k];
+  }
+}
+
 void SoftmaxInPlace(std::span<float> row) {
   float max = -std::numeric_limits<float>::infinity();
   for (float x : row) max = std::max(max, x);

@@ -97,6 +97,9 @@ std::string_view ActivationName(Activation activation);  // "relu", "gelu", "gel
 void ApplyActivation(Activation activation, std::span<float> values);
 // The same over fixed chunks spread on `threads` (element-wise, so any thread count gives the same bits).
 void ApplyActivation(Activation activation, std::span<float> values, int threads);
+// GeGLU / SwiGLU-style gating: y[r, j] = act(h[r, j]) · h[r, width + j].   h: [rows, 2·width], y: [rows, width]
+void GatedActivationInto(Activation activation, const float* h, int64_t rows, int64_t width, float* y,
+                         int threads = 1);
 
 // Stable softmax of one row in place: exp(x - max) / sum. -infinity entries get weight 0; a row that is entirely
 // -infinity (fully masked) becomes all zeros, never NaN.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -40,7 +41,7 @@ struct Segments {
 // Multi-head self-attention of every sequence: x [N, D] -> [N, D] (before W_o is applied: `concat`).
 // `kinds`: the layer's attention by sequence length when it is not full (else empty: FlashAttendHead).
 void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockConfig& config,
-                 const Segments& segments, const std::map<int64_t, HeadAttention>& kinds, WorkerPool& pool,
+                 const std::optional<RotaryOptions>& rotary, const Segments& segments, const std::map<int64_t, HeadAttention>& kinds, WorkerPool& pool,
                  float* qkv_buffer, float* concat) {
   const int64_t d_model = x.cols;
   const int64_t n_heads = config.n_heads, head_dim = d_model / n_heads;
@@ -68,9 +69,9 @@ void AttendBatch(MatrixView x, const MultiHeadAttentionWeights& w, const BlockCo
     // One scratch per (kept) thread: a fresh one per task zero-filled its 256 KB score block 96 times a layer.
     // It lives as long as the thread (the pool's workers, or the caller: 256 KB plus 2·T·head_dim floats).
     thread_local FlashScratch scratch;
-    if (config.rotary) {  // this task's head only: positions 0.. of each sequence
-      ApplyRotaryToHead(*config.rotary, seq_len, head_dim, 0, base, stride);            // q
-      ApplyRotaryToHead(*config.rotary, seq_len, head_dim, 0, base + d_model, stride);  // k
+    if (rotary) {  // this task's head only: positions 0.. of each sequence
+      ApplyRotaryToHead(*rotary, seq_len, head_dim, 0, base, stride);            // q
+      ApplyRotaryToHead(*rotary, seq_len, head_dim, 0, base + d_model, stride);  // k
     }
     if (config.relative_bias) {
       // MPNet: the head's [T, T] relative position bias as an additive mask, through the plain kernel (the flash
@@ -160,8 +161,11 @@ absl::Status RunTransformerBlockRaggedInto(const TransformerBlockWeights& w, con
   WorkerPool& pool = *ws.pool;
   // Residuals and LayerNorms run in the epilogue of the projection before them (tiled_linear.h).
   if (config.norm == NormPlacement::kPostLN) {
+    if (w.feed_forward.gated || w.skip_attention_norm) {
+      return absl::InvalidArgumentError("a post-LN batched block runs the plain feed-forward with both norms only");
+    }
     // h = LN1(x + MHA(x)); y = LN2(h + FFN(h))
-    AttendBatch(x, w.attention, config, segments, kinds, pool, qkv, concat);
+    AttendBatch(x, w.attention, config, BlockRotary(w, config), segments, kinds, pool, qkv, concat);
     TiledLinearInto({concat, rows, d_model}, w.attention.out, h, pool,
                     {.residual = x.data, .norm = &w.attention_norm, .segment_lengths = lengths});
     TiledLinearInto({h, rows, d_model}, w.feed_forward.up, hidden, pool,
@@ -172,11 +176,23 @@ absl::Status RunTransformerBlockRaggedInto(const TransformerBlockWeights& w, con
   }
   // pre-LN: y = x + MHA(LN1(x)); y = y + FFN(LN2(y))
   float* normed = h;  // [N, D]
-  LayerNormRows(x.data, rows, d_model, w.attention_norm, normed, pool);
-  AttendBatch({normed, rows, d_model}, w.attention, config, segments, kinds, pool, qkv, concat);
+  if (w.skip_attention_norm) {
+    std::copy_n(x.data, rows * d_model, normed);
+  } else {
+    LayerNormRows(x.data, rows, d_model, w.attention_norm, normed, pool);
+  }
+  AttendBatch({normed, rows, d_model}, w.attention, config, BlockRotary(w, config), segments, kinds, pool, qkv,
+              concat);
   TiledLinearInto({concat, rows, d_model}, w.attention.out, y, pool,
                   {.residual = x.data, .segment_lengths = lengths});
   LayerNormRows(y, rows, d_model, w.feed_forward_norm, normed, pool);
+  if (w.feed_forward.gated) {  // GeGLU: [input | gate] rows, then act(input) · gate into `gated`
+    TiledLinearInto({normed, rows, d_model}, w.feed_forward.up, hidden, pool, {.segment_lengths = lengths});
+    float* gated = ws.gated.Reserve(rows * (ff / 2));  // [N, F]
+    GatedActivationInto(config.activation, hidden, rows, ff / 2, gated, threads);
+    TiledLinearInto({gated, rows, ff / 2}, w.feed_forward.down, y, pool, {.residual = y, .segment_lengths = lengths});
+    return absl::OkStatus();
+  }
   TiledLinearInto({normed, rows, d_model}, w.feed_forward.up, hidden, pool,
                   {.activation = config.activation, .segment_lengths = lengths});
   TiledLinearInto({hidden, rows, ff}, w.feed_forward.down, y, pool, {.residual = y, .segment_lengths = lengths});

@@ -12,7 +12,8 @@
 // their rows, attention per (sequence, head).
 //
 // Supported: both norm placements, every activation, causal or not, rotary positions (each sequence from position
-// 0, as RunTransformerBlock with first_position 0). Extra masks are not (use RunTransformerBlock per sequence).
+// 0, as RunTransformerBlock with first_position 0), every attention kind, per-layer RoPE, a skipped attention
+// norm and the gated (GeGLU) feed-forward (pre-LN only; post-LN blocks take the plain feed-forward). Extra masks are not (use RunTransformerBlock per sequence).
 #ifndef TOKVEC_MODELS_BATCHED_BLOCK_H_
 #define TOKVEC_MODELS_BATCHED_BLOCK_H_
 
@@ -37,7 +38,8 @@ namespace tokvec {
 struct BatchedBlockWorkspace {
   HugePageBuffer qkv;     // [N, 3D]
   HugePageBuffer concat;  // [N, D] heads side by side
-  HugePageBuffer hidden;  // [N, F]
+  HugePageBuffer hidden;  // [N, F] (gated feed-forward: [N, 2F])
+  HugePageBuffer gated;   // [N, F], a gated feed-forward's act(input) · gate
   HugePageBuffer h;       // [N, D] after the first residual (post-LN) or LN2's input (pre-LN)
   std::unique_ptr<WorkerPool> pool;  // the block's threads, kept while `threads` stays the same
 };

@@ -65,6 +65,18 @@ class TensorReader {
     return w;
   }
 
+  // An nn.Linear ([out, in]) layer whose name.bias [out] is read only when `bias` (the decoders, ModernBERT).
+  absl::StatusOr<LinearWeights> OutIn(const std::string& name, int64_t in, int64_t out, std::string_view in_doc,
+                                      std::string_view out_doc, bool bias) {
+    LinearWeights w;
+    w.layout = WeightLayout::kOutIn;
+    TOKVEC_ASSIGN_OR_RETURN(w.weight, Matrix2(name + ".weight", out, in, fmt::format("[{}, {}]", out_doc, in_doc)));
+    if (bias) {
+      TOKVEC_ASSIGN_OR_RETURN(w.bias, Vector(name + ".bias", out, fmt::format("[{}]", out_doc)));
+    }
+    return w;
+  }
+
   absl::StatusOr<LayerNormWeights> Norm(const std::string& name, int64_t d_model, std::string_view d_doc,
                                         double eps) {
     LayerNormWeights w;
@@ -134,7 +146,9 @@ absl::Status Model::Bind(const std::string& weights_path) {
   stack_.final_norm.reset();
   stack_.config.relative_bias.reset();
 
-  if (c.model_type == "distilbert") {
+  if (c.arch == Architecture::kModernBert) {
+    TOKVEC_RETURN_IF_ERROR(BindModernBert());
+  } else if (c.model_type == "distilbert") {
     // 1a. DistilBERT (DistilBertModel's names; DistilBertFor* prefix them "distilbert."): BERT's network without
     // token types.
     TOKVEC_ASSIGN_OR_RETURN(std::string prefix,
@@ -332,6 +346,55 @@ absl::Status Model::BindMpnet() {
   return absl::OkStatus();
 }
 
+absl::Status Model::BindModernBert() {
+  // ModernBertModel's names (ModernBertFor* save them under "model."): LayerNorms with a bias only when norm_bias,
+  // nn.Linear [out, in] with a bias only when attention_bias / mlp_bias.
+  const ModelConfig& c = config_;
+  const int64_t d = c.d_model, f = c.d_ff;
+  TOKVEC_ASSIGN_OR_RETURN(std::string prefix,
+                          FindPrefix(*weights_, "embeddings.tok_embeddings.weight", "model.", c.model_type));
+  TensorReader r(weights_.get(), prefix);
+  r.set_arch_name(c.model_type);
+  zero_bias_.assign(static_cast<size_t>(d), 0.0f);
+  auto norm = [&](const std::string& name) -> absl::StatusOr<LayerNormWeights> {
+    if (c.norm_bias) return r.Norm(name, d, "hidden_size", c.layer_norm_eps);
+    LayerNormWeights w{.gamma = {}, .beta = zero_bias_, .eps = static_cast<float>(c.layer_norm_eps)};
+    TOKVEC_ASSIGN_OR_RETURN(w.gamma, r.Vector(name + ".weight", d, "[hidden_size]"));
+    return w;
+  };
+  auto linear = [&](const std::string& name, int64_t in, int64_t out, std::string_view in_doc,
+                    std::string_view out_doc, bool bias) { return r.OutIn(name, in, out, in_doc, out_doc, bias); };
+  TOKVEC_ASSIGN_OR_RETURN(token_table_, r.Matrix2("embeddings.tok_embeddings.weight", c.vocab_size, d,
+                                                  "[vocab_size, hidden_size]"));
+  TOKVEC_ASSIGN_OR_RETURN(embedding_norm_, norm("embeddings.norm"));
+  stack_.config.norm = NormPlacement::kPreLN;
+  stack_.config.rotary = c.rotary;  // global_rope_theta; local layers override it below
+  for (int64_t i = 0; i < c.n_layers; ++i) {
+    const std::string p = fmt::format("layers.{}.", i);
+    TransformerBlockWeights b;
+    b.skip_attention_norm = i == 0;  // ModernBertEncoderLayer: nn.Identity() as layer 0's attn_norm
+    if (i > 0) {
+      TOKVEC_ASSIGN_OR_RETURN(b.attention_norm, norm(p + "attn_norm"));
+    }
+    TOKVEC_ASSIGN_OR_RETURN(b.attention.qkv, linear(p + "attn.Wqkv", d, 3 * d, "hidden_size", "3 * hidden_size",
+                                                    c.qkv_bias));
+    TOKVEC_ASSIGN_OR_RETURN(b.attention.out, linear(p + "attn.Wo", d, d, "hidden_size", "hidden_size", c.o_bias));
+    b.attention.n_heads = c.n_heads;
+    TOKVEC_ASSIGN_OR_RETURN(b.feed_forward_norm, norm(p + "mlp_norm"));
+    TOKVEC_ASSIGN_OR_RETURN(b.feed_forward.up, linear(p + "mlp.Wi", d, 2 * f, "hidden_size", "2 * intermediate_size",
+                                                      c.mlp_bias));
+    TOKVEC_ASSIGN_OR_RETURN(b.feed_forward.down, linear(p + "mlp.Wo", f, d, "intermediate_size", "hidden_size",
+                                                        c.mlp_bias));
+    b.feed_forward.gated = true;
+    if (static_cast<size_t>(i) < c.attention.size() && c.attention[static_cast<size_t>(i)].type != AttentionKindType::kFull) {
+      b.rotary = RotaryOptions{.base = static_cast<float>(c.local_rope_theta), .pairing = RotaryPairing::kHalves};
+    }
+    stack_.blocks.push_back(std::move(b));
+  }
+  TOKVEC_ASSIGN_OR_RETURN(stack_.final_norm, norm("final_norm"));
+  return absl::OkStatus();
+}
+
 absl::Status Model::BindDecoder() {
   const ModelConfig& c = config_;
   const int64_t d = c.d_model, f = c.d_ff, dh = c.head_dim();
@@ -344,17 +407,8 @@ absl::Status Model::BindDecoder() {
     TOKVEC_ASSIGN_OR_RETURN(std::span<const float> gamma, r.Vector(name + ".weight", width, doc));
     return RmsNormWeights{.gamma = gamma, .eps = static_cast<float>(eps)};
   };
-  // nn.Linear [out, in], with name.bias [out] when `bias`.
   auto linear = [&](const std::string& name, int64_t in, int64_t out, std::string_view in_doc,
-                    std::string_view out_doc, bool bias) -> absl::StatusOr<LinearWeights> {
-    LinearWeights w;
-    w.layout = WeightLayout::kOutIn;
-    TOKVEC_ASSIGN_OR_RETURN(w.weight, r.Matrix2(name + ".weight", out, in, fmt::format("[{}, {}]", out_doc, in_doc)));
-    if (bias) {
-      TOKVEC_ASSIGN_OR_RETURN(w.bias, r.Vector(name + ".bias", out, fmt::format("[{}]", out_doc)));
-    }
-    return w;
-  };
+                    std::string_view out_doc, bool bias) { return r.OutIn(name, in, out, in_doc, out_doc, bias); };
   const std::string q_doc = "num_attention_heads * head_dim", kv_doc = "num_key_value_heads * head_dim";
   decoder_.config = {.n_heads = c.n_heads, .n_kv_heads = c.n_kv_heads, .head_dim = dh,
                      .rope_theta = c.rotary ? c.rotary->base : 10000.0};
@@ -458,6 +512,9 @@ absl::StatusOr<Matrix> Model::Embed(std::span<const uint32_t> ids, std::span<con
       TOKVEC_ASSIGN_OR_RETURN(x, LayerNorm(x.view(), *embedding_norm_));
       break;
     }
+    case Architecture::kModernBert:  // no positions here (RoPE in every layer), no token types
+      TOKVEC_ASSIGN_OR_RETURN(x, LayerNorm(x.view(), *embedding_norm_));
+      break;
   }
   return x;
 }

@@ -39,6 +39,13 @@
 //     output.{dense.*, LayerNorm.*}, encoder.relative_attention_bias.weight [32, H]. RoBERTa's network without token
 //     types (x = LN(word[ids] + position[pad_token_id + 1 + t])), and every layer's head h adds
 //     bias[bucket(j - i)][h] to its scaled scores (relative_position_bias.h).
+//   modernbert (Warner et al. 2024; prefix "model." in ModernBertFor* checkpoints, head.* / decoder.* ignored):
+//     embeddings.tok_embeddings.weight [V, D], embeddings.norm.weight [D], layers.{i}.attn_norm.weight [D] (i > 0:
+//     layer 0 has none), layers.{i}.attn.Wqkv.weight [3D, D], layers.{i}.attn.Wo.weight [D, D],
+//     layers.{i}.mlp_norm.weight [D], layers.{i}.mlp.Wi.weight [2F, D], layers.{i}.mlp.Wo.weight [D, F],
+//     final_norm.weight [D] (+ .bias on the norms with norm_bias, on Wqkv / attn.Wo with attention_bias, on Wi /
+//     mlp.Wo with mlp_bias). x = LN(tok[ids]); pre-LN bidirectional blocks with RoPE (global_rope_theta, or
+//     local_rope_theta on the local layers, which see |i - j| <= local_attention / 2), GeGLU; final_norm.
 //   llama / qwen2 / qwen3 (decoder_block.h), names as a *ForCausalLM saves them under "model." or, as
 //     sentence-transformers saves Qwen3-Embedding, without a prefix (nn.Linear, [out, in]; lm_head.* ignored):
 //     embed_tokens.weight [V, D], layers.{i}.input_layernorm.weight [D],
@@ -177,6 +184,9 @@ class Model {
   absl::Status BindMpnet();
   // llama / qwen2 / qwen3: the RMSNorm / RoPE / GQA / SwiGLU stack instead of stack_.
   absl::Status BindDecoder();
+  // modernbert: its tensors into stack_ (GeGLU, per-layer RoPE and windows, layer 0 without attn_norm).
+  absl::Status BindModernBert();
+  std::vector<float> zero_bias_;  // [D] the bias of a LayerNorm without one (modernbert norm_bias false)
   DecoderStack decoder_;
   // Every big linear layer of stack_ / decoder_ (model_dtype.cc), and their packings for UseLinearDtype.
   std::vector<LinearWeights*> LinearLayers();

@@ -276,6 +276,88 @@ absl::StatusOr<ModelConfig> ParseDistilBertKeys(const json& j, ModelConfig confi
   return config;
 }
 
+// An optional boolean key (absent or null: `fallback`).
+absl::StatusOr<bool> GetBool(const json& j, std::string_view key, bool fallback, std::string_view path) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) return KeyError(key, path, fmt::format("must be true or false, not {}", it->dump()));
+  return it->get<bool>();
+}
+
+// An optional positive number (absent: `fallback`).
+absl::StatusOr<double> GetOptionalFloat(const json& j, std::string_view key, double fallback, std::string_view path) {
+  if (!j.contains(key)) return fallback;
+  return GetFloat(j, key, path);
+}
+
+// Hugging Face ModernBERT (ModernBertConfig; Warner et al. 2024).
+absl::StatusOr<ModelConfig> ParseModernBertKeys(const json& j, ModelConfig config, std::string_view path) {
+  TOKVEC_ASSIGN_OR_RETURN(config.d_model, GetPositive(j, "hidden_size", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.n_heads, GetPositive(j, "num_attention_heads", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.n_layers, GetPositive(j, "num_hidden_layers", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.d_ff, GetPositive(j, "intermediate_size", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.max_position_rows, GetPositive(j, "max_position_embeddings", path));
+  TOKVEC_ASSIGN_OR_RETURN(config.vocab_size, GetPositive(j, "vocab_size", path));
+  config.max_len = config.max_position_rows;
+  TOKVEC_RETURN_IF_ERROR(CheckHeads(config, path));
+  if (config.head_dim() % 2 != 0) {
+    return KeyError("num_attention_heads", path,
+                    fmt::format("gives head_dim {} (hidden_size {} / {} heads); rotary positions need it even",
+                                config.head_dim(), config.d_model, config.n_heads));
+  }
+  TOKVEC_ASSIGN_OR_RETURN(config.layer_norm_eps, GetOptionalFloat(j, "norm_eps", 1e-5, path));
+  TOKVEC_ASSIGN_OR_RETURN(config.norm_bias, GetBool(j, "norm_bias", false, path));
+  TOKVEC_ASSIGN_OR_RETURN(config.qkv_bias, GetBool(j, "attention_bias", false, path));
+  config.o_bias = config.qkv_bias;
+  TOKVEC_ASSIGN_OR_RETURN(config.mlp_bias, GetBool(j, "mlp_bias", false, path));
+  config.activation = Activation::kGeluExact;
+  if (auto act = j.find("hidden_activation"); act != j.end()) {
+    TOKVEC_ASSIGN_OR_RETURN(config.activation, ParseActivationKey(*act, "hidden_activation", path));
+  }
+  TOKVEC_ASSIGN_OR_RETURN(double global_theta, GetOptionalFloat(j, "global_rope_theta", 160000.0, path));
+  config.rotary = RotaryOptions{.base = static_cast<float>(global_theta), .pairing = RotaryPairing::kHalves};
+  config.local_rope_theta = global_theta;
+  if (auto local = j.find("local_rope_theta"); local == j.end()) {
+    config.local_rope_theta = 10000.0;
+  } else if (!local->is_null()) {
+    TOKVEC_ASSIGN_OR_RETURN(config.local_rope_theta, GetFloat(j, "local_rope_theta", path));
+  }
+  int64_t window = 128;
+  if (j.contains("local_attention")) {
+    TOKVEC_ASSIGN_OR_RETURN(window, GetPositive(j, "local_attention", path));
+  }
+  if (window % 2 != 0) {
+    return KeyError("local_attention", path,
+                    fmt::format("is {}; tokvec runs an even window (local_attention / 2 tokens on either side)", window));
+  }
+  config.global_attn_every_n_layers = 3;
+  if (j.contains("global_attn_every_n_layers")) {
+    TOKVEC_ASSIGN_OR_RETURN(config.global_attn_every_n_layers, GetPositive(j, "global_attn_every_n_layers", path));
+  }
+  if (auto types = j.find("layer_types"); types != j.end() && !types->is_null()) {
+    return KeyError("layer_types", path, "is given; tokvec derives the layer kinds from global_attn_every_n_layers");
+  }
+  if (auto scaling = j.find("rope_scaling"); scaling != j.end() && !scaling->is_null()) {
+    return KeyError("rope_scaling", path, fmt::format("is {}; only null (no RoPE scaling) is supported",
+                                                      scaling->dump()));
+  }
+  AttentionKind local{.type = AttentionKindType::kWindow, .window = window};
+  for (int64_t layer = 0; layer < config.n_layers; ++layer) {
+    config.attention.push_back(layer % config.global_attn_every_n_layers == 0 ? AttentionKind{} : local);
+  }
+  TOKVEC_RETURN_IF_ERROR(ReadOptionalPadTokenId(j, &config, path));
+  for (auto [key, field] : {std::pair<const char*, int64_t*>{"cls_token_id", &config.cls_token_id},
+                            {"sep_token_id", &config.sep_token_id}}) {
+    if (auto id = j.find(key); id != j.end() && !id->is_null()) {
+      TOKVEC_ASSIGN_OR_RETURN(*field, GetInt(j, key, path));
+      if (*field < 0 || *field >= config.vocab_size) {
+        return KeyError(key, path, fmt::format("is {}, outside the vocabulary [0, {})", *field, config.vocab_size));
+      }
+    }
+  }
+  return config;
+}
+
 absl::StatusOr<ModelConfig> ParseRobertaKeys(const json& j, ModelConfig config, std::string_view path) {
   TOKVEC_RETURN_IF_ERROR(ReadBertFamilyKeys(j, &config, path));
   TOKVEC_ASSIGN_OR_RETURN(config.pad_token_id, GetInt(j, "pad_token_id", path));
@@ -341,6 +423,8 @@ std::string_view ArchitectureName(Architecture arch) {
       return "qwen2";
     case Architecture::kQwen3:
       return "qwen3";
+    case Architecture::kModernBert:
+      return "modernbert";
   }
   return "unknown";
 }
@@ -383,13 +467,18 @@ absl::StatusOr<ModelConfig> ParseModelConfig(std::string_view json_text, std::st
     config.arch = Architecture::kBert;
     return ParseDistilBertKeys(j, config, path);
   }
+  if (config.model_type == "modernbert") {
+    config.arch = Architecture::kModernBert;
+    return ParseModernBertKeys(j, config, path);
+  }
   if (std::optional<Architecture> decoder = DecoderArchitecture(config.model_type)) {
     config.arch = *decoder;
     return ParseDecoderKeys(j, config, path);
   }
   return absl::InvalidArgumentError(fmt::format(
       "config '{}': unsupported model_type \"{}\"; tokvec runs \"gpt2\", \"gpt_neo\", \"roberta\", \"bert\", "
-      "\"distilbert\", \"mpnet\", \"llama\", \"qwen2\", \"qwen3\" and its own \"encoder\"", path,
+      "\"distilbert\", \"mpnet\", \"modernbert\", \"llama\", \"qwen2\", \"qwen3\" and its own \"encoder\"",
+      path,
       config.model_type));
 }
 

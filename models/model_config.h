@@ -28,6 +28,12 @@
 //   - Hugging Face MPNet (`"model_type": "mpnet"`: all-mpnet-base-v2 and other sentence-transformers models): RoBERTa's
 //     keys without type_vocab_size, plus relative_attention_num_buckets (32: the bucket function is fixed at 32).
 //     Runs as kRoberta (<s> ... </s>, positions from pad_token_id + 1) with a relative position bias per layer.
+//   - Hugging Face ModernBERT (`"model_type": "modernbert"`, ModernBertConfig): hidden_size, num_hidden_layers,
+//     num_attention_heads, intermediate_size, vocab_size, max_position_embeddings (required); norm_eps (1e-5),
+//     norm_bias, attention_bias, mlp_bias (false), global_rope_theta (160000), local_rope_theta (10000; null: the
+//     global one), local_attention (128, even), global_attn_every_n_layers (3), hidden_activation ("gelu"),
+//     pad/cls/sep_token_id. Layer l is global when l % global_attn_every_n_layers == 0, else it attends to the
+//     tokens within local_attention / 2 on either side. Dropouts are ignored; a non-zero one is not an error.
 //   - Hugging Face LLaMA, Qwen2, Qwen3 (`"model_type": "llama" | "qwen2" | "qwen3"`): LlamaConfig's keys, read by
 //     decoder_config.h (num_key_value_heads, head_dim, rope_theta, rms_norm_eps; rope_scaling must be null).
 //
@@ -64,6 +70,9 @@ enum class Architecture {
   kLlama,  // Touvron et al. 2023
   kQwen2,  // LLaMA's layout with q/k/v biases
   kQwen3,  // LLaMA's layout with per-head q_norm / k_norm and an explicit head_dim
+  // Warner et al. 2024: embedding LayerNorm, pre-LN blocks (layer 0 without attn_norm), fused Wqkv, RoPE with a
+  // global and a local theta, bidirectional sliding-window layers, GeGLU feed-forward, final_norm.
+  kModernBert,
 };
 
 struct ModelConfig {
@@ -102,6 +111,14 @@ struct ModelConfig {
   bool o_bias = false;            // o_proj has a bias (llama / qwen3 attention_bias)
   bool mlp_bias = false;          // gate_proj, up_proj, down_proj have biases (llama mlp_bias)
   bool qk_norm = false;           // qwen3: RMSNorm over each query / key head before RoPE
+  // modernbert (ModernBertConfig): RoPE base rotary->base (global_rope_theta) on global layers and
+  // local_rope_theta on the window layers (config.attention window:local_attention); LayerNorms with a bias only
+  // when norm_bias; qkv_bias / o_bias from attention_bias, mlp_bias for Wi / Wo; cls / sep ids for pair templates.
+  double local_rope_theta = 0;
+  bool norm_bias = true;
+  int64_t global_attn_every_n_layers = 0;
+  int64_t cls_token_id = -1;
+  int64_t sep_token_id = -1;
 
   int64_t head_dim() const { return explicit_head_dim > 0 ? explicit_head_dim : d_model / n_heads; }
   // True for llama, qwen2 and qwen3 (RMSNorm / RoPE / GQA / SwiGLU decoders, decoder_block.h).

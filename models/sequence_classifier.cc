@@ -30,27 +30,34 @@ constexpr HeadLayout kHeads[] = {
      "classifier.out_proj"},
     // MPNetClassificationHead: RoBERTa's (dense + tanh on <s>, out_proj).
     {"MPNetForSequenceClassification", SequenceClassifier::Kind::kRoberta, "classifier.dense", "classifier.out_proj"},
+    {"ModernBertForSequenceClassification", SequenceClassifier::Kind::kModernBert, "head.dense", "classifier"},
 };
 
-// Reads name.weight ([rows, cols]; rows 0: any) and name.bias into `weight` and `bias`; returns the rows.
+// Reads name.weight ([rows, cols]; rows 0: any) and name.bias into `weight` and `bias`; returns the rows. Without
+// `has_bias` the bias is zeros. A 1-D tensor (a LayerNorm's) when cols is 0.
 absl::StatusOr<int64_t> ReadLinear(SafetensorsShards& weights, std::string_view name, int64_t rows, int64_t cols,
-                                   std::vector<float>* weight, std::vector<float>* bias) {
+                                   std::vector<float>* weight, std::vector<float>* bias, bool has_bias = true) {
   for (const char* part : {".weight", ".bias"}) {
     const std::string full = std::string(name) + part;
+    if (!has_bias && part == std::string_view(".bias")) {
+      bias->assign(static_cast<size_t>(rows), 0.0f);
+      break;
+    }
     if (weights.Find(full) == nullptr) {
       return absl::InvalidArgumentError(fmt::format("'{}' has no tensor '{}' (the classification head)",
                                                     weights.path(), full));
     }
     TOKVEC_ASSIGN_OR_RETURN(FloatTensor t, weights.ReadFloat32(full));
     const bool is_weight = part == std::string_view(".weight");
-    const bool ok = is_weight ? t.shape.size() == 2 && t.shape[1] == cols && (rows == 0 || t.shape[0] == rows) &&
-                                    t.shape[0] > 0
-                              : t.shape.size() == 1 && t.shape[0] == rows;
+    const bool ok = is_weight && cols == 0 ? t.shape.size() == 1 && t.shape[0] == rows
+                    : is_weight ? t.shape.size() == 2 && t.shape[1] == cols && (rows == 0 || t.shape[0] == rows) &&
+                                      t.shape[0] > 0
+                                : t.shape.size() == 1 && t.shape[0] == rows;
     if (!ok) {
       return absl::InvalidArgumentError(fmt::format(
           "'{}': tensor '{}' has shape [{}]; expected [{}]", weights.path(), full, fmt::join(t.shape, ", "),
-          is_weight ? fmt::format("{}, {}", rows == 0 ? "labels" : std::to_string(rows), cols)
-                    : std::to_string(rows)));
+          is_weight && cols != 0 ? fmt::format("{}, {}", rows == 0 ? "labels" : std::to_string(rows), cols)
+                                 : std::to_string(rows)));
     }
     if (is_weight) rows = t.shape[0];
     int64_t size = 1;
@@ -90,8 +97,18 @@ absl::StatusOr<SequenceClassifier> SequenceClassifier::Load(const std::string& c
   head.architecture_ = std::string(layout->architecture);
   head.d_model_ = d_model;
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<SafetensorsShards> weights, SafetensorsShards::Open(weights_path));
-  TOKVEC_RETURN_IF_ERROR(
-      ReadLinear(*weights, layout->dense, d_model, d_model, &head.dense_weight_, &head.dense_bias_).status());
+  bool dense_bias = true;
+  if (layout->kind == Kind::kModernBert) {
+    TOKVEC_RETURN_IF_ERROR(head.ReadModernBertKeys(config, config_path));
+    dense_bias = config.value("classifier_bias", false);
+  }
+  // ModernBertForSequenceClassification saves the encoder under "model.", the head beside it.
+  TOKVEC_RETURN_IF_ERROR(ReadLinear(*weights, layout->dense, d_model, d_model, &head.dense_weight_, &head.dense_bias_,
+                                    dense_bias).status());
+  if (layout->kind == Kind::kModernBert) {
+    TOKVEC_RETURN_IF_ERROR(ReadLinear(*weights, "head.norm", d_model, 0, &head.norm_weight_, &head.norm_bias_,
+                                      config.value("norm_bias", false)).status());
+  }
   TOKVEC_ASSIGN_OR_RETURN(const int64_t labels,
                           ReadLinear(*weights, layout->out, 0, d_model, &head.out_weight_, &head.out_bias_));
   // id2label: {"0": "negative", "1": "positive"}; names missing from it are LABEL_i, as transformers names them.
@@ -110,16 +127,54 @@ absl::StatusOr<SequenceClassifier> SequenceClassifier::Load(const std::string& c
   return head;
 }
 
+absl::Status SequenceClassifier::ReadModernBertKeys(const nlohmann::json& config, const std::string& path) {
+  const std::string pooling = config.value("classifier_pooling", std::string("cls"));
+  if (pooling != "cls" && pooling != "mean") {
+    return absl::InvalidArgumentError(fmt::format(
+        "config '{}': key 'classifier_pooling' is \"{}\"; ModernBertForSequenceClassification pools \"cls\" or "
+        "\"mean\"", path, pooling));
+  }
+  mean_pooling_ = pooling == "mean";
+  if (auto act = config.find("classifier_activation"); act != config.end()) {
+    absl::StatusOr<Activation> parsed =
+        act->is_string() ? ParseActivation(act->get<std::string>()) : absl::InvalidArgumentError("not a string");
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(fmt::format("config '{}': key 'classifier_activation' is {}: {}", path,
+                                                    act->dump(), std::string(parsed.status().message())));
+    }
+    activation_ = *parsed;
+  }
+  if (auto eps = config.find("norm_eps"); eps != config.end() && eps->is_number()) {
+    norm_eps_ = eps->get<float>();
+  }
+  return absl::OkStatus();
+}
+
 std::vector<float> SequenceClassifier::Logits(MatrixView hidden) const {
   const int64_t d = d_model_;
+  std::vector<float> mean;
   const float* first = hidden.row(0);
+  if (mean_pooling_) {  // every row is a token: the caller passes one unpadded sequence
+    std::vector<double> sum(static_cast<size_t>(d), 0.0);
+    for (int64_t t = 0; t < hidden.rows; ++t) {
+      for (int64_t i = 0; i < d; ++i) sum[static_cast<size_t>(i)] += hidden.row(t)[i];
+    }
+    for (double v : sum) mean.push_back(static_cast<float>(v / static_cast<double>(hidden.rows)));
+    first = mean.data();
+  }
   std::vector<float> pooled(static_cast<size_t>(d));
   for (int64_t o = 0; o < d; ++o) {
     double sum = dense_bias_[static_cast<size_t>(o)];
     const float* w = dense_weight_.data() + o * d;
     for (int64_t i = 0; i < d; ++i) sum += static_cast<double>(w[i]) * first[i];
-    pooled[static_cast<size_t>(o)] =
-        kind_ == Kind::kDistilBert ? static_cast<float>(std::max(sum, 0.0)) : static_cast<float>(std::tanh(sum));
+    pooled[static_cast<size_t>(o)] = kind_ == Kind::kDistilBert    ? static_cast<float>(std::max(sum, 0.0))
+                                     : kind_ == Kind::kModernBert ? static_cast<float>(sum)
+                                                                  : static_cast<float>(std::tanh(sum));
+  }
+  if (kind_ == Kind::kModernBert) {  // head.norm(act(head.dense(x)))
+    ApplyActivation(activation_, pooled);
+    LayerNormInto({pooled.data(), 1, d}, {.gamma = norm_weight_, .beta = norm_bias_, .eps = norm_eps_},
+                  pooled.data());
   }
   std::vector<float> logits(out_bias_.size());
   for (size_t l = 0; l < logits.size(); ++l) {

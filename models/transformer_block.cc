@@ -10,11 +10,17 @@
 namespace tokvec {
 namespace {
 
-// Position-wise feed-forward: act(x·W_1 + b_1)·W_2 + b_2.   x: [T, D] -> [T, D]
+// Position-wise feed-forward: act(x·W_1 + b_1)·W_2 + b_2, or gated act(input)·gate·W_2 + b_2.   x: [T, D] -> [T, D]
 Matrix FeedForward(MatrixView x, const FeedForwardWeights& w, Activation activation, int threads) {
-  Matrix hidden(x.rows, w.up.out_features());  // [T, F]
+  Matrix hidden(x.rows, w.up.out_features());  // [T, F] (gated: [T, 2F])
   LinearInto(x, w.up, hidden.data(), threads);
-  ApplyActivation(activation, hidden.storage(), threads);
+  if (w.gated) {
+    Matrix gated(x.rows, w.up.out_features() / 2);  // [T, F]
+    GatedActivationInto(activation, hidden.data(), x.rows, gated.cols(), gated.data(), threads);
+    hidden = std::move(gated);
+  } else {
+    ApplyActivation(activation, hidden.storage(), threads);
+  }
   Matrix out(x.rows, w.down.out_features());  // [T, D]
   LinearInto(hidden.view(), w.down, out.data(), threads);
   return out;
@@ -51,7 +57,7 @@ absl::Status ValidateTransformerBlock(const TransformerBlockWeights& w, const Bl
   if (absl::Status s = ValidateMultiHeadAttention(attention, d_model, d_model); !s.ok()) {
     return absl::InvalidArgumentError(fmt::format("{}: {}", name, std::string(s.message())));
   }
-  if (config.rotary && (d_model / config.n_heads) % 2 != 0) {
+  if (BlockRotary(w, config) && (d_model / config.n_heads) % 2 != 0) {
     return absl::InvalidArgumentError(fmt::format("{}: rotary positions need an even head_dim, got {}", name,
                                                   d_model / config.n_heads));
   }
@@ -62,14 +68,24 @@ absl::Status ValidateTransformerBlock(const TransformerBlockWeights& w, const Bl
         config.relative_bias->n_heads, config.n_heads));
   }
   const std::string prefix(name);
-  if (absl::Status s = ValidateLayerNorm(w.attention_norm, d_model, prefix + " attention_norm"); !s.ok()) return s;
+  if (w.skip_attention_norm && config.norm != NormPlacement::kPreLN) {
+    return absl::InvalidArgumentError(fmt::format("{}: only a pre-LN block can skip its attention norm", name));
+  }
+  if (!w.skip_attention_norm) {
+    if (absl::Status s = ValidateLayerNorm(w.attention_norm, d_model, prefix + " attention_norm"); !s.ok()) return s;
+  }
   if (absl::Status s = ValidateLayerNorm(w.feed_forward_norm, d_model, prefix + " feed_forward_norm"); !s.ok()) {
     return s;
   }
   if (absl::Status s = ValidateLinear(w.feed_forward.up, d_model, 0, prefix + " feed_forward.up"); !s.ok()) {
     return s;
   }
-  return ValidateLinear(w.feed_forward.down, w.feed_forward.up.out_features(), d_model,
+  const int64_t up_out = w.feed_forward.up.out_features();
+  if (w.feed_forward.gated && up_out % 2 != 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{} feed_forward.up: a gated feed-forward needs an even width ([input | gate]), got {}", name, up_out));
+  }
+  return ValidateLinear(w.feed_forward.down, w.feed_forward.gated ? up_out / 2 : up_out, d_model,
                         prefix + " feed_forward.down");
 }
 
@@ -81,7 +97,7 @@ absl::StatusOr<BlockOutput> RunTransformerBlock(const TransformerBlockWeights& w
   MultiHeadAttentionOptions mha;
   mha.causal = config.causal;
   mha.mask = options.mask;
-  mha.rotary = config.rotary;
+  mha.rotary = BlockRotary(w, config);
   mha.first_position = options.first_position;
   mha.threads = options.threads;
   mha.keep_weights = options.keep_weights;
@@ -91,7 +107,7 @@ absl::StatusOr<BlockOutput> RunTransformerBlock(const TransformerBlockWeights& w
   BlockOutput result;
   if (config.norm == NormPlacement::kPreLN) {
     // h = x + MHA(LN1(x)); out = h + FFN(LN2(h))
-    const Matrix normed = Normalized(x, w.attention_norm);  // [T, D]
+    const Matrix normed = w.skip_attention_norm ? Copy(x) : Normalized(x, w.attention_norm);  // [T, D]
     absl::StatusOr<MultiHeadAttentionOutput> attended = SelfAttention(normed.view(), attention, mha);
     if (!attended.ok()) return attended.status();
     Matrix h = Copy(x);  // [T, D]

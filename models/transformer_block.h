@@ -39,8 +39,11 @@ enum class NormPlacement {
 };
 
 struct FeedForwardWeights {
-  LinearWeights up;    // W_1: D -> F (GPT-2 mlp.c_fc, torch linear1)
+  LinearWeights up;    // W_1: D -> F (GPT-2 mlp.c_fc, torch linear1); gated: D -> 2F
   LinearWeights down;  // W_2: F -> D (GPT-2 mlp.c_proj, torch linear2)
+  // GeGLU (Shazeer 2020; ModernBERT's mlp.Wi): up's output is [input | gate], F columns each, and W_2 gets
+  // act(input) * gate.
+  bool gated = false;
 };
 
 struct TransformerBlockWeights {
@@ -48,6 +51,9 @@ struct TransformerBlockWeights {
   LayerNormWeights attention_norm;  // LN1: GPT-2 ln_1, torch norm1
   FeedForwardWeights feed_forward;
   LayerNormWeights feed_forward_norm;  // LN2: GPT-2 ln_2, torch norm2
+  // Per-layer settings over BlockConfig's (ModernBERT: layer 0 has no attn_norm; local layers their own RoPE base).
+  bool skip_attention_norm = false;    // pre-LN only: the attention reads x itself (LN1 unused)
+  std::optional<RotaryOptions> rotary;  // replaces BlockConfig::rotary for this layer
 };
 
 struct BlockConfig {
@@ -61,6 +67,11 @@ struct BlockConfig {
   // null for every other architecture.
   std::shared_ptr<const RelativePositionBias> relative_bias;
 };
+
+// The RoPE a block applies: its own, else the config's.
+inline const std::optional<RotaryOptions>& BlockRotary(const TransformerBlockWeights& w, const BlockConfig& config) {
+  return w.rotary ? w.rotary : config.rotary;
+}
 
 // The score scale of a block's heads: config.attention_scale, else 1/√head_dim.
 float AttentionScale(const BlockConfig& config, int64_t head_dim);

@@ -93,8 +93,10 @@ absl::StatusOr<EmbeddedText> ModelDirectory::EmbedIds(std::vector<uint32_t> ids,
   const int64_t first = SpecialTokensBefore(), extra = first + SpecialTokensAfter();
   if (options.window <= extra) {
     return absl::InvalidArgumentError(fmt::format("--window {} leaves no room for text between {}", options.window,
-                                                  config.arch == Architecture::kBert ? "[CLS] and [SEP]"
-                                                                                     : "<s> and </s>"));
+                                                  config.arch == Architecture::kBert ||
+                                                          config.arch == Architecture::kModernBert
+                                                      ? "[CLS] and [SEP]"
+                                                      : "<s> and </s>"));
   }
   const int64_t content_len = seq_len - extra;
   if (content_len < 0) {

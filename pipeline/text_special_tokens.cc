@@ -32,7 +32,8 @@ absl::StatusOr<TextSpecialTokens> TextSpecialTokensFor(const Tokenizer& tokenize
       out.before.push_back(static_cast<uint32_t>(config.bos_token_id));
       out.after.push_back(static_cast<uint32_t>(config.eos_token_id));
       break;
-    case Architecture::kBert: {
+    case Architecture::kBert:
+    case Architecture::kModernBert: {
       absl::StatusOr<uint32_t> cls = FindBertToken(tokenizer, "[CLS]", dir);
       if (!cls.ok()) return cls.status();
       absl::StatusOr<uint32_t> sep = FindBertToken(tokenizer, "[SEP]", dir);

@@ -976,6 +976,132 @@ def write_mpnet_cross_encoder(out_dir):
         json.dump({"pairs": [list(p) for p in pairs], "ids": ids, "logits": logits}, f, separators=(",", ":"))
 
 
+# ModernBERT (Warner et al. 2024): 4 layers so that global (0, 3) and local (1, 2) layers both occur with
+# global_attn_every_n_layers 3; a window of 8 (4 tokens either side) shorter than the test texts; a text longer than
+# max_position_embeddings' share of windows (the last) so the band matters over many positions.
+MB_LAYERS, MB_D_FF, MB_WINDOW, MB_EVERY, MB_POSITIONS = 4, 48, 8, 3, 96
+MB_GLOBAL_THETA, MB_LOCAL_THETA, MB_EPS = 160000.0, 10000.0, 1e-5
+MB_TEXTS = BERT_TEXTS + [" ".join(["the quick brown fox is your lovely cat, the lazy dog jumps over it."] * 4)]
+# name: (dtype, tensor prefix (ModernBertForMaskedLM saves "model."), sentence-transformers pooling)
+MODERNBERT_COPIES = {"f32": ("F32", "", "mean"), "bf16": ("BF16", "model.", None)}
+
+
+def modernbert_weights(vocab_size, gen, classifier_labels=0):
+    """ModernBertModel's tensors with the defaults norm_bias, attention_bias, mlp_bias false: LayerNorm weights
+    1 + N(0, 0.1), linears N(0, 0.2), embeddings N(0, 0.5); a classification head when classifier_labels."""
+    d, f = D_MODEL, MB_D_FF
+    w = {"embeddings.tok_embeddings.weight": 0.5 * torch.randn((vocab_size, d), generator=gen),
+         "embeddings.norm.weight": 1 + 0.1 * torch.randn((d,), generator=gen)}
+    for i in range(MB_LAYERS):
+        p = f"layers.{i}."
+        if i > 0:
+            w[p + "attn_norm.weight"] = 1 + 0.1 * torch.randn((d,), generator=gen)
+        w[p + "attn.Wqkv.weight"] = 0.2 * torch.randn((3 * d, d), generator=gen)
+        w[p + "attn.Wo.weight"] = 0.2 * torch.randn((d, d), generator=gen)
+        w[p + "mlp_norm.weight"] = 1 + 0.1 * torch.randn((d,), generator=gen)
+        w[p + "mlp.Wi.weight"] = 0.2 * torch.randn((2 * f, d), generator=gen)
+        w[p + "mlp.Wo.weight"] = 0.2 * torch.randn((d, f), generator=gen)
+    w["final_norm.weight"] = 1 + 0.1 * torch.randn((d,), generator=gen)
+    if classifier_labels:
+        w["head.dense.weight"] = 0.2 * torch.randn((d, d), generator=gen)
+        w["head.norm.weight"] = 1 + 0.1 * torch.randn((d,), generator=gen)
+        w["classifier.weight"] = 0.2 * torch.randn((classifier_labels, d), generator=gen)
+        w["classifier.bias"] = 0.1 * torch.randn((classifier_labels,), generator=gen)
+    return w
+
+
+def rotate_half_rope(x, theta):
+    """x: [H, T, Dh]; RoPE as ModernBertRotaryEmbedding / apply_rotary_pos_emb: frequencies theta^(-2i/Dh) for
+    i < Dh/2, cos / sin repeated over both halves, x * cos + rotate_half(x) * sin."""
+    dh, t = x.shape[-1], x.shape[-2]
+    inv_freq = 1.0 / (theta ** (torch.arange(0, dh, 2, dtype=torch.float64) / dh))
+    freqs = torch.arange(t, dtype=torch.float64)[:, None] * inv_freq[None, :]  # [T, Dh/2]
+    emb = torch.cat([freqs, freqs], dim=-1)
+    x1, x2 = x[..., : dh // 2], x[..., dh // 2:]
+    return x * emb.cos() + torch.cat([-x2, x1], dim=-1) * emb.sin()
+
+
+def modernbert_forward(w, ids):
+    """ModernBertModel: tok_embeddings, LayerNorm (no bias); per layer x += Wo(attn(attn_norm(x))) (layer 0: no
+    attn_norm), x += mlp.Wo(gelu(input) * gate) with [input | gate] = mlp.Wi(mlp_norm(x)); final_norm. Layer l is
+    global when l % global_attn_every_n_layers == 0 (RoPE base global_rope_theta), else local: RoPE base
+    local_rope_theta and query i sees keys j with |i - j| <= local_attention // 2."""
+    w = {k: v.double() for k, v in w.items()}
+    d, n_heads = D_MODEL, N_HEADS
+    dh = d // n_heads
+    t = len(ids)
+
+    def ln(x, name):
+        return F.layer_norm(x, (d,), w[name + ".weight"], None, MB_EPS)
+
+    x = ln(w["embeddings.tok_embeddings.weight"][ids], "embeddings.norm")
+    for i in range(MB_LAYERS):
+        p = f"layers.{i}."
+        is_global = i % MB_EVERY == 0
+        h = x if i == 0 else ln(x, p + "attn_norm")
+        qkv = h @ w[p + "attn.Wqkv.weight"].T  # [T, 3D]
+        q, k, v = (qkv[:, j * d:(j + 1) * d].view(t, n_heads, dh).transpose(0, 1) for j in range(3))
+        theta = MB_GLOBAL_THETA if is_global else MB_LOCAL_THETA
+        q, k = rotate_half_rope(q, theta), rotate_half_rope(k, theta)
+        scores = q @ k.transpose(1, 2) / math.sqrt(dh)
+        if not is_global:
+            pos = torch.arange(t)
+            outside = (pos[:, None] - pos[None, :]).abs() > MB_WINDOW // 2
+            scores = scores.masked_fill(outside, float("-inf"))
+        context = (torch.softmax(scores, dim=-1) @ v).transpose(0, 1).reshape(t, d)
+        x = x + context @ w[p + "attn.Wo.weight"].T
+        m = ln(x, p + "mlp_norm") @ w[p + "mlp.Wi.weight"].T
+        x = x + (F.gelu(m[:, :MB_D_FF]) * m[:, MB_D_FF:]) @ w[p + "mlp.Wo.weight"].T
+    return ln(x, "final_norm")
+
+
+def modernbert_config(vocab, architecture, **extra):
+    config = {"architectures": [architecture], "model_type": "modernbert", "hidden_size": D_MODEL,
+              "num_attention_heads": N_HEADS, "num_hidden_layers": MB_LAYERS, "intermediate_size": MB_D_FF,
+              "hidden_activation": "gelu", "max_position_embeddings": MB_POSITIONS, "vocab_size": len(vocab),
+              "norm_eps": MB_EPS, "norm_bias": False, "attention_bias": False, "mlp_bias": False,
+              "global_rope_theta": MB_GLOBAL_THETA, "local_rope_theta": MB_LOCAL_THETA,
+              "local_attention": MB_WINDOW, "global_attn_every_n_layers": MB_EVERY,
+              "pad_token_id": vocab["[PAD]"], "cls_token_id": vocab["[CLS]"], "sep_token_id": vocab["[SEP]"],
+              "bos_token_id": vocab["[CLS]"], "eos_token_id": vocab["[SEP]"], "attention_dropout": 0.0,
+              "embedding_dropout": 0.0, "mlp_dropout": 0.0, "classifier_dropout": 0.0, "initializer_range": 0.02}
+    config.update(extra)
+    return config
+
+
+def write_modernbert(out_dir):
+    """hf_modernbert_{f32,bf16}/ and hf_modernbert_reference.json: BERT's WordPiece vocabulary and tokenizer.json
+    ([CLS] A [SEP] as ModernBERT's TemplateProcessing), ModernBertModel (f32, sentence-transformers mean pooling)
+    and ModernBertForMaskedLM names (bf16: "model." plus the MLM head's tensors, which tokvec ignores)."""
+    gen = torch.Generator().manual_seed(SEED + 23)
+    tokens = bert_vocab()
+    vocab = {tok: i for i, tok in enumerate(tokens)}
+    weights = modernbert_weights(len(tokens), gen)
+    ids = [[vocab["[CLS]"]] + wordpiece_encode(text, vocab) + [vocab["[SEP]"]] for text in MB_TEXTS]
+    assert len(ids[-1]) > 4 * MB_WINDOW and len(ids[-1]) <= MB_POSITIONS, len(ids[-1])
+    reference = {"texts": MB_TEXTS, "ids": ids}
+    for copy, (dtype, prefix, pooling) in MODERNBERT_COPIES.items():
+        folder = os.path.join(out_dir, f"hf_modernbert_{copy}")
+        os.makedirs(folder, exist_ok=True)
+        write_bert_tokenizer_files(folder, tokens, True, False)
+        if pooling:
+            write_sentence_modules(folder, pooling, False)
+        config = modernbert_config(vocab, "ModernBertForMaskedLM" if prefix else "ModernBertModel")
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump(config, f, indent=2)
+        tensors = [(prefix + k, v, dtype) for k, v in weights.items()]
+        if prefix:  # what a ModernBertForMaskedLM checkpoint also holds
+            tensors += [("head.dense.weight", weights["layers.0.attn.Wo.weight"], dtype),
+                        ("head.norm.weight", weights["final_norm.weight"], dtype),
+                        ("decoder.bias", torch.zeros(len(tokens)), dtype)]
+        write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+        hidden = [modernbert_forward(rounded(weights, dtype), seq) for seq in ids]
+        reference[copy] = {"hidden": [nested(h) for h in hidden], "pooling": pooling or "mean", "normalize": False,
+                           "pooled": [floats(pool(h, pooling or "mean", False)) for h in hidden]}
+    with open(os.path.join(out_dir, "hf_modernbert_reference.json"), "w") as f:
+        json.dump(reference, f, separators=(",", ":"))
+
+
 CROSS_PAIRS = [(BERT_TEXTS[0], text) for text in BERT_TEXTS] + [(BERT_TEXTS[1], BERT_TEXTS[2])]
 NLI_LABELS = {"0": "contradiction", "1": "entailment", "2": "neutral"}
 
@@ -1047,6 +1173,56 @@ def write_cross_encoders(out_dir):
         logits.append(floats(F.linear(pooled, w["classifier.weight"], w["classifier.bias"])))
     reference["distilbert_nli"] = {"logits": logits, "labels": [NLI_LABELS[str(i)] for i in range(len(NLI_LABELS))]}
     with open(os.path.join(out_dir, "hf_cross_reference.json"), "w") as f:
+        json.dump(reference, f, separators=(",", ":"))
+
+
+# ModernBertForSequenceClassification copies: name: (classifier_pooling, labels).
+MODERNBERT_CROSS = {"hf_modernbert_cross": ("mean", 1), "hf_modernbert_cross_cls": ("cls", 2)}
+
+
+def write_modernbert_cross(out_dir):
+    """hf_modernbert_cross/ (classifier_pooling mean, one label: a reranker such as gte-reranker-modernbert-base) and
+    hf_modernbert_cross_cls/ (cls, two labels), and hf_modernbert_cross_reference.json: {"pairs", "ids",
+    "hf_modernbert_cross": {"logits"}, ...}. The pair template is ModernBERT's TemplateProcessing:
+    [CLS] A [SEP] B [SEP], every type id 0. The head: pooled = h[0] or the mean over the tokens, then
+    head.norm(gelu(head.dense(pooled))) (no biases: classifier_bias, norm_bias false), then classifier."""
+    gen = torch.Generator().manual_seed(SEED + 29)
+    tokens = bert_vocab()
+    vocab = {tok: i for i, tok in enumerate(tokens)}
+    ids = [[vocab["[CLS]"]] + wordpiece_encode(a, vocab) + [vocab["[SEP]"]] + wordpiece_encode(b, vocab) +
+           [vocab["[SEP]"]] for a, b in CROSS_PAIRS]
+    reference = {"pairs": [list(p) for p in CROSS_PAIRS], "ids": ids}
+    for name, (pooling, labels) in MODERNBERT_CROSS.items():
+        weights = modernbert_weights(len(tokens), gen, classifier_labels=labels)
+        folder = os.path.join(out_dir, name)
+        os.makedirs(folder, exist_ok=True)
+        write_bert_tokenizer_files(folder, tokens, True, False)
+        path = os.path.join(folder, "tokenizer.json")
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        for piece in data["post_processor"]["pair"]:
+            next(iter(piece.values()))["type_id"] = 0
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(data, f, ensure_ascii=False, separators=(",", ":"))
+        id2label = {str(i): f"LABEL_{i}" for i in range(labels)}
+        config = modernbert_config(vocab, "ModernBertForSequenceClassification", classifier_pooling=pooling,
+                                   classifier_activation="gelu", classifier_bias=False, id2label=id2label,
+                                   label2id={v: int(k) for k, v in id2label.items()})
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump(config, f, indent=2)
+        tensors = [(k if k.startswith(("head.", "classifier.")) else "model." + k, v, "F32")
+                   for k, v in weights.items()]
+        write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+        w = {k: v.double() for k, v in weights.items()}
+        logits = []
+        for seq in ids:
+            h = modernbert_forward(weights, seq)
+            pooled = h.mean(dim=0) if pooling == "mean" else h[0]
+            x = F.layer_norm(F.gelu(pooled @ w["head.dense.weight"].T), (D_MODEL,), w["head.norm.weight"], None,
+                             MB_EPS)
+            logits.append(floats(F.linear(x, w["classifier.weight"], w["classifier.bias"])))
+        reference[name] = {"logits": logits, "pooling": pooling}
+    with open(os.path.join(out_dir, "hf_modernbert_cross_reference.json"), "w") as f:
         json.dump(reference, f, separators=(",", ":"))
 
 
@@ -1257,6 +1433,9 @@ def generate(out_dir):
     # MPNet: BERT's WordPiece under MPNet's special tokens, its own generator.
     write_mpnet(out_dir)
     write_mpnet_cross_encoder(out_dir)
+    # ModernBERT: BERT's vocabulary, its own generator.
+    write_modernbert(out_dir)
+    write_modernbert_cross(out_dir)
 
 
 if __name__ == "__main__":

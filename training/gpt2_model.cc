@@ -75,6 +75,7 @@ absl::StatusOr<std::unique_ptr<Gpt2Model>> Gpt2Model::FromWeights(const ModelCon
         "and attended but not trained yet");
   }
   if (config.arch == Architecture::kGptNeo || config.arch == Architecture::kBert || config.decoder() ||
+      config.arch == Architecture::kModernBert ||
       (config.arch == Architecture::kRoberta && config.has_attention_kinds())) {
     return absl::UnimplementedError(fmt::format(
         "training runs gpt2 and encoder models with any kind of attention and roberta models with full attention; "

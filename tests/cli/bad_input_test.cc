@@ -80,8 +80,9 @@ void RunFixtureCommand(const std::vector<std::string>& args) {
   ASSERT_EQ(r.exit_code, 0) << "fixture command failed: " << args[0] << "\n" << r.Describe();
 }
 
-// A cross-encoder (tests/attention/testdata/hf_bert_cross) and a DistilBERT classifier whose config.json names
-// BERT's head, whose tensors it lacks.
+// A cross-encoder (tests/attention/testdata/hf_bert_cross), a DistilBERT classifier whose config.json names
+// BERT's head, whose tensors it lacks, a ModernBERT reranker with an unknown classifier_pooling and a ModernBERT
+// directory without layers.0.mlp.Wi.weight.
 void WriteClassifierFixtures(const fs::path& d) {
   const fs::path testdata = fs::path(TOKVEC_SOURCE_DIR) / "tests" / "attention" / "testdata";
   fs::copy(testdata / "hf_bert_cross", d / "cross_model", fs::copy_options::recursive);
@@ -90,6 +91,16 @@ void WriteClassifierFixtures(const fs::path& d) {
   const std::string from = "DistilBertForSequenceClassification";
   config.replace(config.find(from), from.size(), "BertForSequenceClassification");
   WriteFixture(d / "wrong_head_model" / "config.json", config);
+  fs::copy(testdata / "hf_modernbert_cross", d / "modernbert_max_pool", fs::copy_options::recursive);
+  std::string mb_config = ReadFixture(d / "modernbert_max_pool" / "config.json");
+  const std::string mean = "\"classifier_pooling\": \"mean\"";
+  mb_config.replace(mb_config.find(mean), mean.size(), "\"classifier_pooling\": \"max\"");
+  WriteFixture(d / "modernbert_max_pool" / "config.json", mb_config);
+  fs::copy(testdata / "hf_modernbert_f32", d / "modernbert_no_wi", fs::copy_options::recursive);
+  std::string weights = ReadFixture(d / "modernbert_no_wi" / "model.safetensors");
+  const std::string wi = "layers.0.mlp.Wi.weight";
+  weights.replace(weights.find(wi), wi.size(), "layers.0.mlp.Xi.weight");  // same length: the header stays valid
+  WriteFixture(d / "modernbert_no_wi" / "model.safetensors", weights);
 }
 
 // A sentence-transformers model (tests/attention/testdata/hf_bert_dense) whose second Dense module is a copy of the
@@ -919,6 +930,14 @@ const BadInput kDataRows[] = {
              "invalid UTF-8"),
     BadInput("ClassifyPairsWithoutTab", {"classify", "-m", "{dir}/cross_model", "--pairs", "{dir}/corpus.txt"}, 1,
              "line 1: --pairs needs two texts separated by a tab"),
+    BadInput("RerankModernBertUnknownPooling", {"rerank", "-m", "{dir}/modernbert_max_pool", "-q", "cat",
+                                                "{dir}/corpus.txt"}, 1,
+             "key 'classifier_pooling' is \"max\""),
+    BadInput("EmbedModernBertMissingWi", {"embed", "-m", "{dir}/modernbert_no_wi", "{dir}/corpus.txt"}, 1,
+             "has no tensor 'layers.0.mlp.Wi.weight' (expected shape [96, 32] = [2 * intermediate_size, hidden_size])"),
+    BadInput("FitModernBertNotTrainable", {"fit", "-m", "{dir}/modernbert_no_wi", "--data", "{dir}/corpus.txt",
+                                           "--seq-len", "8", "--batch", "2", "--steps", "1", "-o", "{dir}/fit_out"}, 1,
+             "modernbert model can be embedded and attended but not trained yet"),
     BadInput("ClassifyHeadTensorsMissing", {"classify", "-m", "{dir}/wrong_head_model", "{dir}/corpus.txt"}, 1,
              "has no tensor 'bert.pooler.dense.weight' (the classification head)"),
     BadInput("EmbedDenseWrongWidth", {"embed", "-m", "{dir}/dense_width_model", "{dir}/corpus.txt"}, 1,

@@ -186,6 +186,79 @@ TEST(ModelConfigTest, EveryMissingKeyIsNamed) {
   }
 }
 
+// ModernBERT-base's config.json keys (ModernBertConfig).
+constexpr char kModernBertBase[] = R"({"architectures": ["ModernBertForMaskedLM"], "attention_bias": false,
+  "attention_dropout": 0.0, "bos_token_id": 50281, "classifier_activation": "gelu", "classifier_bias": false,
+  "classifier_dropout": 0.0, "classifier_pooling": "mean", "cls_token_id": 50281, "decoder_bias": true,
+  "deterministic_flash_attn": false, "embedding_dropout": 0.0, "eos_token_id": 50282, "global_attn_every_n_layers": 3,
+  "global_rope_theta": 160000.0, "gradient_checkpointing": false, "hidden_activation": "gelu", "hidden_size": 768,
+  "initializer_cutoff_factor": 2.0, "initializer_range": 0.02, "intermediate_size": 1152, "layer_norm_eps": 1e-05,
+  "local_attention": 128, "local_rope_theta": 10000.0, "max_position_embeddings": 8192, "mlp_bias": false,
+  "mlp_dropout": 0.0, "model_type": "modernbert", "norm_bias": false, "norm_eps": 1e-05, "num_attention_heads": 12,
+  "num_hidden_layers": 22, "pad_token_id": 50283, "position_embedding_type": "absolute", "sep_token_id": 50282,
+  "tie_word_embeddings": true, "torch_dtype": "float32", "transformers_version": "4.47.0.dev0",
+  "vocab_size": 50368})";
+
+TEST(ModelConfigTest, ModernBertKeys) {
+  absl::StatusOr<ModelConfig> c = ParseModelConfig(kModernBertBase, "m/config.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->arch, Architecture::kModernBert);
+  EXPECT_EQ(ArchitectureName(c->arch), "modernbert");
+  EXPECT_EQ(c->d_model, 768);
+  EXPECT_EQ(c->n_heads, 12);
+  EXPECT_EQ(c->n_layers, 22);
+  EXPECT_EQ(c->d_ff, 1152);
+  EXPECT_EQ(c->max_len, 8192);
+  EXPECT_EQ(c->activation, Activation::kGeluExact);
+  EXPECT_FALSE(c->norm_bias);
+  EXPECT_FALSE(c->qkv_bias);
+  EXPECT_FALSE(c->mlp_bias);
+  ASSERT_TRUE(c->rotary.has_value());
+  EXPECT_FLOAT_EQ(c->rotary->base, 160000.0f);
+  EXPECT_DOUBLE_EQ(c->local_rope_theta, 10000.0);
+  EXPECT_EQ(c->pad_token_id, 50283);
+  EXPECT_EQ(c->cls_token_id, 50281);
+  EXPECT_EQ(c->sep_token_id, 50282);
+  ASSERT_EQ(c->attention.size(), 22u);
+  for (size_t l = 0; l < c->attention.size(); ++l) {
+    if (l % 3 == 0) {
+      EXPECT_EQ(c->attention[l].type, AttentionKindType::kFull) << l;
+    } else {
+      EXPECT_EQ(c->attention[l].type, AttentionKindType::kWindow) << l;
+      EXPECT_EQ(c->attention[l].window, 128) << l;
+    }
+  }
+  EXPECT_FALSE(c->causal());
+  for (const char* key : {"hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size",
+                          "max_position_embeddings", "vocab_size"}) {
+    nlohmann::json j = nlohmann::json::parse(kModernBertBase);
+    j.erase(key);
+    absl::StatusOr<ModelConfig> missing = ParseModelConfig(j.dump(), "m/config.json");
+    ASSERT_FALSE(missing.ok()) << key;
+    EXPECT_THAT(std::string(missing.status().message()), HasSubstr(std::string("'") + key + "'")) << key;
+  }
+}
+
+TEST(ModelConfigTest, ModernBertRefusesWhatItDoesNotRun) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"local_attention", "127"},       {"hidden_activation", "\"silu\""}, {"norm_bias", "\"yes\""},
+      {"rope_scaling", "{\"type\": \"linear\", \"factor\": 2.0}"}, {"global_attn_every_n_layers", "0"},
+      {"layer_types", "[\"full_attention\"]"}, {"cls_token_id", "50368"}, {"num_attention_heads", "256"}};
+  for (const auto& [key, value] : bad) {
+    nlohmann::json j = nlohmann::json::parse(kModernBertBase);
+    j[key] = nlohmann::json::parse(value);
+    absl::StatusOr<ModelConfig> c = ParseModelConfig(j.dump(), "m/config.json");
+    ASSERT_FALSE(c.ok()) << key;
+    EXPECT_THAT(std::string(c.status().message()), HasSubstr(std::string("'") + key + "'")) << key;
+  }
+  // local_rope_theta null: local layers use the global base, as ModernBertModel does.
+  nlohmann::json j = nlohmann::json::parse(kModernBertBase);
+  j["local_rope_theta"] = nullptr;
+  absl::StatusOr<ModelConfig> c = ParseModelConfig(j.dump(), "m/config.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_DOUBLE_EQ(c->local_rope_theta, 160000.0);
+}
+
 // distilbert-base-uncased's config.json keys (DistilBertConfig).
 constexpr char kDistilBertBase[] = R"({"activation": "gelu", "architectures": ["DistilBertForMaskedLM"],
   "attention_dropout": 0.1, "dim": 768, "dropout": 0.1, "hidden_dim": 3072, "initializer_range": 0.02,

@@ -4,6 +4,8 @@
 // pairs' ids and type ids, the logits, and the scores CrossEncoder.predict gives.
 #include "pipeline/cross_encoder.h"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -42,6 +44,21 @@ std::vector<std::string_view> Views(const std::vector<std::string>& texts) {
   return std::vector<std::string_view>(texts.begin(), texts.end());
 }
 
+// max |logits - expected| over every pair and label; a shape mismatch is a test failure (and infinity).
+double MaxLogitError(const std::vector<std::vector<float>>& logits, const nlohmann::json& expected) {
+  EXPECT_EQ(logits.size(), expected.size());
+  if (logits.size() != expected.size()) return INFINITY;
+  double worst = 0.0;
+  for (size_t i = 0; i < logits.size(); ++i) {
+    EXPECT_EQ(logits[i].size(), expected[i].size());
+    if (logits[i].size() != expected[i].size()) return INFINITY;
+    for (size_t l = 0; l < expected[i].size(); ++l) {
+      worst = std::max(worst, std::abs(logits[i][l] - expected[i][l].get<double>()));
+    }
+  }
+  return worst;
+}
+
 void ExpectLogits(const std::string& dir, const std::string& key, int threads) {
   Reference r = LoadReference();
   absl::StatusOr<CrossEncoder> ranker = CrossEncoder::Load(kTestdata + "/" + dir);
@@ -57,15 +74,7 @@ void ExpectLogits(const std::string& dir, const std::string& key, int threads) {
   const std::vector<std::string_view> a = Views(r.a), b = Views(r.b);
   absl::StatusOr<std::vector<std::vector<float>>> logits = ranker->Logits(a, b, threads);
   ASSERT_TRUE(logits.ok()) << logits.status();
-  const nlohmann::json& expected = r.json[key]["logits"];
-  ASSERT_EQ(logits->size(), expected.size());
-  double worst = 0.0;
-  for (size_t i = 0; i < logits->size(); ++i) {
-    ASSERT_EQ((*logits)[i].size(), expected[i].size());
-    for (size_t l = 0; l < expected[i].size(); ++l) {
-      worst = std::max(worst, std::abs((*logits)[i][l] - expected[i][l].get<double>()));
-    }
-  }
+  const double worst = MaxLogitError(*logits, r.json[key]["logits"]);
   EXPECT_LE(worst, 1e-5);
   std::printf("[ measured ] %s, %d thread(s): max |tokvec - torch| logits %.3g\n", dir.c_str(), threads, worst);
 }
@@ -143,6 +152,47 @@ TEST(CrossEncoderTest, RobertaCrossEncoderLogitsMatchTorch) {
 // hf_mpnet_cross_reference.json. One pair is long enough for the logarithmic buckets.
 TEST(CrossEncoderTest, MpnetCrossEncoderLogitsMatchTorch) {
   ExpectPairTemplateCrossEncoderMatchesTorch("hf_mpnet_cross", "MPNetForSequenceClassification");
+}
+
+// ModernBertForSequenceClassification (hf_modernbert_cross: classifier_pooling mean, one label;
+// hf_modernbert_cross_cls: cls, two labels): [CLS] A [SEP] B [SEP] with every type id 0 (ModernBERT's
+// TemplateProcessing; the model has no token types), head.norm(gelu(head.dense(pooled))) then classifier.
+TEST(CrossEncoderTest, ModernBertClassifierLogitsMatchTorch) {
+  const nlohmann::json r = nlohmann::json::parse(*ReadFile(kTestdata + "/hf_modernbert_cross_reference.json"));
+  std::vector<std::string> a, b;
+  for (const auto& pair : r["pairs"]) a.push_back(pair[0]), b.push_back(pair[1]);
+  for (const char* name : {"hf_modernbert_cross", "hf_modernbert_cross_cls"}) {
+    absl::StatusOr<CrossEncoder> ranker = CrossEncoder::Load(kTestdata + "/" + name);
+    ASSERT_TRUE(ranker.ok()) << ranker.status();
+    EXPECT_EQ(ranker->head().architecture(), "ModernBertForSequenceClassification");
+    for (size_t i = 0; i < a.size(); ++i) {
+      absl::StatusOr<EncodedTokens> pair =
+          EncodePair(ranker->directory().tokenizer(), a[i], b[i], {.add_special_tokens = true});
+      ASSERT_TRUE(pair.ok()) << pair.status();
+      EXPECT_EQ(std::vector<uint32_t>(pair->ids.begin(), pair->ids.end()), r["ids"][i].get<std::vector<uint32_t>>());
+      EXPECT_EQ(pair->type_ids, std::vector<uint32_t>(pair->ids.size(), 0));
+    }
+    for (int threads : {1, 2}) {
+      absl::StatusOr<std::vector<std::vector<float>>> logits = ranker->Logits(Views(a), Views(b), threads);
+      ASSERT_TRUE(logits.ok()) << logits.status();
+      const double worst = MaxLogitError(*logits, r[name]["logits"]);
+      EXPECT_LE(worst, 1e-5);
+      std::printf("[ measured ] %s, %d thread(s): max |tokvec - torch| logits %.3g\n", name, threads, worst);
+    }
+  }
+}
+
+TEST(CrossEncoderTest, ModernBertUnknownClassifierPoolingIsAnError) {
+  const std::string dir = ::testing::TempDir() + "/tokvec_modernbert_pooling_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(kTestdata + "/hf_modernbert_cross", dir, std::filesystem::copy_options::recursive);
+  nlohmann::json config = nlohmann::json::parse(*ReadFile(dir + "/config.json"));
+  config["classifier_pooling"] = "max";
+  ASSERT_TRUE(WriteFileAtomically(dir + "/config.json", config.dump()).ok());
+  absl::StatusOr<CrossEncoder> ranker = CrossEncoder::Load(dir);
+  ASSERT_FALSE(ranker.ok());
+  EXPECT_THAT(std::string(ranker.status().message()), HasSubstr("'classifier_pooling' is \"max\""));
+  std::filesystem::remove_all(dir);
 }
 
 // The type ids matter: the same pair with every type 0 gives another logit (BERT has two token types).

@@ -213,6 +213,68 @@ TEST_P(MpnetDirectoryTest, AttentionWeightsAndBatchedForward) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Copies, MpnetDirectoryTest, ::testing::Values("f32", "bf16"));
+// ModernBERT (tests/attention/testdata/hf_modernbert_*, scripts/gen_hf_checkpoints.py write_modernbert): 4 layers,
+// global layers 0 and 3 (RoPE base 160000), local layers 1 and 2 (window 8: |i - j| <= 4, RoPE base 10000), layer 0
+// without attn_norm, GeGLU; bf16 under ModernBertForMaskedLM's "model." names. The last text (62 tokens) is many
+// windows long.
+class ModernBertDirectoryTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ModernBertDirectoryTest, IdsHiddenStatesAndPooledVectorsMatchTorch) {
+  ExpectDirectoryMatchesTorch("modernbert", GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Copies, ModernBertDirectoryTest, ::testing::Values("f32", "bf16"));
+
+// The batched (ragged) forward runs ModernBERT's per-layer windows and RoPE bases, the skipped first norm and GeGLU
+// as the single-sequence forward does: texts of different lengths together, the long one among them.
+TEST(ModelDirectoryTest, ModernBertBatchedEqualsSingle) {
+  absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(kTestdata + "/hf_modernbert_f32");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  nlohmann::json reference = nlohmann::json::parse(*ReadFile(kTestdata + "/hf_modernbert_reference.json"));
+  std::vector<std::vector<uint32_t>> batch;
+  for (const auto& ids : reference["ids"]) batch.push_back(ids.get<std::vector<uint32_t>>());
+  ASSERT_GT(batch.back().size(), 32u);  // longer than four windows of 8
+  ASSERT_TRUE(dir->model().RaggedBatches());
+  for (int threads : {1, 2}) {
+    absl::StatusOr<std::vector<Matrix>> batched = dir->model().ForwardBatch(batch, threads);
+    ASSERT_TRUE(batched.ok()) << batched.status();
+    ASSERT_EQ(batched->size(), batch.size());
+    double max_diff = 0.0, max_torch = 0.0;
+    for (size_t b = 0; b < batch.size(); ++b) {
+      absl::StatusOr<ModelOutput> single = dir->model().Forward(batch[b], {.threads = threads});
+      ASSERT_TRUE(single.ok()) << single.status();
+      ASSERT_EQ((*batched)[b].rows(), single->hidden.rows());
+      for (int64_t t = 0; t < single->hidden.rows(); ++t) {
+        for (int64_t j = 0; j < single->hidden.cols(); ++j) {
+          max_diff = std::max<double>(max_diff, std::abs((*batched)[b].at(t, j) - single->hidden.at(t, j)));
+          max_torch = std::max(max_torch, std::abs((*batched)[b].at(t, j) -
+                                                   reference["f32"]["hidden"][b][t][j].get<double>()));
+        }
+      }
+    }
+    EXPECT_LE(max_diff, 1e-5);
+    EXPECT_LE(max_torch, 1e-4);
+    std::printf("[ measured ] modernbert batched (%d threads): max |batched - single| %.3g, |batched - torch| %.3g\n",
+                threads, max_diff, max_torch);
+  }
+}
+
+TEST(ModelDirectoryTest, ModernBertWithoutAnMlpTensorNamesIt) {
+  const std::string dir = ::testing::TempDir() + "/tokvec_modernbert_no_wi_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(kTestdata + "/hf_modernbert_f32", dir, std::filesystem::copy_options::recursive);
+  std::string weights = *ReadFile(dir + "/model.safetensors");
+  const size_t at = weights.find("layers.0.mlp.Wi.weight");
+  ASSERT_NE(at, std::string::npos);
+  weights.replace(at, 8, "layers.0");  // same length: keep the header valid
+  weights[at + 9] = 'X';               // "layers.0.Xlp.Wi.weight"
+  ASSERT_TRUE(WriteFileAtomically(dir + "/model.safetensors", weights).ok());
+  absl::StatusOr<ModelDirectory> loaded = ModelDirectory::Load(dir);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("'layers.0.mlp.Wi.weight'"));
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("2 * intermediate_size"));
+  std::filesystem::remove_all(dir);
+}
 
 TEST(ModelDirectoryTest, BertWithoutClsIsAnError) {
   const std::string dir = ::testing::TempDir() + "/tokvec_bert_no_cls_" + std::to_string(::getpid());

@@ -2,7 +2,7 @@
 """Long-input embedding throughput on a ModernBERT-base-shaped model: tokvec against PyTorch eager at 512 and 8,192
 tokens, same weights and token ids, same run.
 
-    PYTHONPATH=build/python /usr/bin/python3 bench/modernbert.py [--threads 1,2] [--lengths 512,8192]
+    /usr/bin/python3 bench/modernbert.py [--tokvec build/tokvec] [--threads 1,2] [--lengths 512,8192]
 
 Model: ModernBERT-base's shape (22 layers, 768 wide, 12 heads, GeGLU intermediate 1152, RoPE bases 160,000 global /
 10,000 local, local_attention 128 on all but every third layer, no biases, max_position_embeddings 8192) with
@@ -120,8 +120,11 @@ def main():
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--lengths", default="512,8192")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--tokvec", default=str(ROOT / "build" / "tokvec"),
+                        help="the binary; its python/ folder beside it holds the module")
     args = parser.parse_args()
-    import tokvec  # PYTHONPATH=build/python
+    sys.path.insert(0, str(pathlib.Path(args.tokvec).resolve().parent / "python"))
+    import tokvec
 
     shared = pathlib.Path(os.environ.get("TOKVEC_SHARED_DIR", ROOT.parent / "shared"))
     folder = pathlib.Path(args.cache) / "modernbert_base"

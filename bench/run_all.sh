@@ -32,7 +32,7 @@ commands=(
   "bench/embed_dtype.sh $tokvec"
   "bench/padded_batch.sh $tokvec"
   "bench/rerank.sh $tokvec"
-  "$python bench/modernbert.py --rounds 1 --threads 2"
+  "$python bench/modernbert.py --tokvec $tokvec --rounds 1 --threads 2"
   "$python bench/search.py --tokvec $tokvec --rounds 3"
 )
 for i in "${!commands[@]}"; do

@@ -173,6 +173,14 @@ absl::StatusOr<ModelConfig> ParseGptNeoKeys(const json& j, ModelConfig config, s
 
 }  // namespace
 
+absl::StatusOr<bool> GetBool(const json& j, std::string_view key, bool fallback, std::string_view path) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) return KeyError(key, path, fmt::format("must be true or false, not {}", it->dump()));
+  return it->get<bool>();
+}
+
+
 absl::StatusOr<std::vector<AttentionKind>> ParseLayerAttention(const json& value, int64_t n_layers, bool causal,
                                                                std::string_view where) {
   auto error = [where](const std::string& what) {
@@ -274,14 +282,6 @@ absl::StatusOr<ModelConfig> ParseDistilBertKeys(const json& j, ModelConfig confi
   config.max_len = config.max_position_rows;
   TOKVEC_RETURN_IF_ERROR(CheckHeads(config, path));
   return config;
-}
-
-// An optional boolean key (absent or null: `fallback`).
-absl::StatusOr<bool> GetBool(const json& j, std::string_view key, bool fallback, std::string_view path) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return fallback;
-  if (!it->is_boolean()) return KeyError(key, path, fmt::format("must be true or false, not {}", it->dump()));
-  return it->get<bool>();
 }
 
 // An optional positive number (absent: `fallback`).

@@ -133,6 +133,10 @@ struct ModelConfig {
 
 // Parses config.json text; `path` names the file in messages.
 absl::StatusOr<ModelConfig> ParseModelConfig(std::string_view json_text, std::string_view path);
+
+// An optional boolean key of a config.json object (absent or null: `fallback`); another type is InvalidArgument
+// naming the key and `path`.
+absl::StatusOr<bool> GetBool(const nlohmann::json& j, std::string_view key, bool fallback, std::string_view path);
 // Reads and parses a config.json file.
 absl::StatusOr<ModelConfig> LoadModelConfig(const std::string& path);
 // Reads config.json's "attention" value: a kind string for every layer or a list of n_layers strings; checks each

@@ -9,6 +9,7 @@
 #include "base/status_macros.h"
 #include "embeddings/safetensors_shards.h"
 #include "fmt/format.h"
+#include "models/model_config.h"
 #include "nlohmann/json.hpp"
 
 namespace tokvec {
@@ -100,14 +101,15 @@ absl::StatusOr<SequenceClassifier> SequenceClassifier::Load(const std::string& c
   bool dense_bias = true;
   if (layout->kind == Kind::kModernBert) {
     TOKVEC_RETURN_IF_ERROR(head.ReadModernBertKeys(config, config_path));
-    dense_bias = config.value("classifier_bias", false);
+    TOKVEC_ASSIGN_OR_RETURN(dense_bias, GetBool(config, "classifier_bias", false, config_path));
   }
   // ModernBertForSequenceClassification saves the encoder under "model.", the head beside it.
   TOKVEC_RETURN_IF_ERROR(ReadLinear(*weights, layout->dense, d_model, d_model, &head.dense_weight_, &head.dense_bias_,
                                     dense_bias).status());
   if (layout->kind == Kind::kModernBert) {
+    TOKVEC_ASSIGN_OR_RETURN(const bool norm_bias, GetBool(config, "norm_bias", false, config_path));
     TOKVEC_RETURN_IF_ERROR(ReadLinear(*weights, "head.norm", d_model, 0, &head.norm_weight_, &head.norm_bias_,
-                                      config.value("norm_bias", false)).status());
+                                      norm_bias).status());
   }
   TOKVEC_ASSIGN_OR_RETURN(const int64_t labels,
                           ReadLinear(*weights, layout->out, 0, d_model, &head.out_weight_, &head.out_bias_));
@@ -128,7 +130,14 @@ absl::StatusOr<SequenceClassifier> SequenceClassifier::Load(const std::string& c
 }
 
 absl::Status SequenceClassifier::ReadModernBertKeys(const nlohmann::json& config, const std::string& path) {
-  const std::string pooling = config.value("classifier_pooling", std::string("cls"));
+  std::string pooling = "cls";
+  if (auto it = config.find("classifier_pooling"); it != config.end() && !it->is_null()) {
+    if (!it->is_string()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "config '{}': key 'classifier_pooling' must be \"cls\" or \"mean\", not {}", path, it->dump()));
+    }
+    pooling = it->get<std::string>();
+  }
   if (pooling != "cls" && pooling != "mean") {
     return absl::InvalidArgumentError(fmt::format(
         "config '{}': key 'classifier_pooling' is \"{}\"; ModernBertForSequenceClassification pools \"cls\" or "

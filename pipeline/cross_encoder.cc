@@ -48,11 +48,11 @@ absl::StatusOr<ClassifierInputs> EncodeClassifierInputs(const ModelDirectory& di
     absl::StatusOr<EncodedTokens> encoded =
         EncodeSequences(directory.tokenizer(), a[i], second, {.add_special_tokens = true}, lengths);
     if (!encoded.ok()) {
-      return absl::Status(encoded.status().code(), fmt::format("{} {}: {}", b.empty() ? "text" : "pair", i,
+      return absl::Status(encoded.status().code(), fmt::format("{} {}: {}", b.empty() ? "text" : "pair", i + 1,
                                                                std::string(encoded.status().message())));
     }
     if (encoded->ids.empty()) {
-      return absl::InvalidArgumentError(fmt::format("{} {} has no tokens", b.empty() ? "text" : "pair", i));
+      return absl::InvalidArgumentError(fmt::format("{} {} has no tokens", b.empty() ? "text" : "pair", i + 1));
     }
     inputs.ids.emplace_back(encoded->ids.begin(), encoded->ids.end());
     inputs.type_ids.emplace_back(encoded->type_ids.begin(), encoded->type_ids.end());

@@ -89,7 +89,8 @@ absl::StatusOr<RerankRequest> ParseRerankRequest(std::string_view body, bool coh
 // POST /predict (text-embeddings-inference): {"inputs": "text" | ["text a", "text b"] (one pair) | [["text"],
 // ["a", "b"], ...] (a batch of singles and pairs), "raw_scores", "truncate", "model"} -> [{"score", "label"}, ...]
 // for one input (every label, best first), a list of those for a batch. Scores as /rerank's: softmax over the
-// labels (sigmoid for one label), logits with raw_scores.
+// labels (sigmoid for one label), logits with raw_scores. Inputs are always cut to the model's maximum, as
+// /rerank's pairs are ("truncate" is read and checked; TEI instead refuses over-long inputs unless it is true).
 struct PredictRequest {
   std::vector<std::string> first;   // [N]
   std::vector<std::string> second;  // [N]; empty for a single text

@@ -52,9 +52,10 @@ struct ServedModel {
   std::string name;
   std::unique_ptr<ModelDirectory> dir;
   PoolingChoice choice;
-  std::unique_ptr<Batcher> batcher;
   // A cross-encoder's or classifier's head (models/sequence_classifier.h), for /rerank; else why there is none.
+  // Declared before the batcher, whose queued jobs point at it, so that it outlives them.
   absl::StatusOr<SequenceClassifier> head = absl::InvalidArgumentError("not loaded");
+  std::unique_ptr<Batcher> batcher;
 };
 
 }  // namespace
@@ -352,7 +353,7 @@ struct Server::Impl {
     if (!inputs.ok()) return absl::InvalidArgumentError(inputs.status().message());
     int64_t tokens = 0;
     for (const std::vector<uint32_t>& ids : inputs->ids) tokens += static_cast<int64_t>(ids.size());
-    request_log.tokens += tokens;
+    request_log.tokens = std::max<int64_t>(request_log.tokens, 0) + tokens;  // -1: none counted yet
     metrics.ObserveTokens(tokens);
     TOKVEC_ASSIGN_OR_RETURN(std::vector<TextVectors> results,
                             m.batcher->Embed(std::move(inputs->ids), std::move(inputs->type_ids),

@@ -6,7 +6,8 @@
 //   if (!model.ok()) return model.status();
 //   absl::StatusOr<std::vector<tokvec::api::TextVectors>> out =
 //       model->Embed({"Your cat is a lovely cat", "A dog"}, {.pooling = tokvec::api::Pooling::kMean});
-//   // (*out)[i].Row(0): text i's vector, model->d_model() floats
+//   // (*out)[i].Row(0): text i's vector, (*out)[i].cols floats (d_model, or with kAuto the width of the
+//   // directory's last sentence-transformers Dense module)
 //
 // A model directory holds a tokenizer file, config.json and model.safetensors (or its shards), and for a
 // sentence-transformers model modules.json with its pooling (the layout `tokvec init` writes and Hugging Face
@@ -36,8 +37,8 @@
 namespace tokvec::api {
 
 // How one text's token vectors [T, D] become its result:
-//   kAuto  the directory's sentence-transformers pooling (and its Normalize module) when it has modules.json,
-//          else kNone (`tokvec embed --pooling auto`, the default)
+//   kAuto  the directory's sentence-transformers pooling (and its Dense and Normalize modules) when it has
+//          modules.json, else kNone (`tokvec embed --pooling auto`, the default)
 //   kNone  every token's vector, [T, D]        kMean  the average over tokens, [1, D]
 //   kCls   the first token's vector, [1, D]    kLast  the last token's (a causal model's summary), [1, D]
 //   kMax   the element-wise maximum over tokens, [1, D]
@@ -59,7 +60,7 @@ struct TextVectors {
   std::vector<uint32_t> ids;        // [T]
   std::vector<std::string> tokens;  // [T] spellings (Tokenizer::TokenSpelling)
   size_t rows = 0;                  // T with Pooling::kNone, else 1
-  size_t cols = 0;                  // D, the model's d_model
+  size_t cols = 0;                  // D: the model's d_model, or its last Dense module's out_features (kAuto)
   std::vector<float> values;        // [rows, cols], row-major
 
   // Row `row` (< rows) of `values`: [cols] floats.
@@ -83,7 +84,8 @@ class Model {
   // The directory's tokenizer (without the model's special tokens: Tokenizer::Encode's ids); it shares the
   // loaded model, which stays alive while the Tokenizer does.
   Tokenizer tokenizer() const;
-  // D: the width of every vector.
+  // D: the width of the transformer's vectors (per-token, and pooled without Dense modules; TextVectors::cols says
+  // each result's width).
   size_t d_model() const;
   // The most tokens (special ones included) one pass takes; longer texts need EmbedOptions::window.
   size_t max_len() const;

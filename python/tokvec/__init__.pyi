@@ -92,7 +92,9 @@ class Model:
     @property
     def labels(self) -> list[str]: ...
     @property
-    def d_model(self) -> int: ...
+    def d_model(self) -> int:
+        """The transformer's width: per-token vectors; pooled ones too unless the directory has sentence-transformers
+        Dense modules (then the last Dense's out_features: embed()'s result says its own width)."""
     @property
     def n_layers(self) -> int: ...
     @property

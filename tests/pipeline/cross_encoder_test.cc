@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "base/file_io.h"
@@ -192,6 +193,74 @@ TEST(CrossEncoderTest, ModernBertUnknownClassifierPoolingIsAnError) {
   absl::StatusOr<CrossEncoder> ranker = CrossEncoder::Load(dir);
   ASSERT_FALSE(ranker.ok());
   EXPECT_THAT(std::string(ranker.status().message()), HasSubstr("'classifier_pooling' is \"max\""));
+  std::filesystem::remove_all(dir);
+}
+
+// An MPNet directory with vocab.txt + tokenizer_config.json ("MPNetTokenizer") instead of tokenizer.json: texts get
+// <s> ... </s> (the reference's ids) and pairs MPNetConverter's <s> A </s></s> B </s>, type ids 0 then 1.
+TEST(CrossEncoderTest, VocabTxtMpnetDirectoryKeepsItsSpecialTokens) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / "mpnet_vocab_txt";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* name : {"config.json", "model.safetensors"}) {
+    fs::copy(kTestdata + "/hf_mpnet_f32/" + name, dir / name);
+  }
+  const nlohmann::json tokenizer = nlohmann::json::parse(*ReadFile(kTestdata + "/hf_mpnet_f32/tokenizer.json"));
+  std::vector<std::string> tokens(tokenizer["model"]["vocab"].size());
+  for (const auto& [token, id] : tokenizer["model"]["vocab"].items()) tokens[id.get<size_t>()] = token;
+  std::string vocab_txt;
+  for (const std::string& token : tokens) vocab_txt += token + "\n";
+  ASSERT_TRUE(WriteFileAtomically((dir / "vocab.txt").string(), vocab_txt).ok());
+  const nlohmann::json config = {{"tokenizer_class", "MPNetTokenizer"}, {"do_lower_case", true},
+                                 {"cls_token", "<s>"},  {"sep_token", "</s>"}, {"unk_token", "<unk>"},
+                                 {"pad_token", "<pad>"}, {"mask_token", "<mask>"}};
+  ASSERT_TRUE(WriteFileAtomically((dir / "tokenizer_config.json").string(), config.dump()).ok());
+  absl::StatusOr<ModelDirectory> loaded = ModelDirectory::Load(dir.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const nlohmann::json reference = nlohmann::json::parse(*ReadFile(kTestdata + "/hf_mpnet_reference.json"));
+  for (size_t i = 0; i < reference["texts"].size(); ++i) {
+    absl::StatusOr<std::vector<uint32_t>> ids = loaded->Tokenize(reference["texts"][i].get<std::string>());
+    ASSERT_TRUE(ids.ok()) << ids.status();
+    EXPECT_EQ(*ids, reference["ids"][i].get<std::vector<uint32_t>>()) << "text " << i;
+  }
+  absl::StatusOr<EncodedTokens> pair = EncodePair(loaded->tokenizer(), "a cat", "the dog", {.add_special_tokens = true});
+  ASSERT_TRUE(pair.ok()) << pair.status();
+  absl::StatusOr<std::vector<uint32_t>> a = loaded->Tokenize("a cat"), b = loaded->Tokenize("the dog");
+  ASSERT_TRUE(a.ok() && b.ok());
+  std::vector<uint32_t> expected = *a;  // <s> a cat </s>
+  expected.push_back(expected.back());  // </s>
+  expected.insert(expected.end(), b->begin() + 1, b->end());  // the dog </s>
+  EXPECT_EQ(std::vector<uint32_t>(pair->ids.begin(), pair->ids.end()), expected);
+  std::vector<uint32_t> types(a->size() + 1, 0);
+  types.resize(expected.size(), 1);
+  EXPECT_EQ(pair->type_ids, types);
+  fs::remove_all(dir);
+}
+
+// Head keys of the wrong type are errors naming the key (they threw before); null reads as the default.
+TEST(CrossEncoderTest, ModernBertHeadKeysOfTheWrongTypeAreErrors) {
+  const std::string dir = ::testing::TempDir() + "/tokvec_modernbert_keys_" + std::to_string(::getpid());
+  const nlohmann::json original = nlohmann::json::parse(*ReadFile(kTestdata + "/hf_modernbert_cross/config.json"));
+  for (const auto& [key, value, message] :
+       std::vector<std::tuple<std::string, nlohmann::json, std::string>>{
+           {"classifier_pooling", 1, "'classifier_pooling' must be \"cls\" or \"mean\", not 1"},
+           {"norm_bias", "yes", "'norm_bias' must be true or false"},
+           {"classifier_bias", 0, "'classifier_bias' must be true or false"},
+           {"classifier_bias", nullptr, ""}}) {
+    std::filesystem::remove_all(dir);
+    std::filesystem::copy(kTestdata + "/hf_modernbert_cross", dir, std::filesystem::copy_options::recursive);
+    nlohmann::json config = original;
+    config[key] = value;
+    ASSERT_TRUE(WriteFileAtomically(dir + "/config.json", config.dump()).ok());
+    absl::StatusOr<CrossEncoder> ranker = CrossEncoder::Load(dir);
+    if (message.empty()) {
+      EXPECT_TRUE(ranker.ok()) << key << ": " << ranker.status();
+    } else {
+      ASSERT_FALSE(ranker.ok()) << key;
+      EXPECT_THAT(std::string(ranker.status().message()), HasSubstr(message));
+    }
+  }
   std::filesystem::remove_all(dir);
 }
 

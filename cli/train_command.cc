@@ -32,6 +32,7 @@
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "cli/command.h"
+#include "cli/train_progress.h"
 #include "distributed/world.h"
 #include "fmt/format.h"
 #include "tokenizer/formats/formats.h"
@@ -56,39 +57,6 @@ struct TrainCommandOptions {
   bool from_counts = false;  // files are count files (tokenizer/trainers/count_file.h)
   bool split_lines = false;  // count each line on its own (word_counter.h)
   std::vector<std::string> files;
-};
-
-// A progress line on stderr, redrawn at most every 100 ms, only when stderr is a terminal.
-class Progress {
- public:
-  Progress() : enabled_(isatty(STDERR_FILENO) == 1), start_(Clock::now()) {}
-  void Bytes(uint64_t bytes) {
-    if (Due()) std::fprintf(stderr, "\rcounting words: %.1f MB read   ", static_cast<double>(bytes) / 1e6);
-  }
-  void Merges(size_t done, size_t target) {
-    if (!Due()) return;
-    const double seconds = std::chrono::duration<double>(Clock::now() - merge_start_).count();
-    std::fprintf(stderr, "\rmerges: %zu%s (%.0f/s)          ", done,
-                 target ? fmt::format("/{}", target).c_str() : "", seconds > 0 ? done / seconds : 0.0);
-  }
-  void StartMerges() { merge_start_ = Clock::now(); }
-  void Done() {
-    if (enabled_ && drawn_) std::fprintf(stderr, "\r\033[K");
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  bool Due() {
-    if (!enabled_) return false;
-    auto now = Clock::now();
-    if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return false;
-    last_ = now;
-    drawn_ = true;
-    return true;
-  }
-  bool enabled_;
-  bool drawn_ = false;
-  Clock::time_point start_, last_, merge_start_;
 };
 
 // Training on nothing would write a model without merges: say which files were empty instead.
@@ -119,7 +87,7 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
     return absl::InvalidArgumentError(
         fmt::format("{}give exactly one of --merges N and --vocab-size N", kUsagePrefix));
   }
-  Progress progress;
+  TrainProgress progress;
   TokenizerTrainerOptions trainer_options;
   trainer_options.type = word ? ModelType::kWord : ModelType::kByte;
   trainer_options.pattern = options.pattern;

@@ -82,6 +82,9 @@
 //   extended/<name>          `tokvec extend --add-tokens` of gpt2.tiktoken and tokenizer.json files of each kind,
 //                           with tokens of every flag, loaded in Hugging Face: its ids on every 32nd line and lines
 //                           using the new tokens
+//   extended-merges/<name>   `tokvec extend --more-merges 2000` on Japanese text of gpt2.tiktoken, cl100k_base.tiktoken
+//                           and a byte-level tokenizer.json, loaded in Hugging Face: its ids on every 32nd corpus line
+//                           and every 4th Japanese line
 //   py-tokenizers/<file>/<run>  not here: the Python drop-in tokvec.tokenizers against encodeBatch on every
 //                           tokenizer.json of tests/data (runs own, off, trunc16, fixed40), which scripts/conformance.sh
 //                           runs after this script on request (--only py-tokenizers; opt-in while differences are open) (scripts/py_tokenizers_conformance.py, scripts/py_tokenizers_peer.mjs)
@@ -1040,6 +1043,32 @@ if (writtenFiles.length > 0) {
   }
 }
 
+// Runs `tokvec extend EXTEND_ARGS -o OUT`, loads OUT in Hugging Face and compares its ids on `lines` (written at
+// linesPath) with tokvec's (`encode ENCODE_ARGS --lines`).
+async function checkExtended(suite, out, extendArgs, encodeArgs, lines, linesPath) {
+  try {
+    await runTokvec(["extend", ...extendArgs, "-o", out]);
+  } catch (error) {
+    failed = true;
+    console.log(`MISMATCH ${suite}: tokvec extend failed: ${String(error.message ?? error).split("\n")[0]}`);
+    return;
+  }
+  let tokenizer;
+  try {
+    tokenizer = hf.Tokenizer.fromFile(out);
+  } catch (error) {
+    failed = true;
+    console.log(`MISMATCH ${suite}: Hugging Face cannot load the extended file: ${error.message ?? error}`);
+    return;
+  }
+  const ours = outputLines(await runTokvec(["encode", "-m", out, ...encodeArgs, "--lines", linesPath]));
+  const spell = hfSpell(tokenizer);
+  for (let i = 0; i < lines.length; i++) {
+    const theirs = await tokenizer.encode(lines[i], null, { addSpecialTokens: false }).then((e) => e.getIds());
+    compare(suite, `line ${i + 1}`, theirs, parseIds(ours[i] ?? ""), spell);
+  }
+}
+
 // tokvec extend --add-tokens on tokenizers of each kind (gpt2's ranks, WordPiece, Unigram, code-point BPE with
 // byte fallback), with tokens of every flag: new words, a word already in the vocabulary, special markers, single_word,
 // lstrip / rstrip, normalized false. Hugging Face loads the extended file and encodes every 32nd corpus line and
@@ -1071,28 +1100,32 @@ if (extendSources.length > 0) {
     const suite = `extended/${name}`;
     const out = path.join(args.work, `extended-${name}.json`);
     fs.writeFileSync(tokensPath, tokenLines(normalized));
-    try {
-      await runTokvec(["extend", "-m", source, "--add-tokens", tokensPath, "-o", out,
-                       ...(normalized ? ["--normalized", normalized] : [])]);
-    } catch (error) {
-      failed = true;
-      console.log(`MISMATCH ${suite}: tokvec extend failed: ${String(error.message ?? error).split("\n")[0]}`);
-      continue;
-    }
-    let tokenizer;
-    try {
-      tokenizer = hf.Tokenizer.fromFile(out);
-    } catch (error) {
-      failed = true;
-      console.log(`MISMATCH ${suite}: Hugging Face cannot load the extended file: ${error.message ?? error}`);
-      continue;
-    }
-    const ours = outputLines(await runTokvec(["encode", "-m", out, "--allow-special", "--lines", linesPath]));
-    const spell = hfSpell(tokenizer);
-    for (let i = 0; i < lines.length; i++) {
-      const theirs = await tokenizer.encode(lines[i], null, { addSpecialTokens: false }).then((e) => e.getIds());
-      compare(suite, `line ${i + 1}`, theirs, parseIds(ours[i] ?? ""), spell);
-    }
+    await checkExtended(suite, out, ["-m", source, "--add-tokens", tokensPath,
+                                     ...(normalized ? ["--normalized", normalized] : [])],
+                        ["--allow-special"], lines, linesPath);
+  }
+}
+
+// tokvec extend --more-merges: BPE training continued on Japanese text (wagahaiwa_nekodearu.txt) from gpt2's and
+// cl100k's ranks (their merges recovered) and from a byte-level tokenizer.json merge list, 2,000 new merges each.
+// Hugging Face loads the extended file and encodes every 32nd corpus line and every 4th Japanese line with the ids
+// tokvec gives (where the new merges apply).
+const mergeSources = [
+  ["gpt2", vocabPath("gpt2.tiktoken")],
+  ["cl100k", vocabPath("cl100k_base.tiktoken")],
+  ["smollm-json", path.join(dataDir, "legacy", "untyped-byte-bpe-smollm.json")],
+].filter(([name, file]) => want(`extended-merges/${name}`) && fs.existsSync(file));
+const japanesePath = path.join(args.shared, "corpora", "wagahaiwa_nekodearu.txt");
+if (mergeSources.length > 0 && fs.existsSync(japanesePath)) {
+  log(`extended-merges: tokvec extend --more-merges of ${mergeSources.length} tokenizers, loaded in Hugging Face`);
+  const japanese = splitLines(fs.readFileSync(japanesePath, "utf8")).filter((_, i) => i % 4 === 0);
+  const lines = corpusLines.filter((_, i) => i % 32 === 0 && !corpusLines[i].includes("\t")).concat(japanese);
+  const linesPath = path.join(args.work, "extend-merges-lines.txt");
+  fs.writeFileSync(linesPath, lines.map((l) => l + "\n").join(""));
+  for (const [name, source] of mergeSources) {
+    const suite = `extended-merges/${name}`;
+    const out = path.join(args.work, `extended-merges-${name}.json`);
+    await checkExtended(suite, out, ["-m", source, "--more-merges", "2000", japanesePath], [], lines, linesPath);
   }
 }
 

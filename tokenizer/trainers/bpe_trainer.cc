@@ -133,6 +133,15 @@ absl::Status Trainer::AssignBaseIds(const std::vector<WordCount>& words) {
     out_.tokens.emplace_back();
     spelling_.emplace_back();
   }
+  if (options_.start_tokens != nullptr) {
+    // 2. Continuing a model: its ids as they are.
+    for (const std::string& bytes : *options_.start_tokens) {
+      if (!bytes.empty()) token_ids_.emplace(bytes, static_cast<TokenId>(out_.tokens.size()));
+      spelling_.push_back(bytes);
+      out_.tokens.push_back(bytes);
+    }
+    return absl::OkStatus();
+  }
   if (options_.type == ModelType::kByte) {
     // 2. Byte models: the 256 bytes.
     for (int b = 0; b < 256; ++b) AddToken(std::string(1, static_cast<char>(b)));
@@ -209,6 +218,7 @@ absl::Status Trainer::LoadWords(std::vector<WordCount> words) {
     auto it = token_ids_.find(absl::string_view(&byte, 1));
     byte_ids[b] = it == token_ids_.end() ? kNone : it->second;
   }
+  std::vector<TokenId> split;  // continuing a model: a word's tokens
   for (WordCount& word : words) {
     if (word.count == 0 || word.word.empty()) continue;
     if (word.count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
@@ -219,7 +229,16 @@ absl::Status Trainer::LoadWords(std::vector<WordCount> words) {
     }
     word_begin_.push_back(symbols_.size());
     const std::string& bytes = word.word;
-    if (options_.type == ModelType::kByte) {
+    if (options_.start_split) {
+      split.clear();
+      TOKVEC_RETURN_IF_ERROR(options_.start_split(bytes, &split));
+      for (TokenId id : split) {
+        if (id >= out_.tokens.size() || out_.tokens[id].empty()) {
+          return absl::InternalError(fmt::format("word '{}' was cut into id {}, which is no token", bytes, id));
+        }
+      }
+      symbols_.insert(symbols_.end(), split.begin(), split.end());
+    } else if (options_.type == ModelType::kByte) {
       for (unsigned char byte : bytes) symbols_.push_back(byte_ids[byte]);
     } else {
       for (size_t i = 0; i < bytes.size();) {
@@ -615,6 +634,19 @@ absl::StatusOr<TrainedBpe> Trainer::Run(std::vector<WordCount> words) {
     return absl::InvalidArgumentError("give exactly one training target: a number of merges or a vocabulary size");
   }
   out_.type = options_.type;
+  if (options_.start_tokens != nullptr) {
+    if (options_.type != ModelType::kByte || !options_.start_split || options_.exchange != nullptr ||
+        !options_.special_tokens.empty()) {
+      return absl::InvalidArgumentError(
+          "continuing a model needs a byte model, a split, one process and no special tokens");
+    }
+    if (options_.vocab_size && *options_.vocab_size <= options_.start_tokens->size()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "vocabulary size {} is not above the {} ids the tokenizer already has; give a larger size (or a number "
+          "of merges)",
+          *options_.vocab_size, options_.start_tokens->size()));
+    }
+  }
   TOKVEC_RETURN_IF_ERROR(AssignBaseIds(words));
   if (options_.vocab_size && *options_.vocab_size < out_.tokens.size()) {
     return absl::InvalidArgumentError(fmt::format(

@@ -42,6 +42,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -88,12 +89,19 @@ struct BpeTrainerOptions {
   // Null for one process. Otherwise this process's words are its share, and the root's result is the model (the
   // others' may stop short of it); the exchange must outlive the training.
   MergeExchange* exchange = nullptr;
+  // Continuing an existing byte model (tokvec extend --more-merges, more_merges.h) instead of starting from the
+  // 256 bytes: ids 0..start_tokens.size() - 1 keep their bytes ("" for an id that is no BPE token: special and
+  // added tokens, gaps), and `start_split` cuts each word into those tokens (the existing model's merges
+  // applied). New tokens get the ids after them; `merges` counts new merges, `vocab_size` every id. Not with an
+  // exchange or special tokens.
+  const std::vector<std::string>* start_tokens = nullptr;
+  std::function<absl::Status(std::string_view word, std::vector<TokenId>* ids)> start_split;
 };
 
 struct TrainedBpe {
   ModelType type = ModelType::kWord;
   std::vector<std::string> tokens;  // [vocab_size] id -> bytes ("" for special ids and `<unk>`); `</w>` = 0xFF.
-  std::vector<BpeModel::MergePair> merges;  // In rank order.
+  std::vector<BpeModel::MergePair> merges;  // In rank order (continuing a model: only the new ones).
   std::vector<SpecialToken> special_tokens;
   std::optional<TokenId> unk_id;          // Word models.
   std::optional<TokenId> end_of_word_id;  // Word models.

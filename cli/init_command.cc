@@ -16,6 +16,12 @@
 // each token whose spelling (Tokenizer::TokenSpelling, e.g. `Ġcat`) is a word of the file gets that vector as
 // its wte row instead of the random one; the other rows keep the seeded init, which is drawn as without the
 // option, so every other tensor is the same. The file's dim must equal --d-model.
+//
+// --from DIR (after `tokvec extend`): DIR's model with its token tables grown to --tokenizer's vocabulary instead of
+// new random weights: every file of DIR is copied except its tokenizer files and weights, config.json gets the new
+// vocab_size, and model.safetensors keeps every tensor, the token tables (and an untied LM head and its bias) with
+// new rows as Hugging Face's resize_token_embeddings makes them (models/resize_token_table.h; --seed draws them,
+// --token-embeddings gives new tokens their word2vec vectors). The shape flags do not apply.
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -29,9 +35,11 @@
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "cli/command.h"
+#include "embeddings/safetensors_shards.h"
 #include "fmt/format.h"
 #include "models/model_config.h"
 #include "models/random_weights.h"
+#include "models/resize_token_table.h"
 #include "tokenizer/tokenizer.h"
 #include "word2vec/vectors.h"
 
@@ -54,6 +62,9 @@ struct InitOptions {
   std::string positions = "absolute";  // or "rotary"
   double rope_theta = 10000.0;
   std::vector<std::string> attention;  // one kind for every layer, or one per layer; empty: full
+  std::string from;  // a model directory to grow to --tokenizer's vocabulary, or empty
+  bool shape_given = false;
+  bool seed_given = false;  // any of --d-model, --heads, --layers, --max-len, --ff, --arch, --positions, ...
 };
 
 // Removes a temporary directory unless released.
@@ -107,7 +118,75 @@ absl::StatusOr<std::vector<std::pair<fs::path, std::string>>> TokenizerFiles(con
   return std::vector<std::pair<fs::path, std::string>>{{file, "tokenizer.tokvec"}};
 }
 
+// Checks that `output` is absent or an empty directory whose folder exists, and makes a temporary sibling directory
+// (with the usual permissions) for everything to be written into before it is renamed to `output`.
+absl::StatusOr<std::string> MakeTempBeside(const std::string& output) {
+  const fs::path target = fs::path(output).lexically_normal();
+  std::error_code error;
+  if (fs::exists(target, error)) {
+    if (!fs::is_directory(target) || !fs::is_empty(target)) {
+      return absl::AlreadyExistsError(
+          fmt::format("'{}' already exists and is not an empty directory; remove it or pick another -o", output));
+    }
+  }
+  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, error)) {
+    return absl::NotFoundError(fmt::format("cannot create '{}': folder '{}' does not exist", output,
+                                           parent.string()));
+  }
+
+  std::string temp = (parent / (target.filename().string() + ".tmp-XXXXXX")).string();
+  if (mkdtemp(temp.data()) == nullptr) {
+    return absl::PermissionDeniedError(fmt::format("cannot create a temporary directory in '{}'", parent.string()));
+  }
+  const mode_t mask = umask(0);  // mkdtemp makes 0700; give the model directory the usual permissions
+  umask(mask);
+  chmod(temp.c_str(), 0777 & ~mask);
+  return temp;
+}
+
+// Renames the finished temporary directory to `output` (removing the empty directory checked before).
+absl::Status MoveIntoPlace(const std::string& temp, const std::string& output) {
+  const fs::path target = fs::path(output).lexically_normal();
+  std::error_code error;
+  if (fs::exists(target, error)) fs::remove(target, error);
+  fs::rename(temp, target, error);
+  if (error) return absl::InternalError(fmt::format("cannot rename '{}' to '{}': {}", temp, output, error.message()));
+  return absl::OkStatus();
+}
+
+// The rows of `vectors` (a word2vec file, `path` in messages) for the tokenizer's ids from `first_id` on, matched by
+// the tokenizer's spelling of each token (the first row of a word wins); their dim must be `d_model`.
+absl::StatusOr<TokenRows> MatchTokenRows(const word2vec::Vectors& vectors, const Tokenizer& tokenizer, int64_t d_model,
+                                         int64_t first_id, const std::string& path) {
+  if (vectors.dim != d_model) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--token-embeddings '{}' has {}-dimensional vectors but the model's d_model is {}; they must be equal", path,
+        vectors.dim, d_model));
+  }
+  absl::flat_hash_map<std::string, size_t> rows;
+  for (size_t i = 0; i < vectors.size(); ++i) rows.try_emplace(vectors.words[i], i);
+  TokenRows token_rows;
+  const auto vocab = static_cast<int64_t>(tokenizer.vocab_size());
+  for (int64_t id = first_id; id < vocab; ++id) {
+    auto it = rows.find(tokenizer.TokenSpelling(static_cast<TokenId>(id)));
+    if (it != rows.end()) token_rows.emplace_back(id, vectors.row(it->second));
+  }
+  std::fprintf(stderr, "token embeddings: %zu of %lld tokens got a vector from %s (the others keep their init)\n",
+               token_rows.size(), static_cast<long long>(vocab - first_id), path.c_str());
+  return token_rows;
+}
+
+absl::Status RunInitFrom(const InitOptions& options);
+
 absl::Status RunInit(const InitOptions& options) {
+  if (!options.from.empty()) return RunInitFrom(options);
+  if (options.d_model <= 0 || options.heads <= 0 || options.layers <= 0 || options.max_len <= 0 ||
+      !options.seed_given) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}--d-model, --heads, --layers, --max-len and --seed are required (or --from DIR to grow a model)",
+        kUsagePrefix));
+  }
   // 1. Check the shape and the tokenizer.
   if (options.d_model % options.heads != 0) {
     return absl::InvalidArgumentError(fmt::format(
@@ -158,45 +237,12 @@ absl::Status RunInit(const InitOptions& options) {
   TokenRows token_rows;
   if (!options.token_embeddings.empty()) {
     TOKVEC_ASSIGN_OR_RETURN(vectors, word2vec::ReadVectors(options.token_embeddings));
-    if (vectors.dim != options.d_model) {
-      return absl::InvalidArgumentError(fmt::format(
-          "--token-embeddings '{}' has {}-dimensional vectors but --d-model is {}; they must be equal",
-          options.token_embeddings, vectors.dim, options.d_model));
-    }
-    absl::flat_hash_map<std::string, size_t> rows;
-    for (size_t i = 0; i < vectors.size(); ++i) rows.try_emplace(vectors.words[i], i);  // the first row wins
-    for (int64_t id = 0; id < config.vocab_size; ++id) {
-      auto it = rows.find(tokenizer->TokenSpelling(static_cast<TokenId>(id)));
-      if (it != rows.end()) token_rows.emplace_back(id, vectors.row(it->second));
-    }
-    std::fprintf(stderr, "token embeddings: %zu of %lld tokens got a vector from %s (the others keep the seeded init)\n",
-                 token_rows.size(), static_cast<long long>(config.vocab_size), options.token_embeddings.c_str());
+    TOKVEC_ASSIGN_OR_RETURN(token_rows, MatchTokenRows(vectors, *tokenizer, options.d_model, 0,
+                                                       options.token_embeddings));
   }
 
-  // 2. The target: absent, or an empty directory.
-  const fs::path target = fs::path(options.output).lexically_normal();
-  std::error_code error;
-  if (fs::exists(target, error)) {
-    if (!fs::is_directory(target) || !fs::is_empty(target)) {
-      return absl::AlreadyExistsError(
-          fmt::format("'{}' already exists and is not an empty directory; remove it or pick another -o", options.output));
-    }
-  }
-  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  if (!fs::is_directory(parent, error)) {
-    return absl::NotFoundError(fmt::format("cannot create '{}': folder '{}' does not exist", options.output,
-                                           parent.string()));
-  }
-
-  // 3. Write everything into a temporary sibling directory, then rename it into place.
-  std::string temp = (parent / (target.filename().string() + ".tmp-XXXXXX")).string();
-  if (mkdtemp(temp.data()) == nullptr) {
-    return absl::PermissionDeniedError(fmt::format("cannot create a temporary directory in '{}'", parent.string()));
-  }
+  TOKVEC_ASSIGN_OR_RETURN(std::string temp, MakeTempBeside(options.output));
   TempDirGuard guard(temp);
-  const mode_t mask = umask(0);  // mkdtemp makes 0700; give the model directory the usual permissions
-  umask(mask);
-  chmod(temp.c_str(), 0777 & ~mask);
   for (const auto& [source, name] : files) {
     TOKVEC_ASSIGN_OR_RETURN(std::string bytes, ReadFile(source.string()));
     TOKVEC_RETURN_IF_ERROR(WriteFileAtomically((fs::path(temp) / name).string(), bytes));
@@ -204,17 +250,109 @@ absl::Status RunInit(const InitOptions& options) {
   TOKVEC_RETURN_IF_ERROR(WriteFileAtomically((fs::path(temp) / "config.json").string(), ModelConfigToJson(config)));
   TOKVEC_RETURN_IF_ERROR(
       WriteRandomWeights(config, options.seed, token_rows, (fs::path(temp) / "model.safetensors").string()));
-  if (fs::exists(target, error)) fs::remove(target, error);  // the empty directory checked above
-  fs::rename(temp, target, error);
-  if (error) {
-    return absl::InternalError(
-        fmt::format("cannot rename '{}' to '{}': {}", temp, options.output, error.message()));
-  }
+  TOKVEC_RETURN_IF_ERROR(MoveIntoPlace(temp, options.output));
   guard.Release();
   std::fprintf(stderr, "wrote %s: %s, vocab_size %lld, d_model %lld, %lld heads, %lld layers, max_len %lld\n",
                options.output.c_str(), options.arch.c_str(), static_cast<long long>(config.vocab_size),
                static_cast<long long>(config.d_model), static_cast<long long>(config.n_heads),
                static_cast<long long>(config.n_layers), static_cast<long long>(config.max_len));
+  return absl::OkStatus();
+}
+
+// init --from DIR: DIR's model grown to --tokenizer's vocabulary (see the file comment).
+absl::Status RunInitFrom(const InitOptions& options) {
+  if (options.shape_given) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}--from DIR keeps DIR's shape: --d-model, --heads, --layers, --max-len, --ff, --arch, --positions, "
+        "--attention and --rope-theta do not apply",
+        kUsagePrefix));
+  }
+  const fs::path from = options.from;
+  if (!fs::is_directory(from)) {
+    return absl::NotFoundError(fmt::format("--from '{}' is not a model directory", options.from));
+  }
+  // 1. The old vocabulary (config.json) and the new one (the tokenizer).
+  const std::string config_path = (from / "config.json").string();
+  TOKVEC_ASSIGN_OR_RETURN(std::string config_text, ReadFile(config_path));
+  nlohmann::json config = nlohmann::json::parse(config_text, nullptr, /*allow_exceptions=*/false);
+  if (!config.is_object() || !config.contains("vocab_size") || !config["vocab_size"].is_number_integer()) {
+    return absl::InvalidArgumentError(
+        fmt::format("'{}' is not a config.json object with an integer vocab_size", config_path));
+  }
+  const int64_t old_vocab = config["vocab_size"].get<int64_t>();
+  TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::Load(options.tokenizer));
+  TOKVEC_ASSIGN_OR_RETURN(auto files, TokenizerFiles(options.tokenizer));
+  const auto new_vocab = static_cast<int64_t>(tokenizer->vocab_size());
+  std::string weights;
+  for (const char* name : {"model.safetensors.index.json", "model.safetensors"}) {
+    if (fs::is_regular_file(from / name)) weights = (from / name).string();
+  }
+  if (weights.empty()) {
+    return absl::NotFoundError(fmt::format("'{}' holds no model.safetensors (or its index)", options.from));
+  }
+  // 2. The new rows for word2vec vectors, when given: the input token table's.
+  word2vec::Vectors vectors;
+  ResizeOptions resize{.seed = options.seed};
+  if (!options.token_embeddings.empty()) {
+    TOKVEC_ASSIGN_OR_RETURN(vectors, word2vec::ReadVectors(options.token_embeddings));
+    TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<SafetensorsShards> shards, SafetensorsShards::Open(weights));
+    for (const std::string& name : shards->Names()) {
+      const bool input_table = name.find("wte") != std::string::npos ||
+                               name.find("word_embeddings") != std::string::npos ||
+                               name.find("embed_tokens") != std::string::npos ||
+                               name.find("tok_embeddings") != std::string::npos;
+      const SafetensorsEntry* entry = shards->Find(name);
+      if (input_table && entry->shape.size() == 2 && entry->shape[0] == old_vocab) {
+        resize.table_name = name;
+        TOKVEC_ASSIGN_OR_RETURN(resize.given_rows, MatchTokenRows(vectors, *tokenizer, entry->shape[1], old_vocab,
+                                                                   options.token_embeddings));
+        break;
+      }
+    }
+    if (resize.table_name.empty()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--token-embeddings: '{}' has no token table with {} rows by a known name (wte, word_embeddings, "
+          "embed_tokens, tok_embeddings)",
+          weights, old_vocab));
+    }
+  }
+  // 3. Everything into a temporary sibling: DIR's other files, the tokenizer, config.json, the grown weights.
+  TOKVEC_ASSIGN_OR_RETURN(std::string temp, MakeTempBeside(options.output));
+  TempDirGuard guard(temp);
+  auto replaced = [](const fs::path& relative) {
+    const std::string name = relative.filename().string();
+    const bool top = !relative.has_parent_path();
+    return top && (name == "config.json" || name == "tokenizer.json" || name == "tokenizer.tokvec" ||
+                   name == "vocab.json" || name == "merges.txt" || name == "vocab.txt" ||
+                   relative.extension() == ".tiktoken" || name.rfind("model.safetensors", 0) == 0 ||
+                   (name.rfind("model-", 0) == 0 && relative.extension() == ".safetensors"));
+  };
+  for (const auto& entry : fs::recursive_directory_iterator(from)) {
+    const fs::path relative = fs::relative(entry.path(), from);
+    if (!entry.is_regular_file() || replaced(relative)) continue;
+    fs::create_directories(fs::path(temp) / relative.parent_path());
+    TOKVEC_ASSIGN_OR_RETURN(std::string bytes, ReadFile(entry.path().string()));
+    TOKVEC_RETURN_IF_ERROR(WriteFileAtomically((fs::path(temp) / relative).string(), bytes));
+  }
+  for (const auto& [source, name] : files) {
+    TOKVEC_ASSIGN_OR_RETURN(std::string bytes, ReadFile(source.string()));
+    TOKVEC_RETURN_IF_ERROR(WriteFileAtomically((fs::path(temp) / name).string(), bytes));
+  }
+  config["vocab_size"] = new_vocab;
+  TOKVEC_RETURN_IF_ERROR(WriteFileAtomically((fs::path(temp) / "config.json").string(), config.dump(2) + "\n"));
+  TOKVEC_ASSIGN_OR_RETURN(const ResizeReport report,
+                          ResizeTokenTables(weights, old_vocab, new_vocab, resize,
+                                            (fs::path(temp) / "model.safetensors").string()));
+  TOKVEC_RETURN_IF_ERROR(MoveIntoPlace(temp, options.output));
+  guard.Release();
+  std::string tables;
+  for (const std::string& name : report.tables) tables += (tables.empty() ? "" : ", ") + name;
+  std::fprintf(stderr, "wrote %s: vocab_size %lld -> %lld; grew %s (new rows %s)%s\n", options.output.c_str(),
+               static_cast<long long>(old_vocab), static_cast<long long>(new_vocab),
+               tables.empty() ? "nothing" : tables.c_str(),
+               report.sampled ? "drawn around the mean token, as Hugging Face's resize_token_embeddings"
+                              : "the mean token: the covariance is not positive definite",
+               report.dropped.empty() ? "" : fmt::format("; left out {} non-float tensors", report.dropped.size()).c_str());
   return absl::OkStatus();
 }
 
@@ -225,17 +363,17 @@ void RegisterInitCommand(CLI::App& app, CommandAction* action) {
   CLI::App* sub = app.add_subcommand("init", "Create a model directory with seeded random weights");
   sub->add_option("--tokenizer", options->tokenizer, "Tokenizer model (any format tokvec reads, or a directory)")
       ->required();
+  sub->add_option("--from", options->from,
+                  "Model directory to grow to --tokenizer's vocabulary (after tokvec extend) instead of new weights");
   sub->add_option("--arch", options->arch, "gpt2 (pre-LN, causal, learned positions) or encoder (Vaswani 2017)")
       ->check(CLI::IsMember({"gpt2", "encoder"}))
       ->capture_default_str();
-  sub->add_option("--d-model", options->d_model, "Width of every vector (D)")->required()->check(CLI::PositiveNumber);
-  sub->add_option("--heads", options->heads, "Attention heads (must divide --d-model)")
-      ->required()
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--layers", options->layers, "Transformer blocks")->required()->check(CLI::PositiveNumber);
-  sub->add_option("--max-len", options->max_len, "Longest input in tokens")->required()->check(CLI::PositiveNumber);
+  sub->add_option("--d-model", options->d_model, "Width of every vector (D)")->check(CLI::PositiveNumber);
+  sub->add_option("--heads", options->heads, "Attention heads (must divide --d-model)")->check(CLI::PositiveNumber);
+  sub->add_option("--layers", options->layers, "Transformer blocks")->check(CLI::PositiveNumber);
+  sub->add_option("--max-len", options->max_len, "Longest input in tokens")->check(CLI::PositiveNumber);
   sub->add_option("--ff", options->d_ff, "Feed-forward width (default 4 * d_model)")->check(CLI::PositiveNumber);
-  sub->add_option("--seed", options->seed, "Random seed")->required();
+  CLI::Option* seed = sub->add_option("--seed", options->seed, "Random seed");
   sub->add_option("-o,--output", options->output, "Model directory to create")->required();
   sub->add_option("--positions", options->positions,
                   "absolute (gpt2: a learned wpe table; encoder: the sinusoid) or rotary (RoPE on every layer's "
@@ -249,7 +387,14 @@ void RegisterInitCommand(CLI::App& app, CommandAction* action) {
   sub->add_option("--rope-theta", options->rope_theta, "RoPE base θ (with --positions rotary)")->capture_default_str();
   sub->add_option("--token-embeddings", options->token_embeddings,
                   "word2vec vector file whose vectors start the token table (matched by token spelling)");
-  sub->callback([options, action] { *action = [options] { return RunInit(*options); }; });
+  sub->callback([sub, seed, options, action] {
+    for (const char* flag : {"--arch", "--d-model", "--heads", "--layers", "--max-len", "--ff", "--positions",
+                             "--attention", "--rope-theta"}) {
+      options->shape_given |= sub->get_option(flag)->count() > 0;
+    }
+    options->seed_given = seed->count() > 0;
+    *action = [options] { return RunInit(*options); };
+  });
 }
 
 }  // namespace tokvec::cli

@@ -102,6 +102,13 @@ absl::StatusOr<std::unique_ptr<SafetensorsShards>> SafetensorsShards::FromIndex(
   return out;
 }
 
+std::vector<std::string> SafetensorsShards::Names() const {
+  std::vector<std::string> names;
+  names.reserve(shard_of_.size());
+  for (const auto& [name, shard] : shard_of_) names.push_back(name);
+  return names;
+}
+
 const SafetensorsEntry* SafetensorsShards::Find(std::string_view name) const {
   auto it = shard_of_.find(name);
   return it == shard_of_.end() ? nullptr : shards_[it->second]->Find(name);

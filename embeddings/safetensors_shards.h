@@ -39,6 +39,8 @@ class SafetensorsShards {
   // The file Open was given (the index, or the single file).
   const std::string& path() const { return path_; }
   size_t shard_count() const { return shards_.size(); }
+  // Every tensor's name, sorted.
+  std::vector<std::string> Names() const;
   // nullptr when no shard holds `name`.
   const SafetensorsEntry* Find(std::string_view name) const;
   // The tensor as float32 (SafetensorsFile::ReadFloat32 of its shard). Not thread-safe.

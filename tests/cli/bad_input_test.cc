@@ -1162,7 +1162,15 @@ const BadInput kDataRows[] = {
     BadInput("InitTokenEmbeddingsWrongDim", {"init", "--tokenizer", "{dir}/byte.tokvec", "--d-model", "16", "--heads",
                                              "2", "--layers", "1", "--max-len", "8", "--seed", "1",
                                              "--token-embeddings", "{dir}/good.vec", "-o", "{dir}/new_model"}, 1,
-             "2-dimensional vectors but --d-model is 16"),
+             "2-dimensional vectors but the model's d_model is 16"),
+    BadInput("InitWithoutShape", {"init", "--tokenizer", "{dir}/byte.tokvec", "--seed", "1", "-o", "{dir}/new_model"},
+             2, "--d-model, --heads, --layers, --max-len and --seed are required"),
+    BadInput("InitFromWithShape", {"init", "--from", "{dir}/model", "--tokenizer", "{dir}/byte.tokvec", "--d-model",
+                                   "16", "-o", "{dir}/new_model"}, 2, "--from DIR keeps DIR's shape"),
+    BadInput("InitFromMissingDirectory", {"init", "--from", "{dir}/missing_model", "--tokenizer", "{dir}/byte.tokvec",
+                                          "-o", "{dir}/new_model"}, 1, "is not a model directory"),
+    BadInput("InitFromSmallerTokenizer", {"init", "--from", "{dir}/model", "--tokenizer", "{dir}/word.tokvec", "-o",
+                                          "{dir}/new_model"}, 1, "token tables only grow"),
 };
 
 // BERT directories: sharded weights, PyTorch pickles, relative positions, vocab.txt (docs/errors.md "BERT").

@@ -152,5 +152,73 @@ TEST(InitCommandTest, Errors) {
   EXPECT_THAT(r.err, HasSubstr("nope.tokvec"));
 }
 
+// The text a directory embeds, as JSON ("vectors" of every token).
+nlohmann::json EmbedJson(const std::string& model, const std::string& input) {
+  testing::ShellResult r = RunShell(fmt::format("{} embed -m {} {}", Tokvec(), model, input));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
+}
+
+// init --from after extend: GPT-2 (tied) grown by merges learned on Japanese, Llama (untied lm_head, sharded) by
+// added tokens. Old rows stay bit for bit, so text without new tokens embeds to the same vectors; the new rows sit
+// at the mean token; the grown model trains with fit on text that uses the new tokens.
+TEST(InitCommandTest, FromGrowsTheTokenTablesOfAnExtendedTokenizer) {
+  ScratchDir scratch;
+  std::string japanese;
+  for (int i = 0; i < 200; ++i) japanese += "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。\n";
+  testing::WriteWhole(scratch / "ja.txt", japanese);
+  testing::WriteWhole(scratch / "in.txt", "Your cat is a lovely cat\n");
+  testing::WriteWhole(scratch / "tokens.txt", "<|tool|>\nKubernetes\n");
+  struct Case {
+    std::string source, extend, table, head;
+  };
+  for (const Case& c : {Case{"hf_gpt2_f32", "--more-merges 40 " + (scratch / "ja.txt"), "wte.weight", ""},
+                        Case{"hf_llama_sharded", "--add-tokens " + (scratch / "tokens.txt"), "model.embed_tokens.weight",
+                             "lm_head.weight"}}) {
+    const std::string source = ModelTestdata() + "/" + c.source;
+    const std::string extended = scratch / (c.source + ".json"), grown = scratch / (c.source + "_grown");
+    testing::ShellResult r = RunShell(fmt::format("{} extend -m {}/vocab.json {} -o {}", Tokvec(), source, c.extend,
+                                                  extended));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    r = RunShell(fmt::format("{} init --from {} --tokenizer {} --seed 4 -o {}", Tokvec(), source, extended, grown));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("grew"));
+    absl::StatusOr<ModelConfig> config = LoadModelConfig(grown + "/config.json");
+    ASSERT_TRUE(config.ok()) << config.status();
+    EXPECT_GT(config->vocab_size, 297) << c.source;
+    absl::StatusOr<std::unique_ptr<SafetensorsFile>> weights = SafetensorsFile::Open(grown + "/model.safetensors");
+    ASSERT_TRUE(weights.ok()) << weights.status();
+    for (const std::string& name : {c.table, c.head}) {
+      if (name.empty()) continue;
+      absl::StatusOr<FloatTensor> t = (*weights)->ReadFloat32(name);
+      ASSERT_TRUE(t.ok()) << name;
+      ASSERT_EQ(t->shape, (std::vector<int64_t>{config->vocab_size, 32})) << name;
+      // The mean of the old rows; every new row within 1e-3 of it (the draws' scale is 3e-5 of the spread).
+      std::vector<double> mean(32, 0.0);
+      for (int64_t r0 = 0; r0 < 297; ++r0) {
+        for (int k = 0; k < 32; ++k) mean[k] += t->data[r0 * 32 + k] / 297.0;
+      }
+      for (int64_t row = 297; row < config->vocab_size; ++row) {
+        for (int k = 0; k < 32; ++k) ASSERT_NEAR(t->data[row * 32 + k], mean[k], 1e-3) << name << " row " << row;
+      }
+    }
+    const nlohmann::json before = EmbedJson(source, scratch / "in.txt"), after = EmbedJson(grown, scratch / "in.txt");
+    EXPECT_EQ(before["ids"], after["ids"]) << c.source;
+    EXPECT_EQ(before["vectors"], after["vectors"]) << c.source << ": old rows must keep every bit";
+    if (c.source == "hf_gpt2_f32") {
+      // The Japanese text now uses new ids, and the grown model trains on it.
+      testing::WriteWhole(scratch / "ja1.txt", "吾輩は猫である。\n");
+      const nlohmann::json ja = EmbedJson(grown, scratch / "ja1.txt");
+      bool new_id = false;
+      for (const auto& id : ja["ids"]) new_id |= id.get<int64_t>() >= 297;
+      EXPECT_TRUE(new_id);
+      r = RunShell(fmt::format("{} fit -m {} --data {} --seq-len 16 --batch 2 --steps 3 -o {}", Tokvec(), grown,
+                               scratch / "ja.txt", scratch / "fitted"));
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_TRUE(std::filesystem::exists(scratch / "fitted/model.safetensors"));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tokvec

@@ -144,7 +144,7 @@ TEST(Word2VecCommandTest, TokenVectorsStartAModelsTokenTable) {
                            "--token-embeddings {} -o {}",
                            Tokvec(), tokenizer, scratch / "tokens.vec", scratch / "m2"));
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("has 32-dimensional vectors but --d-model is 64"));
+  EXPECT_THAT(r.err, HasSubstr("has 32-dimensional vectors but the model's d_model is 64"));
   EXPECT_FALSE(std::filesystem::exists(scratch / "m2"));
 }
 

@@ -121,7 +121,8 @@ absl::StatusOr<std::vector<std::pair<fs::path, std::string>>> TokenizerFiles(con
 // Checks that `output` is absent or an empty directory whose folder exists, and makes a temporary sibling directory
 // (with the usual permissions) for everything to be written into before it is renamed to `output`.
 absl::StatusOr<std::string> MakeTempBeside(const std::string& output) {
-  const fs::path target = fs::path(output).lexically_normal();
+  fs::path target = fs::path(output).lexically_normal();
+  if (target.filename().empty() && target.has_parent_path()) target = target.parent_path();  // "dir/"
   std::error_code error;
   if (fs::exists(target, error)) {
     if (!fs::is_directory(target) || !fs::is_empty(target)) {
@@ -147,7 +148,8 @@ absl::StatusOr<std::string> MakeTempBeside(const std::string& output) {
 
 // Renames the finished temporary directory to `output` (removing the empty directory checked before).
 absl::Status MoveIntoPlace(const std::string& temp, const std::string& output) {
-  const fs::path target = fs::path(output).lexically_normal();
+  fs::path target = fs::path(output).lexically_normal();
+  if (target.filename().empty() && target.has_parent_path()) target = target.parent_path();  // "dir/"
   std::error_code error;
   if (fs::exists(target, error)) fs::remove(target, error);
   fs::rename(temp, target, error);
@@ -259,6 +261,34 @@ absl::Status RunInit(const InitOptions& options) {
   return absl::OkStatus();
 }
 
+// A file of DIR that init --from does not copy: the tokenizer files and weights it replaces, weights in other
+// formats (they hold the old vocabulary), hidden files and folders (.git: Git LFS copies of every weight).
+bool LeftBehind(const fs::path& relative) {
+  for (const fs::path& part : relative) {
+    if (!part.empty() && part.string().front() == '.') return true;
+  }
+  const std::string top = relative.begin()->string();
+  if (top == "onnx" || top == "original" || top == "openvino") return true;
+  const std::string name = relative.filename().string();
+  const std::string ext = relative.extension().string();
+  if (ext == ".bin" || ext == ".pth" || ext == ".pt" || ext == ".h5" || ext == ".msgpack" || ext == ".gguf" ||
+      ext == ".onnx" || ext == ".ckpt" || ext == ".tiktoken") {
+    return true;
+  }
+  if (relative.has_parent_path()) return false;  // a module's folder (1_Pooling/, 2_Dense/): copied
+  return name == "config.json" || name == "tokenizer.json" || name == "tokenizer.tokvec" || name == "vocab.json" ||
+         name == "merges.txt" || name == "vocab.txt" || name == "tokenizer.model" || name == "added_tokens.json" ||
+         name.rfind("model.safetensors", 0) == 0 || name.rfind("consolidated", 0) == 0 ||
+         (name.rfind("model-", 0) == 0 && ext == ".safetensors");
+}
+
+// `output` without trailing slashes ("gpt2-ja/" names the folder gpt2-ja).
+fs::path OutputPath(const std::string& output) {
+  fs::path path = fs::path(output).lexically_normal();
+  if (path.filename().empty() && path.has_parent_path()) path = path.parent_path();
+  return path;
+}
+
 // init --from DIR: DIR's model grown to --tokenizer's vocabulary (see the file comment).
 absl::Status RunInitFrom(const InitOptions& options) {
   if (options.shape_given) {
@@ -267,25 +297,49 @@ absl::Status RunInitFrom(const InitOptions& options) {
         "--attention and --rope-theta do not apply",
         kUsagePrefix));
   }
-  const fs::path from = options.from;
-  if (!fs::is_directory(from)) {
+  const fs::path from = OutputPath(options.from);
+  std::error_code error;
+  if (!fs::is_directory(from, error)) {
     return absl::NotFoundError(fmt::format("--from '{}' is not a model directory", options.from));
   }
-  // 1. The old vocabulary (config.json) and the new one (the tokenizer).
-  const std::string config_path = (from / "config.json").string();
-  TOKVEC_ASSIGN_OR_RETURN(std::string config_text, ReadFile(config_path));
-  nlohmann::json config = nlohmann::json::parse(config_text, nullptr, /*allow_exceptions=*/false);
-  if (!config.is_object() || !config.contains("vocab_size") || !config["vocab_size"].is_number_integer()) {
-    return absl::InvalidArgumentError(
-        fmt::format("'{}' is not a config.json object with an integer vocab_size", config_path));
+  const fs::path out_abs = fs::weakly_canonical(fs::absolute(OutputPath(options.output), error), error);
+  const fs::path from_abs = fs::weakly_canonical(fs::absolute(from, error), error);
+  if (!error) {
+    const auto [end, unused] = std::mismatch(from_abs.begin(), from_abs.end(), out_abs.begin(), out_abs.end());
+    if (end == from_abs.end()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "{}-o '{}' is inside --from '{}'; write the grown model elsewhere", kUsagePrefix, options.output,
+          options.from));
+    }
   }
-  const int64_t old_vocab = config["vocab_size"].get<int64_t>();
+  // 1. The sizes: the table (config.json), DIR's tokenizer, the new one (which must spell DIR's ids alike).
+  TOKVEC_ASSIGN_OR_RETURN(const ModelConfig config, LoadModelConfig((from / "config.json").string()));
+  TOKVEC_ASSIGN_OR_RETURN(std::string config_text, ReadFile((from / "config.json").string()));
+  nlohmann::json config_json = nlohmann::json::parse(config_text, nullptr, /*allow_exceptions=*/false);
+  TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> old_tokenizer, Tokenizer::Load(from.string()));
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::Load(options.tokenizer));
   TOKVEC_ASSIGN_OR_RETURN(auto files, TokenizerFiles(options.tokenizer));
-  const auto new_vocab = static_cast<int64_t>(tokenizer->vocab_size());
+  const ResizeShape shape{.table_rows = config.vocab_size,
+                          .old_ids = static_cast<int64_t>(old_tokenizer->vocab_size()),
+                          .new_ids = static_cast<int64_t>(tokenizer->vocab_size()),
+                          .hidden = config.d_model};
+  if (shape.new_ids <= shape.old_ids) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--tokenizer has {} ids, no more than the {} of '{}''s own tokenizer: nothing to grow (tokvec extend makes "
+        "a larger one)",
+        shape.new_ids, shape.old_ids, options.from));
+  }
+  for (TokenId id = 0; id < static_cast<TokenId>(shape.old_ids); ++id) {
+    if (old_tokenizer->TokenSpelling(id) != tokenizer->TokenSpelling(id)) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--tokenizer is not an extension of '{}''s tokenizer: id {} is '{}' there and '{}' here (tokvec extend "
+          "keeps every id)",
+          options.from, id, old_tokenizer->TokenSpelling(id), tokenizer->TokenSpelling(id)));
+    }
+  }
   std::string weights;
   for (const char* name : {"model.safetensors.index.json", "model.safetensors"}) {
-    if (fs::is_regular_file(from / name)) weights = (from / name).string();
+    if (fs::is_regular_file(from / name, error)) weights = (from / name).string();
   }
   if (weights.empty()) {
     return absl::NotFoundError(fmt::format("'{}' holds no model.safetensors (or its index)", options.from));
@@ -302,10 +356,10 @@ absl::Status RunInitFrom(const InitOptions& options) {
                                name.find("embed_tokens") != std::string::npos ||
                                name.find("tok_embeddings") != std::string::npos;
       const SafetensorsEntry* entry = shards->Find(name);
-      if (input_table && entry->shape.size() == 2 && entry->shape[0] == old_vocab) {
+      if (input_table && entry->shape.size() == 2 && entry->shape[0] == shape.table_rows) {
         resize.table_name = name;
-        TOKVEC_ASSIGN_OR_RETURN(resize.given_rows, MatchTokenRows(vectors, *tokenizer, entry->shape[1], old_vocab,
-                                                                   options.token_embeddings));
+        TOKVEC_ASSIGN_OR_RETURN(resize.given_rows, MatchTokenRows(vectors, *tokenizer, entry->shape[1],
+                                                                   shape.old_ids, options.token_embeddings));
         break;
       }
     }
@@ -313,43 +367,40 @@ absl::Status RunInitFrom(const InitOptions& options) {
       return absl::InvalidArgumentError(fmt::format(
           "--token-embeddings: '{}' has no token table with {} rows by a known name (wte, word_embeddings, "
           "embed_tokens, tok_embeddings)",
-          weights, old_vocab));
+          weights, shape.table_rows));
     }
   }
   // 3. Everything into a temporary sibling: DIR's other files, the tokenizer, config.json, the grown weights.
-  TOKVEC_ASSIGN_OR_RETURN(std::string temp, MakeTempBeside(options.output));
+  TOKVEC_ASSIGN_OR_RETURN(std::string temp, MakeTempBeside(OutputPath(options.output).string()));
   TempDirGuard guard(temp);
-  auto replaced = [](const fs::path& relative) {
-    const std::string name = relative.filename().string();
-    const bool top = !relative.has_parent_path();
-    return top && (name == "config.json" || name == "tokenizer.json" || name == "tokenizer.tokvec" ||
-                   name == "vocab.json" || name == "merges.txt" || name == "vocab.txt" ||
-                   relative.extension() == ".tiktoken" || name.rfind("model.safetensors", 0) == 0 ||
-                   (name.rfind("model-", 0) == 0 && relative.extension() == ".safetensors"));
-  };
-  for (const auto& entry : fs::recursive_directory_iterator(from)) {
-    const fs::path relative = fs::relative(entry.path(), from);
-    if (!entry.is_regular_file() || replaced(relative)) continue;
-    fs::create_directories(fs::path(temp) / relative.parent_path());
-    TOKVEC_ASSIGN_OR_RETURN(std::string bytes, ReadFile(entry.path().string()));
-    TOKVEC_RETURN_IF_ERROR(WriteFileAtomically((fs::path(temp) / relative).string(), bytes));
+  fs::recursive_directory_iterator it(from, error);
+  for (; !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    const fs::path relative = it->path().lexically_relative(from);
+    if (!it->is_regular_file(error) || LeftBehind(relative)) continue;
+    fs::create_directories(fs::path(temp) / relative.parent_path(), error);
+    if (!error) fs::copy_file(it->path(), fs::path(temp) / relative, error);
+    if (error) break;
+  }
+  if (error) {
+    return absl::InternalError(fmt::format("cannot copy '{}' into '{}': {}", options.from, temp, error.message()));
   }
   for (const auto& [source, name] : files) {
     TOKVEC_ASSIGN_OR_RETURN(std::string bytes, ReadFile(source.string()));
     TOKVEC_RETURN_IF_ERROR(WriteFileAtomically((fs::path(temp) / name).string(), bytes));
   }
-  config["vocab_size"] = new_vocab;
-  TOKVEC_RETURN_IF_ERROR(WriteFileAtomically((fs::path(temp) / "config.json").string(), config.dump(2) + "\n"));
+  const int64_t rows = std::max(shape.table_rows, shape.new_ids);
+  config_json["vocab_size"] = rows;
+  TOKVEC_RETURN_IF_ERROR(
+      WriteFileAtomically((fs::path(temp) / "config.json").string(), config_json.dump(2) + "\n"));
   TOKVEC_ASSIGN_OR_RETURN(const ResizeReport report,
-                          ResizeTokenTables(weights, old_vocab, new_vocab, resize,
-                                            (fs::path(temp) / "model.safetensors").string()));
-  TOKVEC_RETURN_IF_ERROR(MoveIntoPlace(temp, options.output));
+                          ResizeTokenTables(weights, shape, resize, (fs::path(temp) / "model.safetensors").string()));
+  TOKVEC_RETURN_IF_ERROR(MoveIntoPlace(temp, OutputPath(options.output).string()));
   guard.Release();
   std::string tables;
   for (const std::string& name : report.tables) tables += (tables.empty() ? "" : ", ") + name;
-  std::fprintf(stderr, "wrote %s: vocab_size %lld -> %lld; grew %s (new rows %s)%s\n", options.output.c_str(),
-               static_cast<long long>(old_vocab), static_cast<long long>(new_vocab),
-               tables.empty() ? "nothing" : tables.c_str(),
+  std::fprintf(stderr, "wrote %s: ids %lld -> %lld (vocab_size %lld -> %lld); grew %s (new rows %s)%s\n",
+               options.output.c_str(), static_cast<long long>(shape.old_ids), static_cast<long long>(shape.new_ids),
+               static_cast<long long>(shape.table_rows), static_cast<long long>(rows), tables.c_str(),
                report.sampled ? "drawn around the mean token, as Hugging Face's resize_token_embeddings"
                               : "the mean token: the covariance is not positive definite",
                report.dropped.empty() ? "" : fmt::format("; left out {} non-float tensors", report.dropped.size()).c_str());

@@ -1,5 +1,8 @@
 #include "models/resize_token_table.h"
 
+#include <cblas.h>
+
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <memory>
@@ -43,15 +46,17 @@ bool DrawMeanResizedRows(const float* table, int64_t old_rows, int64_t cols, int
     for (int64_t c = 0; c < cols; ++c) mean[c] += table[r * cols + c];
   }
   for (double& m : mean) m /= static_cast<double>(old_rows);
+  // Σ's lower triangle by BLAS (dsyrk on blocks of centered rows): O(rows · cols²) is 10^12 for a 128k x 4096 table.
   std::vector<double> covariance(cols * cols, 0.0);
-  std::vector<double> centered(cols);
-  for (int64_t r = 0; r < old_rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) centered[c] = table[r * cols + c] - mean[c];
-    for (int64_t i = 0; i < cols; ++i) {
-      const double ci = centered[i];
-      double* row = &covariance[i * cols];
-      for (int64_t j = 0; j <= i; ++j) row[j] += ci * centered[j];
+  constexpr int64_t kBlock = 512;
+  std::vector<double> block(static_cast<size_t>(std::min(old_rows, kBlock) * cols));
+  for (int64_t r0 = 0; r0 < old_rows; r0 += kBlock) {
+    const int64_t n = std::min(kBlock, old_rows - r0);
+    for (int64_t r = 0; r < n; ++r) {
+      for (int64_t c = 0; c < cols; ++c) block[r * cols + c] = table[(r0 + r) * cols + c] - mean[c];
     }
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, static_cast<int>(cols), static_cast<int>(n), 1.0,
+                block.data(), static_cast<int>(cols), 1.0, covariance.data(), static_cast<int>(cols));
   }
   for (int64_t i = 0; i < cols; ++i) {
     for (int64_t j = 0; j <= i; ++j) covariance[i * cols + j] *= kEpsilon / static_cast<double>(old_rows);
@@ -75,12 +80,32 @@ bool DrawMeanResizedRows(const float* table, int64_t old_rows, int64_t cols, int
   return positive;
 }
 
-absl::StatusOr<ResizeReport> ResizeTokenTables(const std::string& weights_path, int64_t old_vocab, int64_t new_vocab,
-                                               const ResizeOptions& options, const std::string& out_path) {
-  if (new_vocab < old_vocab) {
-    return absl::InvalidArgumentError(fmt::format(
-        "the new vocabulary ({} ids) is smaller than the model's ({}); token tables only grow", new_vocab, old_vocab));
+namespace {
+
+// Whether `name` is a token table's (input embeddings, an untied LM head) or an LM head's bias, by the names of the
+// architectures tokvec reads; the shape decides the rest.
+bool TokenTableName(std::string_view name) {
+  for (std::string_view part : {"wte.", "word_embeddings.", "embed_tokens.", "tok_embeddings.", "lm_head.",
+                                "decoder.", "embed_out."}) {
+    if (name.find(part) != std::string_view::npos) return true;
   }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<ResizeReport> ResizeTokenTables(const std::string& weights_path, const ResizeShape& shape,
+                                               const ResizeOptions& options, const std::string& out_path) {
+  if (shape.new_ids <= shape.old_ids) {
+    return absl::InvalidArgumentError(fmt::format(
+        "the new tokenizer has {} ids, the old one {}: nothing to grow (a tokenizer from `tokvec extend` has more)",
+        shape.new_ids, shape.old_ids));
+  }
+  if (shape.old_ids > shape.table_rows || shape.old_ids <= 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "the model's tokenizer has {} ids but its token table {} rows", shape.old_ids, shape.table_rows));
+  }
+  const int64_t rows = std::max(shape.table_rows, shape.new_ids);
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<SafetensorsShards> weights, SafetensorsShards::Open(weights_path));
   ResizeReport report;
   std::deque<std::vector<float>> grown;  // storage of the grown tables
@@ -93,36 +118,44 @@ absl::StatusOr<ResizeReport> ResizeTokenTables(const std::string& weights_path, 
       continue;
     }
     TOKVEC_ASSIGN_OR_RETURN(FloatTensor tensor, weights->ReadFloat32(name));
-    const bool table = (tensor.shape.size() == 1 || tensor.shape.size() == 2) && tensor.shape[0] == old_vocab;
-    if (!table || new_vocab == old_vocab) {
+    const std::vector<int64_t>& s = tensor.shape;
+    const bool matrix = s.size() == 2 && s[0] == shape.table_rows && s[1] == shape.hidden;
+    const bool bias = s.size() == 1 && s[0] == shape.table_rows && name.find("bias") != std::string::npos;
+    if (!TokenTableName(name) || !(matrix || bias)) {
       tensors.push_back({name, tensor.shape, tensor.data});
       continue;
     }
     report.tables.push_back(name);
-    const int64_t cols = tensor.shape.size() == 2 ? tensor.shape[1] : 1;
-    std::vector<float>& values = grown.emplace_back(tensor.data, tensor.data + tensor.num_elements());
-    values.reserve(static_cast<size_t>(new_vocab * cols));
-    if (tensor.shape.size() == 1) {
+    const int64_t cols = matrix ? shape.hidden : 1;
+    std::vector<float>& values = grown.emplace_back();
+    values.reserve(static_cast<size_t>(rows * cols));
+    values.assign(tensor.data, tensor.data + shape.old_ids * cols);  // the old tokenizer's rows
+    if (bias) {
       double mean = 0.0;
-      for (int64_t i = 0; i < old_vocab; ++i) mean += tensor.data[i];
-      values.resize(static_cast<size_t>(new_vocab), static_cast<float>(mean / static_cast<double>(old_vocab)));
+      for (int64_t i = 0; i < shape.old_ids; ++i) mean += tensor.data[i];
+      values.resize(static_cast<size_t>(shape.new_ids), static_cast<float>(mean / static_cast<double>(shape.old_ids)));
     } else {
-      report.sampled &=
-          DrawMeanResizedRows(tensor.data, old_vocab, cols, new_vocab - old_vocab, options.seed + draw++, &values);
+      report.sampled &= DrawMeanResizedRows(tensor.data, shape.old_ids, cols, shape.new_ids - shape.old_ids,
+                                            options.seed + draw++, &values);
       if (name == options.table_name) {
         for (const auto& [id, row] : options.given_rows) {
-          if (id >= old_vocab && id < new_vocab) std::copy(row, row + cols, values.begin() + id * cols);
+          if (id >= shape.old_ids && id < shape.new_ids) std::copy(row, row + cols, values.begin() + id * cols);
         }
       }
     }
-    std::vector<int64_t> shape = tensor.shape;
-    shape[0] = new_vocab;
-    tensors.push_back({name, std::move(shape), values.data()});
+    // Rows past the new ids (a table padded beyond its tokenizer) stay as they were.
+    if (shape.new_ids < shape.table_rows) {
+      values.insert(values.end(), tensor.data + shape.new_ids * cols, tensor.data + shape.table_rows * cols);
+    }
+    std::vector<int64_t> grown_shape = tensor.shape;
+    grown_shape[0] = rows;
+    tensors.push_back({name, std::move(grown_shape), values.data()});
   }
-  if (report.tables.empty() && new_vocab != old_vocab) {
+  if (report.tables.empty()) {
     return absl::InvalidArgumentError(fmt::format(
-        "'{}' holds no tensor with {} rows (config.json's vocab_size): no token table to grow", weights_path,
-        old_vocab));
+        "'{}' holds no token table: no tensor named like wte / word_embeddings / embed_tokens / lm_head of shape "
+        "[{}, {}] (config.json's vocab_size, hidden size)",
+        weights_path, shape.table_rows, shape.hidden));
   }
   TOKVEC_RETURN_IF_ERROR(WriteSafetensors(out_path, tensors));
   return report;

@@ -9,12 +9,13 @@
 // The draws come from NormalSampler(seed) (not PyTorch's generator): the same seed gives the same rows.
 //
 //   TOKVEC_ASSIGN_OR_RETURN(ResizeReport report,
-//                           ResizeTokenTables("gpt2/model.safetensors", 50257, 51257, {.seed = 1}, "out.safetensors"));
+//                           ResizeTokenTables("gpt2/model.safetensors",
+//                                             {.table_rows = 50257, .old_ids = 50257, .new_ids = 51257, .hidden = 768},
+//                                             {.seed = 1}, "out.safetensors"));
 //
-// A tensor is a token table when its first dimension is the old vocabulary size (config.json's vocab_size) and it
-// has one or two dimensions; every other float tensor is copied unchanged (tensors of other dtypes, such as BERT's
-// I64 position_ids buffer, are left out and listed). The output is F32 safetensors (F16 / BF16 inputs
-// are widened), one file also for a sharded input.
+// Every other float tensor is copied unchanged (tensors of other dtypes, such as BERT's I64 position_ids buffer, are
+// left out and listed). The output is F32 safetensors (F16 / BF16 inputs are widened: memory and the file follow
+// the F32 size), one file also for a sharded input.
 #ifndef TOKVEC_MODELS_RESIZE_TOKEN_TABLE_H_
 #define TOKVEC_MODELS_RESIZE_TOKEN_TABLE_H_
 
@@ -41,10 +42,22 @@ struct ResizeReport {
   std::vector<std::string> dropped;  // tensors not of a float dtype (buffers such as position_ids), not written
 };
 
-// Reads `weights_path` (model.safetensors or its index), grows every token table from `old_vocab` to `new_vocab`
-// rows and writes all tensors to `out_path`. Errors: new_vocab < old_vocab, no tensor with old_vocab rows,
-// unreadable weights (named).
-absl::StatusOr<ResizeReport> ResizeTokenTables(const std::string& weights_path, int64_t old_vocab, int64_t new_vocab,
+// The sizes involved: a table has `table_rows` rows (config.json's vocab_size), of which the model's tokenizer uses
+// the first `old_ids` (fewer when the table is padded, as Qwen's or Pythia's); the new tokenizer has `new_ids`.
+struct ResizeShape {
+  int64_t table_rows = 0;
+  int64_t old_ids = 0;
+  int64_t new_ids = 0;
+  int64_t hidden = 0;  // D: a token table is [table_rows, D]
+};
+
+// Reads `weights_path` (model.safetensors or its index) and writes every tensor to `out_path`, each token table
+// grown to max(table_rows, new_ids) rows: rows below old_ids as they were, rows old_ids..new_ids - 1 new (drawn
+// from the statistics of rows below old_ids; a padded table's spare rows are replaced), rows past new_ids as they
+// were. A token table is a tensor named like wte / word_embeddings / embed_tokens / tok_embeddings / lm_head /
+// decoder / embed_out of shape [table_rows, D], or [table_rows] with "bias" in its name. Errors: new_ids not
+// above old_ids, old_ids above table_rows, no token table, unreadable weights (named).
+absl::StatusOr<ResizeReport> ResizeTokenTables(const std::string& weights_path, const ResizeShape& shape,
                                                const ResizeOptions& options, const std::string& out_path);
 
 // New rows for a table [old_rows, cols] (row-major): `count` rows of cols floats drawn as above, appended to `out`.

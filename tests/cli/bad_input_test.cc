@@ -1169,8 +1169,10 @@ const BadInput kDataRows[] = {
                                    "16", "-o", "{dir}/new_model"}, 2, "--from DIR keeps DIR's shape"),
     BadInput("InitFromMissingDirectory", {"init", "--from", "{dir}/missing_model", "--tokenizer", "{dir}/byte.tokvec",
                                           "-o", "{dir}/new_model"}, 1, "is not a model directory"),
+    BadInput("InitFromOutputInside", {"init", "--from", "{dir}/model", "--tokenizer", "{dir}/byte.tokvec", "-o",
+                                      "{dir}/model/grown"}, 2, "is inside --from"),
     BadInput("InitFromSmallerTokenizer", {"init", "--from", "{dir}/model", "--tokenizer", "{dir}/word.tokvec", "-o",
-                                          "{dir}/new_model"}, 1, "token tables only grow"),
+                                          "{dir}/new_model"}, 1, "nothing to grow"),
 };
 
 // BERT directories: sharded weights, PyTorch pickles, relative positions, vocab.txt (docs/errors.md "BERT").

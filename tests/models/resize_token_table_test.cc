@@ -89,34 +89,69 @@ TEST(ResizeTokenTableTest, ASingularCovarianceGivesTheMean) {
 TEST(ResizeTokenTableTest, TablesGrowBiasesByTheirMeanOtherTensorsStay) {
   const std::string in = ::testing::TempDir() + "/resize_in.safetensors";
   const std::string out = ::testing::TempDir() + "/resize_out.safetensors";
-  const std::vector<float> table = CorrelatedTable(5);               // [5, 3]
-  const std::vector<float> bias = {1, 2, 3, 4, 10};                  // [5]
-  const std::vector<float> other = {0.5f, -1, 2, 3, 4, 5, 6, 7};     // [2, 4]: not a token table
+  const std::vector<float> table = CorrelatedTable(5);            // [5, 3]
+  const std::vector<float> bias = {1, 2, 3, 4, 10};               // [5]
+  const std::vector<float> same_shape = CorrelatedTable(5);       // [5, 3] but not named as a token table
+  const std::vector<float> norm = {1, 1, 1, 1, 1};                // [5] named as no token table's bias
   ASSERT_TRUE(WriteSafetensors(in, {{"wte.weight", {5, 3}, table.data()},
                                     {"lm_head.bias", {5}, bias.data()},
-                                    {"h.0.w", {2, 4}, other.data()}})
+                                    {"h.0.mlp.w", {5, 3}, same_shape.data()},
+                                    {"h.0.ln.bias", {5}, norm.data()}})
                   .ok());
   const float given[3] = {9, 8, 7};
   absl::StatusOr<ResizeReport> report =
-      ResizeTokenTables(in, 5, 8, {.seed = 2, .table_name = "wte.weight", .given_rows = {{6, given}}}, out);
+      ResizeTokenTables(in, {.table_rows = 5, .old_ids = 5, .new_ids = 8, .hidden = 3},
+                        {.seed = 2, .table_name = "wte.weight", .given_rows = {{6, given}}}, out);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->tables, (std::vector<std::string>{"lm_head.bias", "wte.weight"}));
   absl::StatusOr<std::unique_ptr<SafetensorsFile>> file = SafetensorsFile::Open(out);
   ASSERT_TRUE(file.ok()) << file.status();
   absl::StatusOr<FloatTensor> wte = (*file)->ReadFloat32("wte.weight");
   absl::StatusOr<FloatTensor> b = (*file)->ReadFloat32("lm_head.bias");
-  absl::StatusOr<FloatTensor> w = (*file)->ReadFloat32("h.0.w");
-  ASSERT_TRUE(wte.ok() && b.ok() && w.ok());
+  absl::StatusOr<FloatTensor> w = (*file)->ReadFloat32("h.0.mlp.w");
+  absl::StatusOr<FloatTensor> ln = (*file)->ReadFloat32("h.0.ln.bias");
+  ASSERT_TRUE(wte.ok() && b.ok() && w.ok() && ln.ok());
   EXPECT_EQ(wte->shape, (std::vector<int64_t>{8, 3}));
   EXPECT_EQ(std::vector<float>(wte->data, wte->data + 15), table);  // old rows bit for bit
   EXPECT_EQ(std::vector<float>(wte->data + 18, wte->data + 21), std::vector<float>(given, given + 3));
   EXPECT_EQ(std::vector<float>(b->data, b->data + 8), (std::vector<float>{1, 2, 3, 4, 10, 4, 4, 4}));
-  EXPECT_EQ(std::vector<float>(w->data, w->data + 8), other);
+  EXPECT_EQ(w->shape, (std::vector<int64_t>{5, 3}));
+  EXPECT_EQ(std::vector<float>(w->data, w->data + 15), same_shape);
+  EXPECT_EQ(ln->shape, (std::vector<int64_t>{5}));
 
-  absl::StatusOr<ResizeReport> smaller = ResizeTokenTables(in, 5, 4, {}, out);
-  EXPECT_THAT(std::string(smaller.status().message()), HasSubstr("token tables only grow"));
-  absl::StatusOr<ResizeReport> none = ResizeTokenTables(in, 6, 9, {}, out);
-  EXPECT_THAT(std::string(none.status().message()), HasSubstr("holds no tensor with 6 rows"));
+  EXPECT_THAT(std::string(ResizeTokenTables(in, {.table_rows = 5, .old_ids = 5, .new_ids = 5, .hidden = 3}, {}, out)
+                              .status()
+                              .message()),
+              HasSubstr("nothing to grow"));
+  EXPECT_THAT(std::string(ResizeTokenTables(in, {.table_rows = 6, .old_ids = 5, .new_ids = 9, .hidden = 3}, {}, out)
+                              .status()
+                              .message()),
+              HasSubstr("holds no token table"));
+}
+
+// A table padded beyond its tokenizer (Qwen, Pythia): the spare rows the new ids take are replaced by new ones,
+// the rows past the new ids stay; a bias likewise.
+TEST(ResizeTokenTableTest, APaddedTableKeepsItsSizeAndReplacesTheRowsNewIdsTake) {
+  const std::string in = ::testing::TempDir() + "/resize_padded_in.safetensors";
+  const std::string out = ::testing::TempDir() + "/resize_padded_out.safetensors";
+  const std::vector<float> table = CorrelatedTable(8);  // [8, 3]: the tokenizer uses 5 rows
+  const std::vector<float> bias = {1, 2, 3, 4, 10, -50, -60, -70};
+  ASSERT_TRUE(WriteSafetensors(in, {{"model.embed_tokens.weight", {8, 3}, table.data()},
+                                    {"lm_head.bias", {8}, bias.data()}})
+                  .ok());
+  absl::StatusOr<ResizeReport> report =
+      ResizeTokenTables(in, {.table_rows = 8, .old_ids = 5, .new_ids = 7, .hidden = 3}, {.seed = 1}, out);
+  ASSERT_TRUE(report.ok()) << report.status();
+  absl::StatusOr<std::unique_ptr<SafetensorsFile>> file = SafetensorsFile::Open(out);
+  ASSERT_TRUE(file.ok());
+  absl::StatusOr<FloatTensor> t = (*file)->ReadFloat32("model.embed_tokens.weight");
+  absl::StatusOr<FloatTensor> b = (*file)->ReadFloat32("lm_head.bias");
+  ASSERT_TRUE(t.ok() && b.ok());
+  EXPECT_EQ(t->shape, (std::vector<int64_t>{8, 3}));
+  EXPECT_EQ(std::vector<float>(t->data, t->data + 15), std::vector<float>(table.begin(), table.begin() + 15));
+  EXPECT_NE(std::vector<float>(t->data + 15, t->data + 21), std::vector<float>(table.begin() + 15, table.begin() + 21));
+  EXPECT_EQ(std::vector<float>(t->data + 21, t->data + 24), std::vector<float>(table.begin() + 21, table.end()));
+  EXPECT_EQ(std::vector<float>(b->data, b->data + 8), (std::vector<float>{1, 2, 3, 4, 10, 4, 4, -70}));
 }
 
 }  // namespace

@@ -130,10 +130,12 @@ absl::Status RunMoreMerges(const ExtendOptions& options, const Tokenizer& before
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> after, CreateExtended(std::move(spec)));
   TOKVEC_RETURN_IF_ERROR(WriteExtended(*after, options.output));
   if (!report->note.empty()) std::fprintf(stderr, "note: %s\n", report->note.c_str());
-  std::fprintf(stderr, "%zu new merges after the %zu old ones, %zu new tokens (ids %zu..%zu); vocabulary %zu -> %zu "
-                       "ids; wrote %s\n",
-               report->new_merges, report->old_merges, report->new_tokens, report->old_ids,
-               report->old_ids + report->new_tokens - 1, report->old_ids, after->vocab_size(), options.output.c_str());
+  const std::string ids = report->new_tokens == 0 ? std::string()
+                                                  : fmt::format(" (ids {}..{})", report->old_ids,
+                                                                report->old_ids + report->new_tokens - 1);
+  std::fprintf(stderr, "%zu new merges after the %zu old ones, %zu new tokens%s; vocabulary %zu -> %zu ids; wrote %s\n",
+               report->new_merges, report->old_merges, report->new_tokens, ids.c_str(), report->old_ids,
+               after->vocab_size(), options.output.c_str());
   return absl::OkStatus();
 }
 
@@ -147,6 +149,11 @@ absl::Status RunExtend(ExtendOptions options) {
   if (options.add_tokens.empty() == !training) {
     return absl::InvalidArgumentError(fmt::format(
         "{}give one of --add-tokens FILE, --more-merges N FILE... and --vocab-size N FILE...", kUsagePrefix));
+  }
+  if (training && (options.defaults.special || options.defaults.single_word || options.defaults.lstrip ||
+                   options.defaults.rstrip || !options.normalized.empty())) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}--special, --single-word, --lstrip, --rstrip and --normalized go with --add-tokens", kUsagePrefix));
   }
   if (!training && !options.files.empty()) {
     return absl::InvalidArgumentError(fmt::format(

@@ -6,9 +6,9 @@
 //                  strip_accents (null: as lowercase), lowercase = do_lower_case (default true)}
 //   pre-tokenizer  BertPreTokenizer;   model  WordPiece {unk_token (default "[UNK]"), "##", 100 chars per word}
 //   decoder        WordPiece {"##", cleanup};   special tokens  unk, sep, pad, cls, mask tokens found in vocab.txt
-//   post-processor TemplateProcessing [CLS] $A [SEP] / [CLS] $A [SEP] $B:1 [SEP]:1 (when both are in vocab.txt and
-//                  tokenizer_config.json's tokenizer_class, if any, is a BERT one; MPNetTokenizer: pairs
-//                  [CLS] $A [SEP] [SEP] $B:1 [SEP]:1, as transformers' MPNetConverter)
+//   post-processor TemplateProcessing [CLS] $A [SEP] / [CLS] $A [SEP] $B:1 [SEP]:1 (when both are in vocab.txt;
+//                  tokenizer_config.json's tokenizer_class MPNetTokenizer: pairs [CLS] $A [SEP] [SEP] $B:1 [SEP]:1,
+//                  as transformers' MPNetConverter)
 //
 //   TOKVEC_ASSIGN_OR_RETURN(TokenizerSpec spec, ReadBertVocabTxt("models/minilm/vocab.txt"));
 //
@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <optional>
-#include <iterator>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -154,25 +153,16 @@ absl::StatusOr<TokenizerSpec> ReadBertVocabTxt(const std::string& vocab_txt_path
             [](const SpecialToken& a, const SpecialToken& b) { return a.id < b.id; });
   // 5. The post-processor transformers' BertConverter gives BertTokenizerFast: "[CLS]:0 $A:0 [SEP]:0", and for a
   //    pair "[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1" (cls_token / sep_token of tokenizer_config.json), when the
-  //    vocabulary has both and tokenizer_config.json names a BERT tokenizer class or none; MPNetConverter's
-  //    "<s>:0 $A:0 </s>:0 </s>:0 $B:1 </s>:1" for MPNetTokenizer; none for other classes.
-  static constexpr std::string_view kBertClasses[] = {"",
-                                                      "BertTokenizer",
-                                                      "BertTokenizerFast",
-                                                      "DistilBertTokenizer",
-                                                      "DistilBertTokenizerFast",
-                                                      "ElectraTokenizer",
-                                                      "ElectraTokenizerFast"};
+  //    vocabulary has both (BertConverter's classes and every other vocab.txt class: ConvBert, DPR, LayoutLM,
+  //    MobileBert, ...); MPNetConverter's "<s>:0 $A:0 </s>:0 </s>:0 $B:1 </s>:1" for MPNetTokenizer.
   const bool mpnet_class =
       config.tokenizer_class == "MPNetTokenizer" || config.tokenizer_class == "MPNetTokenizerFast";
-  const bool bert_class = mpnet_class || std::find(std::begin(kBertClasses), std::end(kBertClasses),
-                                                   config.tokenizer_class) != std::end(kBertClasses);
   std::optional<TokenId> cls, sep;
   for (const auto& [key, token] : config.tokens) {
     if (key == "cls_token") cls = spec.wordpiece.Find(token);
     if (key == "sep_token") sep = spec.wordpiece.Find(token);
   }
-  if (bert_class && cls && sep) {
+  if (cls && sep) {
     PostProcessor::Step add{.kind = PostProcessor::Step::kAddTokens, .before = {*cls}, .after = {*sep}};
     const std::vector<TokenId> middle = mpnet_class ? std::vector<TokenId>{*sep, *sep} : std::vector<TokenId>{*sep};
     add.pair = std::vector<TemplatePiece>{{.kind = TemplatePiece::kTokens, .ids = {*cls}, .type_id = 0},

@@ -147,11 +147,14 @@ absl::Status Trainer::AssignBaseIds(const std::vector<WordCount>& words) {
     for (int b = 0; b < 256; ++b) AddToken(std::string(1, static_cast<char>(b)));
     return absl::OkStatus();
   }
-  // 2. Word models: `<unk>`, `</w>`, then the code points of the corpus in byte order.
-  out_.unk_id = static_cast<TokenId>(out_.tokens.size());
-  out_.tokens.emplace_back();
-  spelling_.emplace_back();
-  out_.end_of_word_id = AddToken(std::string(1, kEndOfWordByte));
+  // 2. Word models: `<unk>`, `</w>`, then the code points of the corpus in byte order (code-point models: the code
+  //    points only).
+  if (options_.type == ModelType::kWord) {
+    out_.unk_id = static_cast<TokenId>(out_.tokens.size());
+    out_.tokens.emplace_back();
+    spelling_.emplace_back();
+    out_.end_of_word_id = AddToken(std::string(1, kEndOfWordByte));
+  }
   absl::StatusOr<std::vector<std::string>> alphabet = Alphabet(words);
   if (MergeExchange* exchange = options_.exchange) {  // every process's characters, on every process
     if (!exchange->AllOk(alphabet.ok())) {
@@ -252,7 +255,7 @@ absl::Status Trainer::LoadWords(std::vector<WordCount> words) {
         symbols_.push_back(token_ids_.find(absl::string_view(bytes.data() + i, len))->second);
         i += len;
       }
-      symbols_.push_back(*out_.end_of_word_id);
+      if (out_.end_of_word_id) symbols_.push_back(*out_.end_of_word_id);
     }
     word_size_.push_back(static_cast<uint32_t>(symbols_.size() - word_begin_.back()));
     word_count_.push_back(static_cast<int64_t>(word.count));
@@ -421,6 +424,12 @@ std::optional<uint64_t> Trainer::PickMerge(CountOf&& count_of) {
     const int64_t count = count_of(top.pair);
     if (count != top.count) {  // stale: back with the current count
       if (count > 0) Push({count, top.pair});
+      continue;
+    }
+    if (options_.start_tokens != nullptr && token_ids_.contains(out_.tokens[LeftOf(top.pair)] +
+                                                                  out_.tokens[RightOf(top.pair)])) {
+      // Continuing a model: a pair that spells an existing token is left alone. The old merges that token takes
+      // part in would apply after it at encode time, which these counts do not see.
       continue;
     }
     if (static_cast<uint64_t>(count) < options_.min_frequency) {

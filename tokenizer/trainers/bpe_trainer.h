@@ -1,5 +1,6 @@
-// Learning BPE merges from word counts (Sennrich et al. 2016, https://arxiv.org/abs/1508.07909), for both model
-// types: word models (symbols are code points plus `</w>` after each word) and byte models (symbols are bytes).
+// Learning BPE merges from word counts (Sennrich et al. 2016, https://arxiv.org/abs/1508.07909), for three model
+// types: word models (symbols are code points plus `</w>` after each word), byte models (symbols are bytes) and
+// code-point models (ModelType::kChar: code points only, as SentencePiece's BPE; spbpe_trainer.h).
 //
 //   TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> words, CountWords(paths, counter_options));
 //   BpeTrainerOptions options{.type = ModelType::kWord, .merges = 4};
@@ -92,8 +93,8 @@ struct BpeTrainerOptions {
   // Continuing an existing byte model (tokvec extend --more-merges, more_merges.h) instead of starting from the
   // 256 bytes: ids 0..start_tokens.size() - 1 keep their bytes ("" for an id that is no BPE token: special and
   // added tokens, gaps), and `start_split` cuts each word into those tokens (the existing model's merges
-  // applied). New tokens get the ids after them; `merges` counts new merges, `vocab_size` every id. Not with an
-  // exchange or special tokens.
+  // applied). New tokens get the ids after them; `merges` counts new merges, `vocab_size` every id; a pair that
+  // spells an existing token is never merged. Not with an exchange or special tokens.
   const std::vector<std::string>* start_tokens = nullptr;
   std::function<absl::Status(std::string_view word, std::vector<TokenId>* ids)> start_split;
 };
@@ -108,7 +109,8 @@ struct TrainedBpe {
   std::string note;  // Why training stopped before its target, or empty.
 };
 
-// Word models: each word must be valid UTF-8 without White_Space (as WhitespacePreTokenizer makes them).
+// Word and code-point models: each word must be valid UTF-8 (word models: without White_Space, as
+// WhitespacePreTokenizer makes them).
 absl::StatusOr<TrainedBpe> TrainBpe(std::vector<WordCount> words, const BpeTrainerOptions& options);
 
 // The tokenizer made of a trained model and the pre-tokenizer and normalizer it was counted with.

@@ -51,6 +51,16 @@ absl::StatusOr<MoreMergesReport> AddMoreMerges(const std::vector<std::string>& p
   // 3. Every old id keeps its bytes; each piece starts as the old model encodes it.
   std::vector<std::string> start_tokens(report.old_ids);
   for (TokenId id = 0; id < old_list.size() && id < start_tokens.size(); ++id) start_tokens[id] = old_list.token(id);
+  // An added or special token's text counts as a token while training: no new merge may spell it (the trainer
+  // leaves pairs that spell an existing token alone), so the written vocabulary never holds one text under two
+  // ids. It is no BPE token afterwards, as before.
+  std::vector<TokenId> added_ids;
+  for (const SpecialToken& special : spec->special_tokens) {
+    if (special.id < start_tokens.size() && start_tokens[special.id].empty() && !special.text.empty()) {
+      start_tokens[special.id] = special.text;
+      added_ids.push_back(special.id);
+    }
+  }
   const ByteIds byte_ids = ByteIdsOf(old_list);
   const bool ignore_merges = spec->ignore_merges;
   std::vector<BpeModel::Symbol> symbols;
@@ -84,6 +94,7 @@ absl::StatusOr<MoreMergesReport> AddMoreMerges(const std::vector<std::string>& p
                             .start_tokens = &start_tokens,
                             .start_split = split};
   TOKVEC_ASSIGN_OR_RETURN(TrainedBpe trained, TrainBpe(std::move(words), trainer));
+  for (TokenId id : added_ids) trained.tokens[id].clear();
   // 4. The extended model: old merges, then the new ones.
   report.new_merges = trained.merges.size();
   report.new_tokens = trained.tokens.size() - report.old_ids;

@@ -32,6 +32,7 @@ commands=(
   "bench/embed_dtype.sh $tokvec"
   "bench/padded_batch.sh $tokvec"
   "bench/rerank.sh $tokvec"
+  "bench/spbpe.sh $tokvec"
   "$python bench/modernbert.py --tokvec $tokvec --rounds 1 --threads 2"
   "$python bench/search.py --tokvec $tokvec --rounds 3"
 )

@@ -37,6 +37,7 @@
 #include "fmt/format.h"
 #include "tokenizer/formats/formats.h"
 #include "tokenizer/trainers/count_file.h"
+#include "tokenizer/trainers/spbpe_trainer.h"
 #include "tokenizer/trainers/tokenizer_trainer.h"
 
 namespace tokvec::cli {
@@ -55,6 +56,8 @@ struct TrainCommandOptions {
   std::vector<std::string> special_tokens;
   size_t threads = 0;  // 0: one per core.
   bool from_counts = false;  // files are count files (tokenizer/trainers/count_file.h)
+  double character_coverage = 0.9995;  // spbpe
+  bool has_coverage = false;
   bool split_lines = false;  // count each line on its own (word_counter.h)
   std::vector<std::string> files;
 };
@@ -75,7 +78,52 @@ absl::Status EmptyCorpusError(const std::vector<std::string>& files, bool from_c
       word ? " or only white space" : ""));
 }
 
+// --type spbpe: SentencePiece-style BPE written as tokenizer.json (tokenizer/trainers/spbpe_trainer.h).
+absl::Status RunTrainSpBpe(const TrainCommandOptions& options) {
+  if (!options.has_vocab_size || options.has_merges) {
+    return absl::InvalidArgumentError(fmt::format("{}--type spbpe takes --vocab-size N (not --merges)", kUsagePrefix));
+  }
+  if (!options.pattern.empty() || options.normalize != "none" || !options.special_tokens.empty() ||
+      options.from_counts || options.split_lines) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}--type spbpe splits at white space with ▁ and has its own special tokens: --pattern, --normalize, "
+        "--special, --from-counts and --split-lines do not apply",
+        kUsagePrefix));
+  }
+  const std::string& out = options.output;
+  if (out.size() < 5 || out.substr(out.size() - 5) != ".json") {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}--type spbpe writes a Hugging Face tokenizer.json: -o must end in .json, not '{}'", kUsagePrefix, out));
+  }
+  std::vector<std::string> files = options.files;
+  if (files.empty()) files.push_back("-");
+  TOKVEC_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(out));  // an unwritable path fails before the work
+  TrainProgress progress;
+  SpBpeOptions spbpe{.vocab_size = options.vocab_size,
+                     .character_coverage = options.character_coverage,
+                     .min_frequency = options.min_frequency,
+                     .threads = options.threads > 0 ? options.threads
+                                                    : std::max<size_t>(1, std::thread::hardware_concurrency()),
+                     .count_progress = [&](uint64_t bytes) { progress.Bytes(bytes); },
+                     .merge_progress = [&](size_t done) { progress.Merges(done, 0); }};
+  progress.StartMerges();
+  SpBpeReport report;
+  absl::StatusOr<std::string> json = TrainSpBpe(files, spbpe, &report);
+  progress.Done();
+  if (!json.ok()) return json.status();
+  TOKVEC_RETURN_IF_ERROR(file.Write(*json));
+  TOKVEC_RETURN_IF_ERROR(file.Commit());
+  if (!report.note.empty()) std::fprintf(stderr, "note: %s\n", report.note.c_str());
+  std::fprintf(stderr, "%zu characters (%zu more left to byte fallback), %zu merges; wrote %s\n", report.alphabet,
+               report.dropped_characters, report.merges, out.c_str());
+  return absl::OkStatus();
+}
+
 absl::Status RunTrain(const TrainCommandOptions& options) {
+  if (options.type == "spbpe") return RunTrainSpBpe(options);
+  if (options.has_coverage) {
+    return absl::InvalidArgumentError(fmt::format("{}--character-coverage applies to --type spbpe", kUsagePrefix));
+  }
   // 1. The pieces to count: whitespace words or split-pattern pieces, after the optional normalizer.
   const bool word = options.type == "word";
   if (word && !options.pattern.empty()) {
@@ -211,8 +259,10 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
 void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
   auto options = std::make_shared<TrainCommandOptions>();
   CLI::App* sub = app.add_subcommand("train", "Learn a BPE model (word or byte-level) from text");
-  sub->add_option("--type", options->type, "word (classic BPE, words at whitespace, </w>) or byte (byte-level)")
-      ->check(CLI::IsMember({"word", "byte"}))
+  sub->add_option("--type", options->type,
+                  "word (classic BPE, words at whitespace, </w>), byte (byte-level) or spbpe (SentencePiece-style "
+                  "BPE over code points with ▁ and byte fallback, written as tokenizer.json)")
+      ->check(CLI::IsMember({"word", "byte", "spbpe"}))
       ->capture_default_str();
   sub->add_option("--pattern", options->pattern,
                   "Byte models: split pattern, a preset (gpt2, r50k, p50k, cl100k, o200k) or an ICU regex "
@@ -221,7 +271,13 @@ void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
                   "Unicode normalization stored in the model: none, nfc, nfkc, lowercase, or a combination "
                   "such as nfkc+lowercase")
       ->capture_default_str();
-  sub->add_option("-o,--output", options->output, "Model file to write (tokvec format)")->required();
+  sub->add_option("-o,--output", options->output, "Model file to write (tokvec format; spbpe: tokenizer.json)")
+      ->required();
+  CLI::Option* coverage = sub->add_option("--character-coverage", options->character_coverage,
+                                          "spbpe: share of character occurrences the alphabet covers (the rest "
+                                          "falls back to bytes)")
+                              ->capture_default_str()
+                              ->check(CLI::Range(0.0, 1.0));
   // Counts are unsigned: without these checks CLI11 reads "-2" as 2^64 - 2 (and --threads -2 then aborts).
   auto whole_number = [](bool zero_ok) {
     return CLI::Validator(
@@ -257,7 +313,8 @@ void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
                 "cuts it; a regex --pattern is always counted by lines (with --from-counts: the counts' header "
                 "must say split=lines)");
   sub->add_option("files", options->files, "Text files to learn from; none or '-' reads standard input");
-  sub->callback([options, merges, vocab_size, action] {
+  sub->callback([options, merges, vocab_size, coverage, action] {
+    options->has_coverage = coverage->count() > 0;
     options->has_merges = merges->count() > 0;
     options->has_vocab_size = vocab_size->count() > 0;
     *action = [options] { return RunTrain(*options); };

@@ -1,0 +1,115 @@
+// SentencePiece-style BPE training (tokenizer/trainers/spbpe_trainer.h): the written tokenizer.json loads with the
+// Llama-2 layout (<unk> <s> </s>, 256 byte tokens, the alphabet, merges), round-trips text through byte fallback,
+// covers characters as asked and does not depend on threads. Hugging Face's ids on trained files are checked by
+// `make conformance` (hf/trained-spbpe/*).
+#include "tokenizer/trainers/spbpe_trainer.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/file_io.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tokenizer/tokenizer.h"
+
+namespace tokvec {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string CorpusFile() {
+  const std::string path = ::testing::TempDir() + "/spbpe_corpus.txt";
+  std::string text;
+  for (const char* name : {"botchan.txt", "wagahaiwa_nekodearu.txt"}) {
+    absl::StatusOr<std::string> part = ReadFile(std::string(TOKVEC_SHARED_DIR) + "/corpora/" + name);
+    if (part.ok()) text += part->substr(0, 150000);
+  }
+  if (text.empty()) {
+    std::printf("[ note ] ../shared/corpora absent: a generated text\n");
+    for (int i = 0; i < 3000; ++i) text += "the lowest newer wider 東京 lower newest, widest! café\n";
+  }
+  EXPECT_TRUE(WriteFileAtomically(path, text).ok());
+  return path;
+}
+
+std::unique_ptr<Tokenizer> LoadJson(const std::string& json, const std::string& name) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  EXPECT_TRUE(WriteFileAtomically(path, json).ok());
+  absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Load(path);
+  EXPECT_TRUE(tokenizer.ok()) << tokenizer.status();
+  return tokenizer.ok() ? *std::move(tokenizer) : nullptr;
+}
+
+TEST(SpBpeTrainerTest, WritesTheLlamaLayoutAndRoundTripsText) {
+  const std::string corpus = CorpusFile();
+  SpBpeReport report;
+  absl::StatusOr<std::string> json = TrainSpBpe({corpus}, {.vocab_size = 3000, .threads = 1}, &report);
+  ASSERT_TRUE(json.ok()) << json.status();
+  const nlohmann::json j = nlohmann::json::parse(*json);
+  const nlohmann::json& vocab = j["model"]["vocab"];
+  EXPECT_EQ(vocab.size(), 3000u);
+  EXPECT_EQ(vocab["<unk>"], 0);
+  EXPECT_EQ(vocab["<s>"], 1);
+  EXPECT_EQ(vocab["</s>"], 2);
+  EXPECT_EQ(vocab["<0x00>"], 3);
+  EXPECT_EQ(vocab["<0xFF>"], 258);
+  // The alphabet (in byte order) follows the byte tokens, ▁ among it; merged pieces after.
+  ASSERT_TRUE(vocab.contains("\xE2\x96\x81"));
+  EXPECT_GE(vocab["\xE2\x96\x81"].get<size_t>(), 259u);
+  EXPECT_LT(vocab["\xE2\x96\x81"].get<size_t>(), 259u + report.alphabet);
+  EXPECT_LT(vocab["a"].get<size_t>(), vocab["\xE2\x96\x81"].get<size_t>());  // byte order: ASCII first
+  EXPECT_EQ(report.merges + report.alphabet + 259, 3000u);
+  EXPECT_EQ(j["model"]["merges"].size(), report.merges);
+  EXPECT_TRUE(j["model"]["byte_fallback"].get<bool>());
+
+  std::unique_ptr<Tokenizer> tokenizer = LoadJson(*json, "spbpe.json");
+  ASSERT_TRUE(tokenizer);
+  // Text with characters outside the alphabet (an emoji, a rare CJK character) decodes back exactly.
+  const std::string text = "The cat sat on the mat.  吾輩は猫である。 emoji 🎉 and 𠮷!";
+  absl::StatusOr<Encoding> encoded = tokenizer->Encode(text);
+  ASSERT_TRUE(encoded.ok()) << encoded.status();
+  absl::StatusOr<std::string> decoded = tokenizer->Decode(encoded->ids);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, text);
+  int bytes = 0;
+  for (TokenId id : encoded->ids) bytes += id >= 3 && id <= 258;
+  EXPECT_GE(bytes, 8) << "the emoji and 𠮷 fall back to their UTF-8 bytes";
+
+  // Threads do not change a byte.
+  absl::StatusOr<std::string> two = TrainSpBpe({corpus}, {.vocab_size = 3000, .threads = 2});
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(*two, *json);
+}
+
+TEST(SpBpeTrainerTest, CharacterCoverageLeavesRareCharactersToBytes) {
+  const std::string corpus = CorpusFile();
+  SpBpeReport full, part;
+  absl::StatusOr<std::string> a = TrainSpBpe({corpus}, {.vocab_size = 3000, .character_coverage = 1.0}, &full);
+  absl::StatusOr<std::string> b = TrainSpBpe({corpus}, {.vocab_size = 3000, .character_coverage = 0.95}, &part);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(full.dropped_characters, 0u);
+  EXPECT_GT(part.dropped_characters, 0u);
+  EXPECT_EQ(full.alphabet, part.alphabet + part.dropped_characters);
+}
+
+TEST(SpBpeTrainerTest, Errors) {
+  const std::string corpus = CorpusFile();
+  auto error = [](const std::vector<std::string>& paths, SpBpeOptions options) {
+    absl::StatusOr<std::string> json = TrainSpBpe(paths, options);
+    return json.ok() ? std::string("ok") : std::string(json.status().message());
+  };
+  EXPECT_THAT(error({corpus}, {.vocab_size = 300}), HasSubstr("is smaller than the"));
+  EXPECT_THAT(error({corpus}, {.character_coverage = 0.0}), HasSubstr("must be in (0, 1]"));
+  EXPECT_THAT(error({corpus}, {.character_coverage = 1.5}), HasSubstr("must be in (0, 1]"));
+  const std::string empty = ::testing::TempDir() + "/spbpe_empty.txt";
+  ASSERT_TRUE(WriteFileAtomically(empty, " \n\t\n").ok());
+  EXPECT_THAT(error({empty}, {}), HasSubstr("no text to learn from"));
+  const std::string bad = ::testing::TempDir() + "/spbpe_bad.txt";
+  ASSERT_TRUE(WriteFileAtomically(bad, "ok \xFF\xFE bad\n").ok());
+  EXPECT_THAT(error({bad}, {}), HasSubstr("spbpe_bad.txt"));
+}
+
+}  // namespace
+}  // namespace tokvec

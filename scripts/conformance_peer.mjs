@@ -91,7 +91,8 @@
 //   py-tokenizers/<file>/<run>  not here: the Python drop-in tokvec.tokenizers against encodeBatch on every
 //                           tokenizer.json of tests/data (runs own, off, trunc16, fixed40), which scripts/conformance.sh
 //                           runs after this script on request (--only py-tokenizers; opt-in while differences are open) (scripts/py_tokenizers_conformance.py, scripts/py_tokenizers_peer.mjs)
-// --only PREFIX runs only the suites whose name starts with PREFIX (e.g. --only wordpiece).
+// --only PREFIX runs only the suites whose name starts with PREFIX (e.g. --only wordpiece); --shard I/N only the Ith
+// of N parts of them (the others run in other processes).
 // Text special tokens spell (<|endoftext|>) is ordinary text on both sides (tiktoken's encode_ordinary).
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -112,7 +113,19 @@ const { get_encoding } = require("tiktoken");
 const hf = require("tokenizers");
 fs.mkdirSync(args.work, { recursive: true });
 const ENCODINGS = ["gpt2", "cl100k_base", "o200k_base"];
-const want = (suite) => !args.only || suite.startsWith(args.only) || args.only.startsWith(suite);
+// --shard I/N (scripts/conformance.sh runs N processes at once): this process runs the suites whose name hashes to
+// I. A group name that gates per-file suites (wordpiece, unigram, ...) passes in every shard; its files are split.
+const GROUPS = new Set(["wordpiece", "pretok", "spm_bpe", "unigram", "added", "affix_bpe", "skip-special", "legacy",
+                        "lengths", "written"]);
+const [shardIndex, shardCount] = (args.shard ?? "0/1").split("/").map(Number);
+const inShard = (suite) => {
+  if (shardCount <= 1 || GROUPS.has(suite)) return true;
+  let hash = 0;
+  for (const c of suite) hash = (hash * 31 + c.codePointAt(0)) >>> 0;
+  return hash % shardCount === shardIndex;
+};
+const want = (suite) =>
+  (!args.only || suite.startsWith(args.only) || args.only.startsWith(suite)) && inShard(suite);
 const decoder = new TextDecoder("utf-8");
 
 // ---- Running tokvec (two at a time: the machine has two cores).
@@ -265,7 +278,7 @@ const vocabPath = (name) => path.join(args.vocab, name);
 
 for (const name of ENCODINGS) {
   const model = vocabPath(`${name}.tiktoken`);
-  if (!want("tiktoken") && !want("llamacpp")) continue;
+  if (!want(`tiktoken/${name}`) && !(name === "gpt2" && want("llamacpp"))) continue;
   if (!fs.existsSync(model)) {
     console.log(`SKIP tiktoken/${name}: ${model} not found`);
     continue;

@@ -15,6 +15,13 @@ python=/usr/bin/python3  # Debian's, with torch
 logs=$(mktemp -d "${TMPDIR:-/tmp}/tokvec-bench.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
 
+# On a CPU newer than Debian's OpenBLAS, tokvec replaces its SSE3 fallback with the newest kernels the CPU runs
+# (docs/benchmarks.md); the peers (PyTorch, NumPy) get the same kernels through OPENBLAS_CORETYPE.
+if [[ -z "${OPENBLAS_CORETYPE:-}" ]]; then
+  core=$("$tokvec" bench gemm --rows 8 --shapes 8x8 --repeats 1 2>/dev/null |
+         $python -c 'import json, sys; print(json.loads(sys.stdin.readline())["blas_core"])' 2>/dev/null || true)
+  [[ -n "$core" ]] && export OPENBLAS_CORETYPE=$core
+fi
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
 commands=(
@@ -64,6 +71,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "- CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores ($(lscpu | sed -n 's/^Thread(s) per core: *//p') thread per core)"
   echo "- Flags used: AVX-512F at run time (\`__builtin_cpu_supports\`); the build has no -march flag"
   echo "- OpenBLAS kernels (tokvec and torch alike): OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset (chosen by the CPU)}"
+  echo "  (set by run_all.sh to the kernels tokvec selects when it was unset)"
   echo "- Load average (1, 5, 15 min) before: $load_before; after: $load_after"
   echo "- OS: $(. /etc/os-release && echo "$PRETTY_NAME"), $(uname -r)"
   echo

@@ -3,7 +3,7 @@
 (`Q @ X.T`, OpenBLAS sgemm on the index normalised beforehand, so NumPy does less work than tokvec, which scales
 by the norms as it goes) then `np.argpartition` and a sort of the k. Both get the same arrays in memory; each
 measurement runs in its own process (OpenBLAS's thread count is global to a process), 1 and 2 threads apart,
-with OPENBLAS_CORETYPE unset. Also the binary index (ubinary codes of the same vectors, Hamming then float
+with the environment's OPENBLAS_CORETYPE (run_all.sh sets it to the kernels tokvec uses). Also the binary index (ubinary codes of the same vectors, Hamming then float
 rescoring of 4k candidates, sentence-transformers' recipe) against the same NumPy float search, and the recall@k
 the binary index keeps. Every tokvec float answer is checked against NumPy's (same top-k; ties within 1e-6 may
 swap).
@@ -58,7 +58,6 @@ def worker(args):
 
 def measure(args, tool, threads):
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
-    env.pop("OPENBLAS_CORETYPE", None)
     cmd = [sys.executable, __file__, "--worker", tool, "--threads", str(threads), "--data", args.data,
            "--rounds", str(args.rounds), "-k", str(args.k), "--python-path", args.python_path]
     result = json.loads(subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout)

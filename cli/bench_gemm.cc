@@ -15,6 +15,7 @@
 
 #include "embeddings/random_init.h"
 #include "fmt/format.h"
+#include "kernels/blas_kernels.h"
 #include "kernels/ops.h"
 #include "kernels/packed_gemm.h"
 #include "nlohmann/json.hpp"
@@ -133,7 +134,8 @@ absl::Status RunGemmBench(const GemmBenchOptions& o) {
                              {"in", in},                 {"out", out},
                              {"packed_gflops", ours},    {"sgemm_gflops", theirs},
                              {"ratio", ours / theirs},   {"fma_peak_gflops", peak},
-                             {"packed_of_peak", peak > 0 ? ours / peak : 0.0}};
+                             {"packed_of_peak", peak > 0 ? ours / peak : 0.0},
+                             {"blas_core", BlasCoreName()}};
       std::printf("%s\n", line.dump().c_str());
       std::fflush(stdout);
     }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "kernels/blas_kernels.h"
 #include "kernels/gelu_avx512.h"
 #include "kernels/tiled_linear.h"
 
@@ -38,6 +39,7 @@ const char* LayoutName(WeightLayout layout) {
 void UseSingleThreadedBlas() {
   static std::once_flag once;
   std::call_once(once, [] {
+    SelectBlasKernels();  // before any BLAS call: OpenBLAS may have fallen back to SSE3 kernels (blas_kernels.h)
     openblas_set_num_threads(1);
     // OpenBLAS starts its worker threads when the library loads, and idle workers spin (sched_yield) for about
     // 2^28 cycles before they sleep: ~0.1 s of the other core at every `tokvec` start, 10-17% of the samples of

@@ -107,8 +107,9 @@ void SoftmaxInPlace(std::span<float> row);
 // Every row of m.
 void SoftmaxRows(Matrix* m);
 
-// Sets OpenBLAS to one thread and stops its idle worker threads, once per process (thread-safe). Every op here
-// calls it, and `tokvec` calls it at start (the idle workers would otherwise spin on a core for ~0.1 s).
+// Sets OpenBLAS to one thread and stops its idle worker threads, once per process (thread-safe), after
+// SelectBlasKernels (blas_kernels.h) has put right a fallback to SSE3 kernels on CPUs newer than the OpenBLAS.
+// Every op here calls it, and `tokvec` calls it at start (idle workers would otherwise spin on a core for ~0.1 s).
 void UseSingleThreadedBlas();
 
 // Runs fn(i) for i in [0, n) on up to `threads` std::threads (the calling thread included). Each index is

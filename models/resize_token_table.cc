@@ -12,6 +12,7 @@
 #include "embeddings/safetensors.h"
 #include "embeddings/safetensors_shards.h"
 #include "fmt/format.h"
+#include "kernels/ops.h"
 
 namespace tokvec {
 namespace {
@@ -50,6 +51,7 @@ bool DrawMeanResizedRows(const float* table, int64_t old_rows, int64_t cols, int
   std::vector<double> covariance(cols * cols, 0.0);
   constexpr int64_t kBlock = 512;
   std::vector<double> block(static_cast<size_t>(std::min(old_rows, kBlock) * cols));
+  UseSingleThreadedBlas();
   for (int64_t r0 = 0; r0 < old_rows; r0 += kBlock) {
     const int64_t n = std::min(kBlock, old_rows - r0);
     for (int64_t r = 0; r < n; ++r) {

@@ -30,6 +30,7 @@ TEST(BenchGemmTest, PrintsOneLinePerRowsAndShape) {
     EXPECT_EQ(line["out"], 33);
     EXPECT_GT(line["packed_gflops"].get<double>(), 0.0);
     EXPECT_GT(line["sgemm_gflops"].get<double>(), 0.0);
+    EXPECT_TRUE(line["blas_core"].is_string());
   }
   EXPECT_EQ(lines, 2);
 }
@@ -43,6 +44,18 @@ TEST(BenchGemmTest, UsageErrorsExitTwo) {
   RunResult r = RunTokvec({"bench", "gemm", "--rows", "0"});
   EXPECT_EQ(r.exit_code, 2) << r.Describe();
   EXPECT_THAT(r.err, HasSubstr("error: usage: every --rows value must be in 1..16384"));
+}
+
+// OPENBLAS_CORETYPE is the user's: tokvec keeps the kernels it names (kernels/blas_kernels.h replaces only
+// OpenBLAS's own fallback).
+TEST(BenchGemmTest, OpenBlasCoreTypeFromTheUserIsKept) {
+  if (!PackedGemmAvailable()) GTEST_SKIP() << "the CPU has no AVX-512F (or TOKVEC_GEMM=openblas)";
+  testing::ShellResult r = testing::RunShell(fmt::format(
+      "OPENBLAS_CORETYPE=Prescott {} bench gemm --rows 12 --shapes 32x32 --repeats 1", testing::Tokvec()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json line = nlohmann::json::parse(r.out);
+  if (line["blas_core"] == "") GTEST_SKIP() << "the BLAS does not name its kernels";
+  EXPECT_EQ(line["blas_core"], "Prescott");
 }
 
 TEST(BenchGemmTest, OpenBlasOnlyIsAnError) {

@@ -23,7 +23,8 @@ struct BlasKernelChoice {
 };
 
 // Runs once per process (later calls return the first answer). Not safe while another thread is inside a BLAS
-// call; tokvec calls it before its first one.
+// call or while OpenBLAS's own worker threads run (the switch empties its kernel table for a moment):
+// UseSingleThreadedBlas stops them, then calls it, before tokvec's first BLAS call.
 const BlasKernelChoice& SelectBlasKernels();
 
 // The core OpenBLAS uses now, e.g. "Cooperlake"; "" for a BLAS without openblas_get_corename.

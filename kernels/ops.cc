@@ -39,13 +39,15 @@ const char* LayoutName(WeightLayout layout) {
 void UseSingleThreadedBlas() {
   static std::once_flag once;
   std::call_once(once, [] {
-    SelectBlasKernels();  // before any BLAS call: OpenBLAS may have fallen back to SSE3 kernels (blas_kernels.h)
     openblas_set_num_threads(1);
     // OpenBLAS starts its worker threads when the library loads, and idle workers spin (sched_yield) for about
     // 2^28 cycles before they sleep: ~0.1 s of the other core at every `tokvec` start, 10-17% of the samples of
     // `tokvec encode` on 15 MB (perf), competing with our own second thread. We never use them: stop them.
     // (Not part of OpenBLAS's public header; weak, so another BLAS without it still links.)
     if (blas_thread_shutdown_ != nullptr) blas_thread_shutdown_();
+    // Before any BLAS call, and with OpenBLAS's workers stopped (they read its kernel table, which the switch
+    // empties for a moment): OpenBLAS may have fallen back to SSE3 kernels (blas_kernels.h).
+    SelectBlasKernels();
   });
 }
 

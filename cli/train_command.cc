@@ -10,7 +10,10 @@
 // does, and so does a split pattern given as a regex, which cannot be cut safely (tokenizer/trainers/word_counter.h).
 // A corpus without text (every file empty) is an error naming the files.
 // Word models cut words at Unicode White_Space; byte models cut pieces with a split pattern (default gpt2). The
-// training rules and the id layout are in tokenizer/trainers/bpe_trainer.h; the file format in tokenizer/formats/tokvec_model_format.cc.
+// training rules and the id layout are in tokenizer/trainers/bpe_trainer.h; the file format in
+// tokenizer/formats/tokvec_model_format.cc. --type spbpe and --type wordpiece write a tokenizer.json
+// (spbpe_trainer.h, wordpiece_trainer.h):
+//   tokvec train --type wordpiece --vocab-size 30000 [--criterion likelihood|ratio|bpe] [--cased] -o vocab.json *.txt
 // Invalid UTF-8 in a word corpus is an error naming the file and byte offset (train a byte model for such
 // data). Progress (bytes read, merges done, rate) goes to stderr when stderr is a terminal; a note there says
 // when training stopped before its target.
@@ -23,9 +26,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -39,6 +44,7 @@
 #include "tokenizer/trainers/count_file.h"
 #include "tokenizer/trainers/spbpe_trainer.h"
 #include "tokenizer/trainers/tokenizer_trainer.h"
+#include "tokenizer/trainers/wordpiece_trainer.h"
 
 namespace tokvec::cli {
 namespace {
@@ -59,6 +65,10 @@ struct TrainCommandOptions {
   double character_coverage = 0.9995;  // spbpe
   bool has_coverage = false;
   bool split_lines = false;  // count each line on its own (word_counter.h)
+  std::string criterion = "likelihood";  // wordpiece
+  bool has_criterion = false;
+  size_t limit_alphabet = 0;  // wordpiece
+  bool cased = false;         // wordpiece
   std::vector<std::string> files;
 };
 
@@ -78,6 +88,32 @@ absl::Status EmptyCorpusError(const std::vector<std::string>& files, bool from_c
       word ? " or only white space" : ""));
 }
 
+absl::Status RequireJsonOutput(const std::string& out, std::string_view type) {
+  if (out.size() < 5 || out.substr(out.size() - 5) != ".json") {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}--type {} writes a Hugging Face tokenizer.json: -o must end in .json, not '{}'", kUsagePrefix, type, out));
+  }
+  return absl::OkStatus();
+}
+
+// Trains with `train` (progress on stderr through the TrainProgress it is given) and writes the tokenizer.json it
+// returns to `out` atomically; an unwritable `out` fails before the work.
+absl::Status TrainToJson(const std::string& out,
+                         const std::function<absl::StatusOr<std::string>(TrainProgress* progress)>& train) {
+  TOKVEC_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(out));
+  TrainProgress progress;
+  progress.StartMerges();
+  absl::StatusOr<std::string> json = train(&progress);
+  progress.Done();
+  if (!json.ok()) return json.status();
+  TOKVEC_RETURN_IF_ERROR(file.Write(*json));
+  return file.Commit();
+}
+
+size_t TrainingThreads(const TrainCommandOptions& options) {
+  return options.threads > 0 ? options.threads : std::max<size_t>(1, std::thread::hardware_concurrency());
+}
+
 // --type spbpe: SentencePiece-style BPE written as tokenizer.json (tokenizer/trainers/spbpe_trainer.h).
 absl::Status RunTrainSpBpe(const TrainCommandOptions& options) {
   if (!options.has_vocab_size || options.has_merges) {
@@ -91,36 +127,73 @@ absl::Status RunTrainSpBpe(const TrainCommandOptions& options) {
         kUsagePrefix));
   }
   const std::string& out = options.output;
-  if (out.size() < 5 || out.substr(out.size() - 5) != ".json") {
-    return absl::InvalidArgumentError(fmt::format(
-        "{}--type spbpe writes a Hugging Face tokenizer.json: -o must end in .json, not '{}'", kUsagePrefix, out));
-  }
+  TOKVEC_RETURN_IF_ERROR(RequireJsonOutput(out, "spbpe"));
   std::vector<std::string> files = options.files;
   if (files.empty()) files.push_back("-");
-  TOKVEC_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(out));  // an unwritable path fails before the work
-  TrainProgress progress;
-  SpBpeOptions spbpe{.vocab_size = options.vocab_size,
-                     .character_coverage = options.character_coverage,
-                     .min_frequency = options.min_frequency,
-                     .threads = options.threads > 0 ? options.threads
-                                                    : std::max<size_t>(1, std::thread::hardware_concurrency()),
-                     .count_progress = [&](uint64_t bytes) { progress.Bytes(bytes); },
-                     .merge_progress = [&](size_t done) { progress.Merges(done, 0); }};
-  progress.StartMerges();
   SpBpeReport report;
-  absl::StatusOr<std::string> json = TrainSpBpe(files, spbpe, &report);
-  progress.Done();
-  if (!json.ok()) return json.status();
-  TOKVEC_RETURN_IF_ERROR(file.Write(*json));
-  TOKVEC_RETURN_IF_ERROR(file.Commit());
+  TOKVEC_RETURN_IF_ERROR(TrainToJson(out, [&](TrainProgress* progress) {
+    return TrainSpBpe(files,
+                      {.vocab_size = options.vocab_size,
+                       .character_coverage = options.character_coverage,
+                       .min_frequency = options.min_frequency,
+                       .threads = TrainingThreads(options),
+                       .count_progress = [&](uint64_t bytes) { progress->Bytes(bytes); },
+                       .merge_progress = [&](size_t done) { progress->Merges(done, 0); }},
+                      &report);
+  }));
   if (!report.note.empty()) std::fprintf(stderr, "note: %s\n", report.note.c_str());
   std::fprintf(stderr, "%zu characters (%zu more left to byte fallback), %zu merges; wrote %s\n", report.alphabet,
                report.dropped_characters, report.merges, out.c_str());
   return absl::OkStatus();
 }
 
+// --type wordpiece: a BERT-style WordPiece vocabulary written as tokenizer.json (wordpiece_trainer.h).
+absl::Status RunTrainWordPiece(const TrainCommandOptions& options) {
+  if (!options.has_vocab_size || options.has_merges) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}--type wordpiece takes --vocab-size N (not --merges)", kUsagePrefix));
+  }
+  if (!options.pattern.empty() || options.normalize != "none" || options.from_counts || options.has_coverage) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}--type wordpiece cuts words with BERT's normalizer and pre-tokenizer (--cased keeps case): --pattern, "
+        "--normalize, --from-counts and --character-coverage do not apply (--limit-alphabet bounds the alphabet)",
+        kUsagePrefix));
+  }
+  TOKVEC_RETURN_IF_ERROR(RequireJsonOutput(options.output, "wordpiece"));
+  std::vector<std::string> files = options.files;
+  if (files.empty()) files.push_back("-");
+  WordPieceReport report;
+  TOKVEC_RETURN_IF_ERROR(TrainToJson(options.output, [&](TrainProgress* progress) {
+    return TrainWordPiece(
+        files,
+        {.vocab_size = options.vocab_size,
+         .criterion = options.criterion == "bpe"     ? WordPieceCriterion::kBpe
+                      : options.criterion == "ratio" ? WordPieceCriterion::kRatio
+                                                     : WordPieceCriterion::kLikelihood,
+         .min_frequency = options.min_frequency,
+         .limit_alphabet = options.limit_alphabet,
+         .lowercase = !options.cased,
+         .extra_special_tokens = options.special_tokens,
+         .threads = TrainingThreads(options),
+         .split_lines = options.split_lines,
+         .count_progress = [&](uint64_t bytes) { progress->Bytes(bytes); },
+         .merge_progress = [&](size_t done) { progress->Merges(done, 0); }},
+        &report);
+  }));
+  if (!report.note.empty()) std::fprintf(stderr, "note: %s\n", report.note.c_str());
+  std::fprintf(stderr,
+               "%zu characters (%zu with a ## form), %zu merged pieces, %zu distinct words left out; wrote %s\n",
+               report.alphabet, report.continuing_forms, report.merges, report.dropped_words, options.output.c_str());
+  return absl::OkStatus();
+}
+
 absl::Status RunTrain(const TrainCommandOptions& options) {
   if (options.type == "spbpe") return RunTrainSpBpe(options);
+  if (options.type == "wordpiece") return RunTrainWordPiece(options);
+  if (options.has_criterion || options.limit_alphabet > 0 || options.cased) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}--criterion, --limit-alphabet and --cased apply to --type wordpiece", kUsagePrefix));
+  }
   if (options.has_coverage) {
     return absl::InvalidArgumentError(fmt::format("{}--character-coverage applies to --type spbpe", kUsagePrefix));
   }
@@ -258,11 +331,13 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
 
 void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
   auto options = std::make_shared<TrainCommandOptions>();
-  CLI::App* sub = app.add_subcommand("train", "Learn a BPE model (word or byte-level) from text");
+  CLI::App* sub =
+      app.add_subcommand("train", "Learn a tokenizer from text: BPE (word, byte-level, SentencePiece-style), WordPiece");
   sub->add_option("--type", options->type,
-                  "word (classic BPE, words at whitespace, </w>), byte (byte-level) or spbpe (SentencePiece-style "
-                  "BPE over code points with ▁ and byte fallback, written as tokenizer.json)")
-      ->check(CLI::IsMember({"word", "byte", "spbpe"}))
+                  "word (classic BPE, words at whitespace, </w>), byte (byte-level), spbpe (SentencePiece-style "
+                  "BPE over code points with ▁ and byte fallback) or wordpiece (BERT-style ## pieces); spbpe and "
+                  "wordpiece write a tokenizer.json")
+      ->check(CLI::IsMember({"word", "byte", "spbpe", "wordpiece"}))
       ->capture_default_str();
   sub->add_option("--pattern", options->pattern,
                   "Byte models: split pattern, a preset (gpt2, r50k, p50k, cl100k, o200k) or an ICU regex "
@@ -312,9 +387,21 @@ void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
                 "Count each line on its own (Hugging Face's trainer) instead of each file as one text as encode "
                 "cuts it; a regex --pattern is always counted by lines (with --from-counts: the counts' header "
                 "must say split=lines)");
+  CLI::Option* criterion =
+      sub->add_option("--criterion", options->criterion,
+                      "wordpiece: likelihood (the merge that most raises the corpus' unigram log-likelihood), ratio "
+                      "(count(xy) / (count(x) count(y))) or bpe (the most frequent pair, as Hugging Face's "
+                      "WordPieceTrainer)")
+          ->check(CLI::IsMember({"likelihood", "ratio", "bpe"}))
+          ->capture_default_str();
+  sub->add_option("--limit-alphabet", options->limit_alphabet,
+                  "wordpiece: keep only the N most frequent characters (words with others become [UNK])")
+      ->check(whole_number(false));
+  sub->add_flag("--cased", options->cased, "wordpiece: keep case and accents (BertNormalizer lowercase false)");
   sub->add_option("files", options->files, "Text files to learn from; none or '-' reads standard input");
-  sub->callback([options, merges, vocab_size, coverage, action] {
+  sub->callback([options, merges, vocab_size, coverage, criterion, action] {
     options->has_coverage = coverage->count() > 0;
+    options->has_criterion = criterion->count() > 0;
     options->has_merges = merges->count() > 0;
     options->has_vocab_size = vocab_size->count() > 0;
     *action = [options] { return RunTrain(*options); };

@@ -19,6 +19,9 @@
 //   hf/trained-spbpe/<vocab> `tokvec train --type spbpe` (SentencePiece-style BPE, byte fallback) at 4,000 ids
 //                           (coverage 0.9995) and 8,000 (0.98): Hugging Face against tokvec on every corpus file and
 //                           the random lines
+//   hf/trained-wordpiece/<criterion> `tokvec train --type wordpiece` by likelihood (8,000 ids, uncased) and by count
+//                           (8,000, --cased --limit-alphabet 400): Hugging Face against tokvec on every corpus file
+//                           and the random lines
 //   wordpiece/<file>/whole  the WordPiece tokenizer.json files of tests/data/wordpiece (BERT-style, made by
 //   wordpiece/<file>/lines  scripts/gen_wordpiece_files.mjs): Hugging Face against tokvec on every line of every
 //   wordpiece/<file>/decode corpus file, on whole texts (each large corpus file, and UDHR's files joined into
@@ -373,14 +376,8 @@ for (const pattern of want("hf/trained") ? ["gpt2", "cl100k"] : []) {
   randomLines.forEach((text, i) => compare(`hf/trained/${pattern}`, JSON.stringify(text), theirLines[i], parseIds(ourLines[i] ?? ""), spell));
 }
 
-// SentencePiece-style BPE trained by tokvec (`train --type spbpe`, tokenizer.json written directly): Hugging Face
-// must give tokvec's ids on every corpus file and the random lines (byte fallback for the characters left out).
-for (const [vocab, coverage] of want("hf/trained-spbpe") ? [["4000", "0.9995"], ["8000", "0.98"]] : []) {
-  const suite = `hf/trained-spbpe/${vocab}`;
-  log(`${suite}: tokvec train --type spbpe --character-coverage ${coverage}, Hugging Face`);
-  const out = path.join(args.work, `trained-spbpe-${vocab}.json`);
-  const training = ["botchan.txt", "tinyshakespeare.txt", "wagahaiwa_nekodearu.txt"].map((f) => path.join(args.shared, "corpora", f));
-  await runTokvec(["train", "--type", "spbpe", "--vocab-size", vocab, "--character-coverage", coverage, "-o", out, ...training]);
+// A tokenizer.json tokvec trained: Hugging Face against tokvec on every corpus file and the random lines.
+async function compareTrainedJson(suite, out) {
   const tokenizer = hf.Tokenizer.fromFile(out);
   const spell = hfSpell(tokenizer);
   const ours = await pool(corpusFiles, (file) => runTokvec(["encode", "-m", out, "--allow-special", file]));
@@ -389,6 +386,30 @@ for (const [vocab, coverage] of want("hf/trained-spbpe") ? [["4000", "0.9995"], 
   const ourLines = outputLines(await runTokvec(["encode", "-m", out, "--allow-special", "--lines", randomLinesPath]));
   const theirLines = await hfIds(tokenizer, randomLines);
   randomLines.forEach((text, i) => compare(suite, JSON.stringify(text), theirLines[i], parseIds(ourLines[i] ?? ""), spell));
+}
+
+// SentencePiece-style BPE trained by tokvec (`train --type spbpe`, tokenizer.json written directly): Hugging Face
+// must give tokvec's ids on every corpus file and the random lines (byte fallback for the characters left out).
+for (const [vocab, coverage] of want("hf/trained-spbpe") ? [["4000", "0.9995"], ["8000", "0.98"]] : []) {
+  const suite = `hf/trained-spbpe/${vocab}`;
+  log(`${suite}: tokvec train --type spbpe --character-coverage ${coverage}, Hugging Face`);
+  const out = path.join(args.work, `trained-spbpe-${vocab}.json`);
+  const training = ["botchan.txt", "tinyshakespeare.txt", "wagahaiwa_nekodearu.txt"].map((f) => path.join(args.shared, "corpora", f));
+  await runTokvec(["train", "--type", "spbpe", "--vocab-size", vocab, "--character-coverage", coverage, "-o", out, ...training]);
+  await compareTrainedJson(suite, out);
+}
+
+// WordPiece vocabularies trained by tokvec (`train --type wordpiece`, tokenizer.json written directly), by the
+// likelihood criterion and by count (Hugging Face's own trainer's rule): Hugging Face must give tokvec's ids on
+// every corpus file and the random lines ([UNK] for words with characters outside the alphabet).
+for (const [criterion, vocab, extra] of [["likelihood", "8000", []], ["bpe", "8000", ["--cased", "--limit-alphabet", "400"]]]) {
+  const suite = `hf/trained-wordpiece/${criterion}`;
+  if (!want(suite)) continue;
+  log(`${suite}: tokvec train --type wordpiece --criterion ${criterion} --vocab-size ${vocab} ${extra.join(" ")}, Hugging Face`);
+  const out = path.join(args.work, `trained-wordpiece-${criterion}.json`);
+  const training = ["botchan.txt", "tinyshakespeare.txt", "wagahaiwa_nekodearu.txt"].map((f) => path.join(args.shared, "corpora", f));
+  await runTokvec(["train", "--type", "wordpiece", "--criterion", criterion, "--vocab-size", vocab, ...extra, "-o", out, ...training]);
+  await compareTrainedJson(suite, out);
 }
 
 // WordPiece tokenizer.json files (BERT-style; tests/data/wordpiece, from scripts/gen_wordpiece_files.mjs). Their

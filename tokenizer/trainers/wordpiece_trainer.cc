@@ -355,6 +355,16 @@ std::string Trainer::Learn() {
                                                     : "",
                          merges, tokens_.size(), options_.vocab_size);
     }
+    if (heap_.size() > 2 * pairs_.size() + 65536) {
+      // Mostly stale entries (each change pushes a fresh one): start again from one current entry per pair.
+      std::vector<HeapEntry> live;
+      for (const auto& [pair, stats] : pairs_) {
+        if (stats.count > 0 && static_cast<uint64_t>(stats.count) >= options_.min_frequency) {
+          live.push_back(Current(pair));
+        }
+      }
+      heap_ = decltype(heap_)([this](const HeapEntry& a, const HeapEntry& b) { return Worse(a, b); }, std::move(live));
+    }
     const HeapEntry top = heap_.top();
     heap_.pop();
     const HeapEntry now = Current(top.pair);

@@ -18,7 +18,7 @@ trap 'rm -rf "$logs"' EXIT
 # On a CPU newer than Debian's OpenBLAS, tokvec replaces its SSE3 fallback with the newest kernels the CPU runs
 # (docs/benchmarks.md); the peers (PyTorch, NumPy) get the same kernels through OPENBLAS_CORETYPE.
 if [[ -z "${OPENBLAS_CORETYPE:-}" ]]; then
-  core=$("$tokvec" bench gemm --rows 8 --shapes 8x8 --repeats 1 2>/dev/null |
+  core=$("$tokvec" bench attention --seq-len 8 --heads 1 --head-dim 8 --repeats 1 2>/dev/null |
          $python -c 'import json, sys; print(json.loads(sys.stdin.readline())["blas_core"])' 2>/dev/null || true)
   [[ -n "$core" ]] && export OPENBLAS_CORETYPE=$core
 fi

@@ -10,7 +10,8 @@
 # use BertNormalizer (lowercase) and BertPreTokenizer; Hugging Face's vocabulary has no special tokens and only the
 # character forms it saw, tokvec's has 5 special tokens and both forms of every letter, so Hugging Face has ~100
 # more ids for merged pieces. Held-out text is encoded line by line by tokvec on every file (`make conformance`
-# shows Hugging Face gives the same ids on tokvec's files). Prints a markdown table.
+# shows Hugging Face gives the same ids on tokvec's files). Seconds and peak RSS are each whole process's (the peer's
+# include Node's start and the file it writes; its training alone is in $work/hf_seconds). Prints a markdown table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tokvec=$(realpath -m "${1:?usage: bench/train_wordpiece.sh path/to/tokvec [--repeat N]}")
@@ -56,7 +57,7 @@ echo "| trainer | threads | seconds | peak MB | tokens/byte en | [UNK] en | toke
 echo "|---|---|---|---|---|---|---|---|"
 for threads in 1 2; do
   rows=()
-  for criterion in likelihood bpe; do
+  for criterion in likelihood ratio bpe; do
     /usr/bin/time -f "%e %M" -o "$work/time" "$tokvec" train --type wordpiece --criterion "$criterion" \
       --vocab-size 30000 --threads "$threads" -o "$work/$criterion.json" "$work/train.txt" 2>/dev/null
     read -r seconds kb < "$work/time"

@@ -48,6 +48,7 @@
 #include "cli/usage_error.h"
 #include "embeddings/random_init.h"
 #include "fmt/format.h"
+#include "kernels/blas_kernels.h"
 #include "kernels/ops.h"
 #include "nlohmann/json.hpp"
 
@@ -194,7 +195,8 @@ absl::Status RunAttentionBench(const AttentionBenchOptions& o) {
                          {"ms", ms},
                          {"tokens_per_s", static_cast<double>(t) / (ms / 1000.0)},
                          {"sgemm_gflops", sgemm_gflops},
-                         {"peak_rss_mb", rss}};
+                         {"peak_rss_mb", rss},
+                         {"blas_core", BlasCoreName()}};
   if (visible) {
     const double gflops = 4.0 * *visible * static_cast<double>(o.head_dim * o.n_heads) / (ms * 1e6);
     line["gflops"] = gflops;

@@ -188,12 +188,12 @@ absl::Status RunTrainWordPiece(const TrainCommandOptions& options) {
 }
 
 absl::Status RunTrain(const TrainCommandOptions& options) {
-  if (options.type == "spbpe") return RunTrainSpBpe(options);
   if (options.type == "wordpiece") return RunTrainWordPiece(options);
   if (options.has_criterion || options.limit_alphabet > 0 || options.cased) {
     return absl::InvalidArgumentError(
         fmt::format("{}--criterion, --limit-alphabet and --cased apply to --type wordpiece", kUsagePrefix));
   }
+  if (options.type == "spbpe") return RunTrainSpBpe(options);
   if (options.has_coverage) {
     return absl::InvalidArgumentError(fmt::format("{}--character-coverage applies to --type spbpe", kUsagePrefix));
   }
@@ -332,7 +332,7 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
 void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
   auto options = std::make_shared<TrainCommandOptions>();
   CLI::App* sub =
-      app.add_subcommand("train", "Learn a tokenizer from text: BPE (word, byte-level, SentencePiece-style), WordPiece");
+      app.add_subcommand("train", "Learn a tokenizer from text: BPE (word, byte-level, SentencePiece) or WordPiece");
   sub->add_option("--type", options->type,
                   "word (classic BPE, words at whitespace, </w>), byte (byte-level), spbpe (SentencePiece-style "
                   "BPE over code points with ▁ and byte fallback) or wordpiece (BERT-style ## pieces); spbpe and "

@@ -1,5 +1,6 @@
 #include "kernels/blas_kernels.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <strings.h>
 
@@ -32,16 +33,32 @@ std::vector<const char*> Candidates() {
   return names;
 }
 
+// Threads of this process (Linux: /proc/self/task), 0 when unknown.
+size_t ThreadCount() {
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) return 0;
+  size_t n = 0;
+  while (const dirent* entry = readdir(dir)) n += entry->d_name[0] != '.';
+  closedir(dir);
+  return n;
+}
+
 BlasKernelChoice Select() {
   BlasKernelChoice choice;
   const CoreNameFn core_name = CoreNameFunction();
   if (core_name == nullptr) return choice;
   choice.loaded = choice.selected = core_name();
   if (std::getenv("OPENBLAS_CORETYPE") != nullptr || choice.loaded != "Prescott") return choice;
+  const std::vector<const char*> candidates = Candidates();
+  if (candidates.empty()) return choice;  // a CPU Prescott's kernels suit
+  // The switch sets the environment and empties OpenBLAS's kernel table for a moment: only while this is the
+  // process's one thread (`tokvec` at start; a host program that already runs threads, which may call getenv or
+  // BLAS meanwhile, keeps OpenBLAS's choice).
+  if (ThreadCount() != 1) return choice;
   const auto quit = reinterpret_cast<VoidFn>(dlsym(RTLD_DEFAULT, "gotoblas_dynamic_quit"));
   const auto init = reinterpret_cast<VoidFn>(dlsym(RTLD_DEFAULT, "gotoblas_dynamic_init"));
   if (quit == nullptr || init == nullptr) return choice;
-  for (const char* name : Candidates()) {
+  for (const char* name : candidates) {
     setenv("OPENBLAS_CORETYPE", name, 1);
     quit();
     init();

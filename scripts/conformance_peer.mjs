@@ -376,8 +376,9 @@ for (const pattern of want("hf/trained") ? ["gpt2", "cl100k"] : []) {
   randomLines.forEach((text, i) => compare(`hf/trained/${pattern}`, JSON.stringify(text), theirLines[i], parseIds(ourLines[i] ?? ""), spell));
 }
 
-// A tokenizer.json tokvec trained: Hugging Face against tokvec on every corpus file and the random lines.
-async function compareTrainedJson(suite, out) {
+// A tokenizer.json tokvec trained: Hugging Face against tokvec on every corpus file and the random lines (and, with
+// `addSpecialStep`, with the post-processor's special tokens on every that-many-th corpus line).
+async function compareTrainedJson(suite, out, addSpecialStep = 0) {
   const tokenizer = hf.Tokenizer.fromFile(out);
   const spell = hfSpell(tokenizer);
   const ours = await pool(corpusFiles, (file) => runTokvec(["encode", "-m", out, "--allow-special", file]));
@@ -386,6 +387,7 @@ async function compareTrainedJson(suite, out) {
   const ourLines = outputLines(await runTokvec(["encode", "-m", out, "--allow-special", "--lines", randomLinesPath]));
   const theirLines = await hfIds(tokenizer, randomLines);
   randomLines.forEach((text, i) => compare(suite, JSON.stringify(text), theirLines[i], parseIds(ourLines[i] ?? ""), spell));
+  if (addSpecialStep > 0) await compareAddSpecialOnSampledLines(suite, out, tokenizer, spell, addSpecialStep);
 }
 
 // SentencePiece-style BPE trained by tokvec (`train --type spbpe`, tokenizer.json written directly): Hugging Face
@@ -409,7 +411,7 @@ for (const [criterion, vocab, extra] of [["likelihood", "8000", []], ["bpe", "80
   const out = path.join(args.work, `trained-wordpiece-${criterion}.json`);
   const training = ["botchan.txt", "tinyshakespeare.txt", "wagahaiwa_nekodearu.txt"].map((f) => path.join(args.shared, "corpora", f));
   await runTokvec(["train", "--type", "wordpiece", "--criterion", criterion, "--vocab-size", vocab, ...extra, "-o", out, ...training]);
-  await compareTrainedJson(suite, out);
+  await compareTrainedJson(suite, out, 25);  // [CLS] ... [SEP] from the template
 }
 
 // WordPiece tokenizer.json files (BERT-style; tests/data/wordpiece, from scripts/gen_wordpiece_files.mjs). Their

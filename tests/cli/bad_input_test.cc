@@ -507,6 +507,8 @@ const BadInput kUsageRows[] = {
                                            "-o", "{dir}/wp.json", "{dir}/corpus.txt"}, 2, "do not apply"),
     BadInput("TrainCriterionForByte", {"train", "--type", "byte", "--merges", "5", "--criterion", "bpe", "-o", kOut,
                                        "{dir}/corpus.txt"}, 2, "apply to --type wordpiece"),
+    BadInput("TrainCasedForSpBpe", {"train", "--type", "spbpe", "--vocab-size", "500", "--cased", "-o",
+                                    "{dir}/sp.json", "{dir}/corpus.txt"}, 2, "apply to --type wordpiece"),
     BadInput("TrainWordPieceUnknownCriterion", {"train", "--type", "wordpiece", "--vocab-size", "500", "--criterion",
                                                 "frequency", "-o", "{dir}/wp.json", "{dir}/corpus.txt"}, 2,
              "--criterion: frequency not in {likelihood,ratio,bpe}"),

@@ -79,15 +79,16 @@ double XLogX(double x, double total) { return x > 0 ? x * std::log(x / total) : 
 // for x = y). Exact for a merge that makes a new symbol.
 double LikelihoodGain(double pair, double left, double right, bool same, double total) {
   const double after = total - pair;
+  const double shrink = std::log1p(pair / after);  // log(total / after)
   if (same) {
     const double rest = total - left;
-    return rest * std::log(total / after) + XLogX(left - 2 * pair, after) - XLogX(left, total) + XLogX(pair, after);
+    return rest * shrink + XLogX(left - 2 * pair, after) - XLogX(left, total) + XLogX(pair, after);
   }
   // (x_term + y_term) first: swapping x and y gives the same bits, so equal gains tie exactly.
   const double rest = total - left - right;
   const double x_term = XLogX(left - pair, after) - XLogX(left, total);
   const double y_term = XLogX(right - pair, after) - XLogX(right, total);
-  return rest * std::log(total / after) + (x_term + y_term) + XLogX(pair, after);
+  return rest * shrink + (x_term + y_term) + XLogX(pair, after);
 }
 
 struct PairStats {
@@ -108,7 +109,7 @@ class Trainer {
   }
 
   // Cuts the words into symbols over the alphabet; counts pairs and symbols.
-  void Load(std::vector<WordCount> words, WordPieceReport* report);
+  absl::Status Load(std::vector<WordCount> words, WordPieceReport* report);
   // Merges until the vocabulary is full; the note when it stopped short.
   std::string Learn();
   std::vector<std::string> TakeTokens() { return std::move(tokens_); }
@@ -190,7 +191,7 @@ void Trainer::PushIfMergeable(uint64_t pair) {
   heap_.push(entry);
 }
 
-void Trainer::Load(std::vector<WordCount> words, WordPieceReport* report) {
+absl::Status Trainer::Load(std::vector<WordCount> words, WordPieceReport* report) {
   // The alphabet: characters by weighted count, the most frequent `limit_alphabet` kept.
   absl::flat_hash_map<std::string_view, uint64_t> char_counts;
   std::vector<bool> usable(words.size(), true);
@@ -222,6 +223,12 @@ void Trainer::Load(std::vector<WordCount> words, WordPieceReport* report) {
     if (report != nullptr) ++report->continuing_forms;
   }
   if (report != nullptr) report->alphabet = alphabet.size();
+  for (const std::string& special : reserved_) {
+    if (index_.contains(special)) {
+      return absl::InvalidArgumentError(fmt::format(
+          "special token '{}' is also a piece of the corpus' alphabet; choose another special token", special));
+    }
+  }
   // The words as symbols.
   std::vector<Id> word_symbols;
   for (size_t w = 0; w < words.size(); ++w) {
@@ -272,6 +279,7 @@ void Trainer::Load(std::vector<WordCount> words, WordPieceReport* report) {
     if (RightOf(pair) != LeftOf(pair)) pairs_with_[RightOf(pair)].push_back(pair);
   }
   for (const auto& [pair, stats] : pairs_) PushIfMergeable(pair);
+  return absl::OkStatus();
 }
 
 void Trainer::Merge(uint64_t pair, Id merged) {
@@ -335,7 +343,8 @@ void Trainer::Merge(uint64_t pair, Id merged) {
   pairs_[pair].count = 0;
   if (options_.criterion != WordPieceCriterion::kBpe) {
     // count(x) fell for both halves: every pair holding one of them scores differently now.
-    for (Id symbol : {left, right}) {
+    // A merge whose result already existed raised that symbol's count too.
+    for (Id symbol : {left, right, merged}) {
       for (uint64_t p : pairs_with_[symbol]) changed.push_back(p);
     }
   }
@@ -364,6 +373,7 @@ std::string Trainer::Learn() {
         }
       }
       heap_ = decltype(heap_)([this](const HeapEntry& a, const HeapEntry& b) { return Worse(a, b); }, std::move(live));
+      if (heap_.empty()) continue;
     }
     const HeapEntry top = heap_.top();
     heap_.pop();
@@ -431,7 +441,7 @@ absl::StatusOr<std::vector<std::string>> TrainWordPieceVocab(std::vector<WordCou
   if (report == nullptr) report = &local;
   *report = WordPieceReport{};
   Trainer trainer(options, specials);
-  trainer.Load(std::move(words), report);
+  TOKVEC_RETURN_IF_ERROR(trainer.Load(std::move(words), report));
   const size_t base = specials.size() + report->alphabet + report->continuing_forms;
   if (report->alphabet == 0) {
     return absl::InvalidArgumentError("no words to learn from (every word was longer than 100 characters)");
@@ -468,7 +478,9 @@ absl::StatusOr<std::string> TrainWordPiece(const std::vector<std::string>& paths
   const std::vector<std::string> specials = SpecialTokens(options);
   using OrderedJson = nlohmann::ordered_json;
   OrderedJson vocab = OrderedJson::object();
-  for (size_t id = 0; id < tokens.size(); ++id) vocab[tokens[id]] = id;
+  auto& entries = vocab.get_ref<OrderedJson::object_t&>();  // distinct keys: appended without operator[]'s search
+  entries.reserve(tokens.size());
+  for (size_t id = 0; id < tokens.size(); ++id) entries.emplace_back(tokens[id], id);
   OrderedJson added = OrderedJson::array();
   for (size_t id = 0; id < specials.size(); ++id) {
     added.push_back({{"id", id},

@@ -19,8 +19,9 @@
 //      `##y` give `##xy`. Each step merges the pair with the best score:
 //        - kLikelihood (WordPiece's criterion, Schuster & Nakajima 2012: the unit that "increases the likelihood on
 //          the training data the most"): the growth of the corpus' log-likelihood under a unigram model of the
-//          symbols when the pair becomes one symbol, every count (and the symbol total) updated exactly; entries
-//          are re-scored lazily as the total falls;
+//          symbols when the pair becomes one new symbol (every count and the symbol total updated; for a result
+//          that already exists, scored as if new); entries are re-scored lazily as the total falls, which only
+//          lowers a score;
 //        - kRatio: count(xy) / (count(x) · count(y)), the score usually quoted for WordPiece (Hugging Face's NLP
 //          course), compared exactly (128-bit cross products); it favours pairs of rare symbols;
 //        - kBpe (Hugging Face's WordPieceTrainer, which trains BPE with `##`, tokenizers#1777): count(xy).
@@ -80,7 +81,10 @@ struct WordPieceReport {
   std::string note;  // why training stopped before the vocabulary size, or empty
 };
 
-// The vocabulary (id -> piece) learned from counted words (BERT-normalized, BERT-pre-tokenized, valid UTF-8).
+// The vocabulary (id -> piece) learned from counted words, which must be valid UTF-8 (as CountWords gives them
+// with require_utf8; BERT-normalized and pre-tokenized for the file TrainWordPiece writes). Errors: a vocabulary
+// size below the special tokens plus the characters' forms, a special token given twice or spelling a character's
+// form.
 absl::StatusOr<std::vector<std::string>> TrainWordPieceVocab(std::vector<WordCount> words,
                                                              const WordPieceOptions& options,
                                                              WordPieceReport* report = nullptr);

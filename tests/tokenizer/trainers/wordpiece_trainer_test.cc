@@ -263,6 +263,7 @@ TEST(WordPieceTrainerTest, Errors) {
   EXPECT_THAT(error({corpus}, {.vocab_size = 20}), HasSubstr("is smaller than the"));
   EXPECT_THAT(error({corpus}, {.extra_special_tokens = {"[CLS]"}}), HasSubstr("'[CLS]' is given twice"));
   EXPECT_THAT(error({corpus}, {.extra_special_tokens = {""}}), HasSubstr("a special token is empty"));
+  EXPECT_THAT(error({corpus}, {.extra_special_tokens = {"##e"}}), HasSubstr("special token '##e' is also a piece"));
   const std::string empty = ::testing::TempDir() + "/wordpiece_empty.txt";
   ASSERT_TRUE(WriteFileAtomically(empty, " \n\t\n").ok());
   EXPECT_THAT(error({empty}, {}), HasSubstr("no text to learn from"));

@@ -8,6 +8,7 @@
 #define TOKVEC_TOKENIZER_TEXT_UTF8_H_
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace tokvec {
@@ -49,6 +50,9 @@ inline char32_t DecodeWellFormedUtf8(std::string_view text, size_t pos, size_t* 
   *len = 4;
   return ((lead & 0x07) << 18) | ((byte(1) & 0x3F) << 12) | ((byte(2) & 0x3F) << 6) | (byte(3) & 0x3F);
 }
+
+// Appends the UTF-8 form of code point `cp` (at most U+10FFFF) to `out`.
+void AppendUtf8(char32_t cp, std::string* out);
 
 // The code point at `text[pos]` and its length in `*len`; a byte that does not start a well-formed sequence is
 // U+FFFD of length 1 (for scanners that classify code points of text that need not be UTF-8).

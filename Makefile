@@ -6,7 +6,7 @@ SHARED ?= $(abspath ../shared)
 # Debian packages the project needs (build, tests, PyTorch goldens, fuzzing, peers for benchmarks).
 APT_PACKAGES = cmake g++ make pkg-config git \
   libicu-dev libabsl-dev libgtest-dev libgmock-dev libfmt-dev libopenblas-dev libopenblas0-pthread \
-  nlohmann-json3-dev zlib1g-dev libcli11-dev libcpp-httplib-dev libbenchmark-dev clang-14 libclang-rt-14-dev \
+  nlohmann-json3-dev zlib1g-dev libdivsufsort-dev libcli11-dev libcpp-httplib-dev libbenchmark-dev clang-14 libclang-rt-14-dev \
   python3 python3-torch python3-numpy sentencepiece time bc \
   python3-dev pybind11-dev python3-pybind11 python3-pytest python3-venv python3-pip python3-setuptools python3-wheel
 # Headless chromium: only for the `tokvec serve` viewer page test (scripts/serve_check.sh).

@@ -40,6 +40,8 @@ commands=(
   "bench/padded_batch.sh $tokvec"
   "bench/rerank.sh $tokvec"
   "bench/spbpe.sh $tokvec"
+  "bench/unigram.sh $tokvec"
+  "bench/train_wordpiece.sh $tokvec"
   "$python bench/modernbert.py --tokvec $tokvec --rounds 1 --threads 2"
   "$python bench/search.py --tokvec $tokvec --rounds 3"
 )

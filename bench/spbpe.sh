@@ -8,7 +8,8 @@
 # Training text: every shared corpus file but wikitext2-valid and the last tenth of wagahaiwa (6.6 MB), repeated N
 # times (default 3: ~20 MB); both trainers read it as is (spm_train: one sentence per line, --max_sentence_length
 # raised so no line is dropped). Options as equal as the tools allow: character coverage 0.9995, byte fallback, no
-# normalization (spm: --normalization_rule_name=identity), no digit splitting, spm's default max piece length 16
+# normalization (spm: --normalization_rule_name=identity; --remove_extra_whitespaces=false, as Llama-2: every space a
+# ▁, as in the file tokvec writes), no digit splitting, spm's default max piece length 16
 # (tokvec has none). Held-out text is encoded line by line by both (spm_encode's way: no line-end tokens). Prints a
 # markdown table; the speed-up is spm's time over tokvec's.
 set -euo pipefail
@@ -41,7 +42,7 @@ done > "$work/train.txt"
 # wikitext's literal "<unk>" is taken out: tokvec's file has <unk> as a special token, which Hugging Face and tokvec
 # match in text as one token where spm_encode spells it in several pieces (earlier runs kept it, which flattered
 # tokvec by ~3% on English).
-sed 's/<unk>//g' "$corpora"/wikitext2-valid.txt > "$work/held_en.txt"
+sed 's/ <unk>//g' "$corpora"/wikitext2-valid.txt > "$work/held_en.txt"
 held_en=$work/held_en.txt
 held_ja=$work/held_ja.txt
 bytes_en=$(wc -c < "$held_en")
@@ -61,7 +62,7 @@ for vocab in ${vocabs//,/ }; do
                               --threads "$threads" -o "$work/tv.json" "$work/train.txt")
     read -r s_s s_kb < <(timed spm_train --input="$work/train.txt" --model_prefix="$work/spm" --model_type=bpe \
                               --vocab_size="$vocab" --character_coverage=0.9995 --byte_fallback=true \
-                              --normalization_rule_name=identity --num_threads="$threads" \
+                              --normalization_rule_name=identity --remove_extra_whitespaces=false --num_threads="$threads" \
                               --max_sentence_length=100000 --input_sentence_size=0 --minloglevel=2)
     tv_en=$("$tokvec" encode -m "$work/tv.json" --lines "$held_en" | wc -w)
     tv_ja=$("$tokvec" encode -m "$work/tv.json" --lines "$held_ja" | wc -w)

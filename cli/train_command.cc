@@ -11,9 +11,10 @@
 // A corpus without text (every file empty) is an error naming the files.
 // Word models cut words at Unicode White_Space; byte models cut pieces with a split pattern (default gpt2). The
 // training rules and the id layout are in tokenizer/trainers/bpe_trainer.h; the file format in
-// tokenizer/formats/tokvec_model_format.cc. --type spbpe and --type wordpiece write a tokenizer.json
-// (spbpe_trainer.h, wordpiece_trainer.h):
+// tokenizer/formats/tokvec_model_format.cc. --type spbpe, wordpiece and unigram write a tokenizer.json
+// (spbpe_trainer.h, wordpiece_trainer.h, unigram_trainer.h):
 //   tokvec train --type wordpiece --vocab-size 30000 [--criterion likelihood|ratio|bpe] [--cased] -o vocab.json *.txt
+//   tokvec train --type unigram --vocab-size 8000 [--byte-fallback] [--split-digits] -o unigram.json *.txt
 // Invalid UTF-8 in a word corpus is an error naming the file and byte offset (train a byte model for such
 // data). Progress (bytes read, merges done, rate) goes to stderr when stderr is a terminal; a note there says
 // when training stopped before its target.
@@ -43,6 +44,7 @@
 #include "tokenizer/formats/formats.h"
 #include "tokenizer/trainers/count_file.h"
 #include "tokenizer/trainers/spbpe_trainer.h"
+#include "tokenizer/trainers/unigram_trainer.h"
 #include "tokenizer/trainers/tokenizer_trainer.h"
 #include "tokenizer/trainers/wordpiece_trainer.h"
 
@@ -69,6 +71,12 @@ struct TrainCommandOptions {
   bool has_criterion = false;
   size_t limit_alphabet = 0;  // wordpiece
   bool cased = false;         // wordpiece
+  size_t seed_size = 1000000;    // unigram
+  double shrinking_factor = 0.75;  // unigram
+  size_t max_piece_length = 16;  // unigram
+  bool byte_fallback = false;    // unigram
+  bool split_digits = false;     // spbpe, unigram
+  bool has_unigram_option = false;
   std::vector<std::string> files;
 };
 
@@ -136,6 +144,7 @@ absl::Status RunTrainSpBpe(const TrainCommandOptions& options) {
                       {.vocab_size = options.vocab_size,
                        .character_coverage = options.character_coverage,
                        .min_frequency = options.min_frequency,
+                       .split_digits = options.split_digits,
                        .threads = TrainingThreads(options),
                        .count_progress = [&](uint64_t bytes) { progress->Bytes(bytes); },
                        .merge_progress = [&](size_t done) { progress->Merges(done, 0); }},
@@ -187,7 +196,70 @@ absl::Status RunTrainWordPiece(const TrainCommandOptions& options) {
   return absl::OkStatus();
 }
 
+// --type unigram: a SentencePiece-style Unigram vocabulary written as tokenizer.json (unigram_trainer.h).
+absl::Status RunTrainUnigram(const TrainCommandOptions& options) {
+  if (!options.has_vocab_size || options.has_merges) {
+    return absl::InvalidArgumentError(fmt::format("{}--type unigram takes --vocab-size N (not --merges)", kUsagePrefix));
+  }
+  if (!options.pattern.empty() || options.normalize != "none" || options.from_counts || options.min_frequency > 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}--type unigram cuts words with NFKC and Metaspace (▁) and prunes by likelihood: --pattern, --normalize, "
+        "--from-counts and --min-frequency do not apply",
+        kUsagePrefix));
+  }
+  if (options.has_criterion || options.limit_alphabet > 0 || options.cased) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}--criterion, --limit-alphabet and --cased apply to --type wordpiece", kUsagePrefix));
+  }
+  if (!(options.shrinking_factor > 0.0 && options.shrinking_factor < 1.0)) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}--shrinking-factor must be above 0 and below 1, not {}", kUsagePrefix, options.shrinking_factor));
+  }
+  if (!(options.character_coverage > 0.0)) {
+    return absl::InvalidArgumentError(fmt::format("{}--character-coverage must be above 0", kUsagePrefix));
+  }
+  TOKVEC_RETURN_IF_ERROR(RequireJsonOutput(options.output, "unigram"));
+  std::vector<std::string> files = options.files;
+  if (files.empty()) files.push_back("-");
+  UnigramReport report;
+  TOKVEC_RETURN_IF_ERROR(TrainToJson(options.output, [&](TrainProgress* progress) {
+    return TrainUnigram(files,
+                        {.vocab_size = options.vocab_size,
+                         .character_coverage = options.character_coverage,
+                         .seed_size = options.seed_size,
+                         .shrinking_factor = options.shrinking_factor,
+                         .max_piece_length = options.max_piece_length,
+                         .byte_fallback = options.byte_fallback,
+                         .split_digits = options.split_digits,
+                         .extra_special_tokens = options.special_tokens,
+                         .threads = TrainingThreads(options),
+                         .count_progress = [&](uint64_t bytes) { progress->Bytes(bytes); },
+                         .round_progress =
+                             [&](const UnigramRound& round) {
+                               progress->Stage(fmt::format("EM round {}: {} pieces, log-likelihood {:.3f} per word",
+                                                           round.round, round.pieces, round.log_likelihood));
+                             }},
+                        &report);
+  }));
+  if (!report.note.empty()) std::fprintf(stderr, "note: %s\n", report.note.c_str());
+  std::fprintf(stderr,
+               "%zu distinct words, %zu characters (%zu more left %s), %zu seed pieces, %zu EM rounds; wrote %s\n",
+               report.words, report.alphabet, report.dropped_characters,
+               options.byte_fallback ? "to byte fallback" : "unknown", report.seeds, report.rounds,
+               options.output.c_str());
+  return absl::OkStatus();
+}
+
 absl::Status RunTrain(const TrainCommandOptions& options) {
+  if (options.type == "unigram") return RunTrainUnigram(options);
+  if (options.has_unigram_option) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}--seed-size, --shrinking-factor, --max-piece-length and --byte-fallback apply to --type unigram",
+        kUsagePrefix));
+  }
+  if (options.split_digits && options.type != "spbpe") {
+    return absl::InvalidArgumentError(fmt::format("{}--split-digits applies to --type spbpe and unigram", kUsagePrefix));
+  }
   if (options.type == "wordpiece") return RunTrainWordPiece(options);
   if (options.has_criterion || options.limit_alphabet > 0 || options.cased) {
     return absl::InvalidArgumentError(
@@ -195,7 +267,8 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
   }
   if (options.type == "spbpe") return RunTrainSpBpe(options);
   if (options.has_coverage) {
-    return absl::InvalidArgumentError(fmt::format("{}--character-coverage applies to --type spbpe", kUsagePrefix));
+    return absl::InvalidArgumentError(
+        fmt::format("{}--character-coverage applies to --type spbpe and unigram", kUsagePrefix));
   }
   // 1. The pieces to count: whitespace words or split-pattern pieces, after the optional normalizer.
   const bool word = options.type == "word";
@@ -335,9 +408,9 @@ void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
       app.add_subcommand("train", "Learn a tokenizer from text: BPE (word, byte-level, SentencePiece) or WordPiece");
   sub->add_option("--type", options->type,
                   "word (classic BPE, words at whitespace, </w>), byte (byte-level), spbpe (SentencePiece-style "
-                  "BPE over code points with ▁ and byte fallback) or wordpiece (BERT-style ## pieces); spbpe and "
-                  "wordpiece write a tokenizer.json")
-      ->check(CLI::IsMember({"word", "byte", "spbpe", "wordpiece"}))
+                  "BPE over code points with ▁ and byte fallback), wordpiece (BERT-style ## pieces) or unigram "
+                  "(SentencePiece's Unigram language model, EM); spbpe, wordpiece and unigram write a tokenizer.json")
+      ->check(CLI::IsMember({"word", "byte", "spbpe", "wordpiece", "unigram"}))
       ->capture_default_str();
   sub->add_option("--pattern", options->pattern,
                   "Byte models: split pattern, a preset (gpt2, r50k, p50k, cl100k, o200k) or an ICU regex "
@@ -346,11 +419,11 @@ void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
                   "Unicode normalization stored in the model: none, nfc, nfkc, lowercase, or a combination "
                   "such as nfkc+lowercase")
       ->capture_default_str();
-  sub->add_option("-o,--output", options->output, "Model file to write (tokvec format; spbpe: tokenizer.json)")
+  sub->add_option("-o,--output", options->output, "Model file to write (tokvec format; spbpe, wordpiece, unigram: tokenizer.json)")
       ->required();
   CLI::Option* coverage = sub->add_option("--character-coverage", options->character_coverage,
-                                          "spbpe: share of character occurrences the alphabet covers (the rest "
-                                          "falls back to bytes)")
+                                          "spbpe, unigram: share of character occurrences the alphabet covers "
+                                          "(the rest falls back to bytes, or <unk>)")
                               ->capture_default_str()
                               ->check(CLI::Range(0.0, 1.0));
   // Counts are unsigned: without these checks CLI11 reads "-2" as 2^64 - 2 (and --threads -2 then aborts).
@@ -398,8 +471,25 @@ void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
                   "wordpiece: keep only the N most frequent characters (words with others become [UNK])")
       ->check(whole_number(false));
   sub->add_flag("--cased", options->cased, "wordpiece: keep case and accents (BertNormalizer lowercase false)");
+  std::vector<CLI::Option*> unigram_options = {
+      sub->add_option("--seed-size", options->seed_size,
+                      "unigram: pieces EM starts from (the most frequent repeated substrings)")
+          ->capture_default_str()
+          ->check(whole_number(false)),
+      sub->add_option("--shrinking-factor", options->shrinking_factor,
+                      "unigram: share of pieces each pruning round keeps, in (0, 1)")
+          ->capture_default_str()
+          ->check(CLI::Range(0.0, 1.0)),
+      sub->add_option("--max-piece-length", options->max_piece_length, "unigram: longest piece, in characters")
+          ->capture_default_str()
+          ->check(CLI::Range(1, 64)),
+      sub->add_flag("--byte-fallback", options->byte_fallback,
+                    "unigram: add the 256 <0xNN> tokens; unknown characters encode as their UTF-8 bytes")};
+  sub->add_flag("--split-digits", options->split_digits, "spbpe, unigram: every digit a piece of its own");
   sub->add_option("files", options->files, "Text files to learn from; none or '-' reads standard input");
-  sub->callback([options, merges, vocab_size, coverage, criterion, action] {
+  sub->callback([options, merges, vocab_size, coverage, criterion, unigram_options, action] {
+    options->has_unigram_option = false;
+    for (const CLI::Option* option : unigram_options) options->has_unigram_option |= option->count() > 0;
     options->has_coverage = coverage->count() > 0;
     options->has_criterion = criterion->count() > 0;
     options->has_merges = merges->count() > 0;

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 
 #include "fmt/format.h"
 
@@ -28,6 +29,12 @@ class TrainProgress {
                  target ? fmt::format("/{}", target).c_str() : "", seconds > 0 ? done / seconds : 0.0);
   }
   void StartMerges() { merge_start_ = Clock::now(); }
+  // A line for a step that takes seconds (a Unigram EM round), kept on screen until the next.
+  void Stage(const std::string& line) {
+    if (!enabled_) return;
+    drawn_ = true;
+    std::fprintf(stderr, "\r\033[K%s", line.c_str());
+  }
   void Done() {
     if (enabled_ && drawn_) std::fprintf(stderr, "\r\033[K");
   }

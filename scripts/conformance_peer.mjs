@@ -17,11 +17,14 @@
 //   hf/trained/<pattern>    a byte model trained by `tokvec train --type byte`, exported to tokenizer.json:
 //                           Hugging Face against tokvec on every corpus file
 //   hf/trained-spbpe/<vocab> `tokvec train --type spbpe` (SentencePiece-style BPE, byte fallback) at 4,000 ids
-//                           (coverage 0.9995) and 8,000 (0.98): Hugging Face against tokvec on every corpus file and
+//                           (coverage 0.9995) and 8,000 (0.98, --split-digits): Hugging Face against tokvec on every corpus file and
 //                           the random lines
 //   hf/trained-wordpiece/<criterion> `tokvec train --type wordpiece` by likelihood (8,000 ids, uncased) and by count
 //                           (8,000, --cased --limit-alphabet 400): Hugging Face against tokvec on every corpus file
 //                           and the random lines
+//   hf/trained-unigram/<name> `tokvec train --type unigram` at 8,000 ids, and at 4,000 with --byte-fallback
+//                           --split-digits --character-coverage 0.98: Hugging Face against tokvec on every corpus
+//                           file and the random lines
 //   wordpiece/<file>/whole  the WordPiece tokenizer.json files of tests/data/wordpiece (BERT-style, made by
 //   wordpiece/<file>/lines  scripts/gen_wordpiece_files.mjs): Hugging Face against tokvec on every line of every
 //   wordpiece/<file>/decode corpus file, on whole texts (each large corpus file, and UDHR's files joined into
@@ -392,12 +395,12 @@ async function compareTrainedJson(suite, out, addSpecialStep = 0) {
 
 // SentencePiece-style BPE trained by tokvec (`train --type spbpe`, tokenizer.json written directly): Hugging Face
 // must give tokvec's ids on every corpus file and the random lines (byte fallback for the characters left out).
-for (const [vocab, coverage] of want("hf/trained-spbpe") ? [["4000", "0.9995"], ["8000", "0.98"]] : []) {
+for (const [vocab, coverage, extra] of want("hf/trained-spbpe") ? [["4000", "0.9995", []], ["8000", "0.98", ["--split-digits"]]] : []) {
   const suite = `hf/trained-spbpe/${vocab}`;
-  log(`${suite}: tokvec train --type spbpe --character-coverage ${coverage}, Hugging Face`);
+  log(`${suite}: tokvec train --type spbpe --character-coverage ${coverage} ${extra.join(" ")}, Hugging Face`);
   const out = path.join(args.work, `trained-spbpe-${vocab}.json`);
   const training = ["botchan.txt", "tinyshakespeare.txt", "wagahaiwa_nekodearu.txt"].map((f) => path.join(args.shared, "corpora", f));
-  await runTokvec(["train", "--type", "spbpe", "--vocab-size", vocab, "--character-coverage", coverage, "-o", out, ...training]);
+  await runTokvec(["train", "--type", "spbpe", "--vocab-size", vocab, "--character-coverage", coverage, ...extra, "-o", out, ...training]);
   await compareTrainedJson(suite, out);
 }
 
@@ -412,6 +415,19 @@ for (const [criterion, vocab, extra] of [["likelihood", "8000", []], ["bpe", "80
   const training = ["botchan.txt", "tinyshakespeare.txt", "wagahaiwa_nekodearu.txt"].map((f) => path.join(args.shared, "corpora", f));
   await runTokvec(["train", "--type", "wordpiece", "--criterion", criterion, "--vocab-size", vocab, ...extra, "-o", out, ...training]);
   await compareTrainedJson(suite, out, 25);  // [CLS] ... [SEP] from the template
+}
+
+// Unigram vocabularies trained by tokvec (`train --type unigram`, SentencePiece's EM, tokenizer.json written
+// directly): Hugging Face must give tokvec's ids on every corpus file and the random lines (NFKC and white space
+// in the normalizer, <unk> or byte fallback for the characters left out).
+for (const [name, vocab, extra] of [["8000", "8000", []], ["bytes", "4000", ["--byte-fallback", "--split-digits", "--character-coverage", "0.98"]]]) {
+  const suite = `hf/trained-unigram/${name}`;
+  if (!want(suite)) continue;
+  log(`${suite}: tokvec train --type unigram --vocab-size ${vocab} ${extra.join(" ")}, Hugging Face`);
+  const out = path.join(args.work, `trained-unigram-${name}.json`);
+  const training = ["botchan.txt", "tinyshakespeare.txt", "wagahaiwa_nekodearu.txt"].map((f) => path.join(args.shared, "corpora", f));
+  await runTokvec(["train", "--type", "unigram", "--vocab-size", vocab, ...extra, "-o", out, ...training]);
+  await compareTrainedJson(suite, out);
 }
 
 // WordPiece tokenizer.json files (BERT-style; tests/data/wordpiece, from scripts/gen_wordpiece_files.mjs). Their

@@ -1,5 +1,7 @@
 #include "tokenizer/trainers/spbpe_trainer.h"
 
+#include <unicode/uchar.h>
+
 #include <algorithm>
 #include <string_view>
 #include <utility>
@@ -11,6 +13,7 @@
 #include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
 #include "tokenizer/text/utf8.h"
 #include "tokenizer/trainers/bpe_trainer.h"
+#include "tokenizer/trainers/sentencepiece_json.h"
 #include "tokenizer/trainers/word_counter.h"
 
 namespace tokvec {
@@ -80,9 +83,14 @@ absl::StatusOr<std::string> TrainSpBpe(const std::vector<std::string>& paths, co
     for (size_t i = 0; i < word.size();) {
       size_t len = Utf8SequenceLength(word, i);
       if (len == 0) len = 1;
-      if (!kept.contains(word.substr(i, len))) {
+      const std::string_view c = word.substr(i, len);
+      size_t decoded = 0;
+      const bool digit =
+          options.split_digits && u_isdigit(static_cast<UChar32>(DecodeUtf8OrReplacement(c, 0, &decoded)));
+      if (digit || !kept.contains(c)) {
         whole = false;
         if (i > begin) cut[std::string(word.substr(begin, i - begin))] += w.count;
+        if (digit && kept.contains(c)) cut[std::string(c)] += w.count;  // a piece of its own, never merged
         begin = i + len;
       }
       i += len;
@@ -135,15 +143,7 @@ absl::StatusOr<std::string> TrainSpBpe(const std::vector<std::string>& paths, co
     merges.push_back(OrderedJson::array({trained.tokens[m.left], trained.tokens[m.right]}));
   }
   OrderedJson added = OrderedJson::array();
-  for (size_t i = 0; i < 3; ++i) {
-    added.push_back({{"id", i},
-                     {"content", trained.special_tokens[i].text},
-                     {"single_word", false},
-                     {"lstrip", false},
-                     {"rstrip", false},
-                     {"normalized", false},
-                     {"special", true}});
-  }
+  for (size_t i = 0; i < 3; ++i) added.push_back(SpecialAddedTokenJson(i, trained.special_tokens[i].text));
   const std::string meta(kMeta);
   OrderedJson json = {
       {"version", "1.0"},
@@ -157,13 +157,7 @@ absl::StatusOr<std::string> TrainSpBpe(const std::vector<std::string>& paths, co
           {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", meta}}}}}},
       {"pre_tokenizer", nullptr},
       {"post_processor", nullptr},
-      {"decoder",
-       {{"type", "Sequence"},
-        {"decoders",
-         {{{"type", "Replace"}, {"pattern", {{"String", meta}}}, {"content", " "}},
-          {{"type", "ByteFallback"}},
-          {{"type", "Fuse"}},
-          {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}}}}}},
+      {"decoder", SentencePieceDecoderJson()},
       {"model",
        {{"type", "BPE"},
         {"dropout", nullptr},

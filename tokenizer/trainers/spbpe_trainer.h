@@ -10,6 +10,8 @@
 //   2. Characters: the most frequent ones covering `character_coverage` of all character occurrences are the
 //      alphabet (SentencePiece's --character_coverage); a word is cut at every other character, which encodes as
 //      its UTF-8 bytes, `<0x..>` (byte fallback).
+//      With split_digits, a word is cut around each digit too, so no merge joins a digit to anything
+//      (SentencePiece's --split_digits; "▁1984" encodes as "▁" "1" "9" "8" "4").
 //   3. Merges by bpe_trainer.h's rule (the most frequent adjacent pair, ties by bytes) until the vocabulary has
 //      `vocab_size` ids: `<unk>` 0, `<s>` 1, `</s>` 2, the 256 byte tokens `<0x00>`..`<0xFF>` 3..258, the alphabet,
 //      then the merged pieces in merge order.
@@ -36,6 +38,7 @@ struct SpBpeOptions {
   size_t vocab_size = 8000;          // Every id: 3 special tokens, 256 byte tokens, the alphabet, the merges.
   double character_coverage = 0.9995;  // In (0, 1]: the share of character occurrences the alphabet covers.
   uint64_t min_frequency = 0;        // Stop when the best pair occurs fewer times.
+  bool split_digits = false;         // Each digit (Unicode Nd) a piece of its own: no merge holds one.
   size_t threads = 1;
   std::function<void(uint64_t bytes_read)> count_progress;
   std::function<void(size_t merges_done)> merge_progress;

@@ -94,6 +94,33 @@ TEST(SpBpeTrainerTest, CharacterCoverageLeavesRareCharactersToBytes) {
   EXPECT_EQ(full.alphabet, part.alphabet + part.dropped_characters);
 }
 
+// --split-digits: no learned piece holds a digit, so each digit encodes alone; without it the frequent numbers
+// merge.
+TEST(SpBpeTrainerTest, SplitDigitsKeepsEachDigitAlone) {
+  const std::string path = ::testing::TempDir() + "/spbpe_digits.txt";
+  std::string text;
+  for (int i = 0; i < 500; ++i) text += "In 1984 there were 2048 cats, 365 dogs and x2 birds\n";
+  ASSERT_TRUE(WriteFileAtomically(path, text).ok());
+  absl::StatusOr<std::string> split = TrainSpBpe({path}, {.vocab_size = 330, .split_digits = true});
+  absl::StatusOr<std::string> whole = TrainSpBpe({path}, {.vocab_size = 330});
+  ASSERT_TRUE(split.ok() && whole.ok());
+  for (const auto& [piece, id] : nlohmann::json::parse(*split)["model"]["vocab"].items()) {
+    if (piece.size() > 1 && piece.front() != '<') {
+      EXPECT_EQ(piece.find_first_of("0123456789"), std::string::npos) << piece;
+    }
+  }
+  EXPECT_TRUE(nlohmann::json::parse(*whole)["model"]["vocab"].contains("\xE2\x96\x81" "1984"));
+  std::unique_ptr<Tokenizer> tokenizer = LoadJson(*split, "spbpe_digits.json");
+  ASSERT_NE(tokenizer, nullptr);
+  absl::StatusOr<Encoding> encoded = tokenizer->Encode("In 1984");
+  ASSERT_TRUE(encoded.ok());
+  std::vector<std::string> tokens;
+  for (TokenId id : encoded->ids) tokens.push_back(tokenizer->TokenSpelling(id));
+  ASSERT_GE(tokens.size(), 5u);
+  EXPECT_THAT(std::vector<std::string>(tokens.end() - 5, tokens.end()),
+              ::testing::ElementsAre("\xE2\x96\x81", "1", "9", "8", "4"));
+}
+
 TEST(SpBpeTrainerTest, Errors) {
   const std::string corpus = CorpusFile();
   auto error = [](const std::vector<std::string>& paths, SpBpeOptions options) {

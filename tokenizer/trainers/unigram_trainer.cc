@@ -1,0 +1,702 @@
+#include "tokenizer/trainers/unigram_trainer.h"
+
+#include <divsufsort.h>
+#include <unicode/uchar.h>
+#include <unicode/uscript.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string_view>
+#include <thread>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "base/status_macros.h"
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+#include "tokenizer/normalizers/normalizer_json.h"
+#include "tokenizer/pre_tokenizers/pre_tokenizer.h"
+#include "tokenizer/text/utf8.h"
+#include "tokenizer/trainers/sentencepiece_json.h"
+#include "tokenizer/trainers/unigram_lattice.h"
+
+namespace tokvec {
+namespace {
+
+constexpr std::string_view kMeta = "\xE2\x96\x81";  // U+2581 "▁"
+constexpr char32_t kMetaChar = 0x2581;
+constexpr double kUnkPenalty = 10;          // unk scores this far below the lowest piece (as Hugging Face)
+constexpr double kMinExpected = 0.5;        // the M step drops pieces expected less often
+constexpr double kFixedPointScale = 16777216.0;  // 2^24: expected counts are summed as integers of this unit
+constexpr size_t kWordsPerTask = 512;
+
+using OrderedJson = nlohmann::ordered_json;
+
+// The code point at text[pos] (valid UTF-8) and its length.
+char32_t CodePointAt(std::string_view text, size_t pos, size_t* len) {
+  return DecodeUtf8OrReplacement(text, pos, len);
+}
+
+// The script class a piece may hold only one of: ICU's script, with Hiragana, Katakana and U+30FC (the prolonged
+// sound mark, "Common" to ICU) as Han (SentencePiece's rule: Japanese words mix them).
+int ScriptClass(char32_t c) {
+  if (c == 0x30FC) return USCRIPT_HAN;
+  UErrorCode error = U_ZERO_ERROR;
+  const UScriptCode script = uscript_getScript(static_cast<UChar32>(c), &error);
+  if (U_FAILURE(error)) return USCRIPT_INVALID_CODE;
+  if (script == USCRIPT_HIRAGANA || script == USCRIPT_KATAKANA) return USCRIPT_HAN;
+  return script;
+}
+
+struct CharCount {
+  char32_t c;
+  uint64_t count;
+};
+
+// The workers RunSliced uses for n items in slices of per_task: at most one per slice.
+size_t Workers(size_t n, size_t per_task, size_t threads) {
+  return std::max<size_t>(1, std::min(threads, (n + per_task - 1) / per_task));
+}
+
+// Runs `task(begin, end, worker)` over [0, n) in slices of `per_task` on Workers(n, per_task, threads) threads
+// (worker in [0, Workers(...))); slices are taken in any order.
+template <typename Task>
+void RunSliced(size_t n, size_t per_task, size_t threads, const Task& task) {
+  threads = Workers(n, per_task, threads);
+  std::atomic<size_t> next{0};
+  auto work = [&](size_t worker) {
+    for (size_t begin; (begin = next.fetch_add(per_task)) < n;) task(begin, std::min(n, begin + per_task), worker);
+  };
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < threads; ++w) pool.emplace_back(work, w);
+  work(0);
+  for (std::thread& t : pool) t.join();
+}
+
+class Trainer {
+ public:
+  Trainer(const std::vector<WordCount>& words, size_t piece_budget, const UnigramTrainerOptions& options,
+          const std::vector<std::string>& reserved)
+      : words_(words), budget_(piece_budget), options_(options), reserved_(reserved.begin(), reserved.end()) {}
+
+  absl::StatusOr<std::vector<UnigramPiece>> Run(UnigramReport* report);
+
+ private:
+  void ChooseCharacters();
+  bool IsValidPiece(std::string_view piece) const;
+  absl::Status MakeSeeds();
+  // One E step: expected counts (by id) and the log-likelihood per word occurrence.
+  std::vector<double> ExpectedCounts(double* log_likelihood) const;
+  void MaximizationStep(const std::vector<double>& expected);
+  void Prune();
+  std::vector<UnigramPiece> Finalize() const;
+  double UnkScore() const;
+
+  const std::vector<WordCount>& words_;
+  const size_t budget_;
+  const UnigramTrainerOptions& options_;
+  const absl::flat_hash_set<std::string_view> reserved_;  // special and byte tokens: never pieces
+  std::vector<CharCount> required_;                 // by count, most frequent first
+  absl::flat_hash_set<char32_t> required_set_;
+  size_t dropped_characters_ = 0;
+  uint64_t occurrences_ = 0;  // word occurrences
+  std::vector<std::string> pieces_;
+  std::vector<double> scores_;
+};
+
+void Trainer::ChooseCharacters() {
+  absl::flat_hash_map<char32_t, uint64_t> counts;
+  for (const WordCount& w : words_) {
+    occurrences_ += w.count;
+    for (size_t i = 0, len; i < w.word.size(); i += len) counts[CodePointAt(w.word, i, &len)] += w.count;
+  }
+  std::vector<CharCount> ranked;
+  ranked.reserve(counts.size());
+  long double total = 0;
+  for (const auto& [c, n] : counts) {
+    ranked.push_back({c, n});
+    total += n;
+  }
+  std::sort(ranked.begin(), ranked.end(),
+            [](const CharCount& a, const CharCount& b) { return a.count != b.count ? a.count > b.count : a.c < b.c; });
+  long double covered = 0;
+  for (const CharCount& cc : ranked) {
+    if (covered >= options_.character_coverage * total && cc.c != kMetaChar) continue;
+    std::string spelling;
+    AppendUtf8(cc.c, &spelling);
+    if (reserved_.contains(spelling)) continue;  // a special token: matched before the model sees the text
+    required_.push_back(cc);
+    required_set_.insert(cc.c);
+    covered += cc.count;
+  }
+  dropped_characters_ = ranked.size() - required_.size();
+}
+
+bool Trainer::IsValidPiece(std::string_view piece) const {
+  if (reserved_.contains(piece)) return false;
+  size_t chars = 0;
+  bool digit = false;
+  int script = -1;
+  for (size_t i = 0, len; i < piece.size(); i += len) {
+    const char32_t c = CodePointAt(piece, i, &len);
+    if (++chars > options_.max_piece_length) return false;
+    if (c == kMetaChar) {
+      if (i > 0) return false;
+      continue;
+    }
+    if (c == 0 || c == ' ' || c == '\t' || c == '\n' || c == '\r' || !required_set_.contains(c)) return false;
+    if (u_isdigit(static_cast<UChar32>(c))) digit = true;
+    if (options_.split_by_script) {
+      int s = ScriptClass(c);
+      if (s == USCRIPT_INHERITED && script >= 0) s = script;  // a combining mark takes its base's script
+      if (script >= 0 && s != script) return false;
+      script = s;
+    }
+  }
+  return chars >= 2 && !(options_.split_digits && digit);
+}
+
+absl::Status Trainer::MakeSeeds() {
+  // The distinct words end to end, each ended by a 0 byte (no valid piece holds one).
+  std::string text;
+  std::vector<uint64_t> word_starts;
+  for (const WordCount& w : words_) {
+    word_starts.push_back(text.size());
+    text += w.word;
+    text.push_back('\0');
+  }
+  if (text.size() >= static_cast<size_t>(std::numeric_limits<saidx_t>::max())) {
+    return absl::ResourceExhaustedError(fmt::format(
+        "the distinct words hold {} bytes, more than the suffix array of the seed step takes (2 GiB)", text.size()));
+  }
+  const saidx_t n = static_cast<saidx_t>(text.size());
+  std::vector<saidx_t> sa(n);
+  if (divsufsort(reinterpret_cast<const sauchar_t*>(text.data()), sa.data(), n) != 0) {
+    return absl::InternalError("libdivsufsort failed to build the suffix array");
+  }
+  // lcp[i]: the common prefix of suffixes sa[i - 1] and sa[i] (Kasai et al. 2001); lcp[0] = lcp[n] = 0.
+  std::vector<saidx_t> lcp(n + 1, 0);
+  {
+    std::vector<saidx_t> rank(n);
+    for (saidx_t i = 0; i < n; ++i) rank[sa[i]] = i;
+    saidx_t h = 0;
+    for (saidx_t i = 0; i < n; ++i) {
+      if (rank[i] == 0) {
+        h = 0;
+        continue;
+      }
+      const saidx_t j = sa[rank[i] - 1];
+      while (i + h < n && j + h < n && text[i + h] == text[j + h]) ++h;
+      lcp[rank[i]] = h;
+      if (h > 0) --h;
+    }
+  }
+  // weight[i]: the summed counts of the words of suffixes sa[0, i).
+  std::vector<uint64_t> weight(n + 1, 0);
+  for (saidx_t i = 0; i < n; ++i) {
+    const size_t word = std::upper_bound(word_starts.begin(), word_starts.end(), uint64_t(sa[i])) -
+                        word_starts.begin() - 1;
+    weight[i + 1] = weight[i] + words_[word].count;
+  }
+  struct Candidate {
+    uint32_t pos, len;
+    double score;
+  };
+  std::vector<Candidate> candidates;
+  const size_t max_bytes = options_.max_piece_length * 4;
+  // The substring text[pos, pos + depth) cut before its first 0 byte and its last partial character, if that is a
+  // character start; its length in bytes and characters (0 when it is not).
+  auto spelled = [&](saidx_t pos, saidx_t depth, size_t* chars) -> size_t {
+    if ((static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) return 0;
+    size_t end = 0;
+    *chars = 0;
+    const size_t limit = std::min<size_t>(depth, max_bytes + 4);
+    for (size_t i = pos, len; i - pos < limit && text[i] != '\0'; i += len) {
+      len = Utf8SequenceLength(text, i);
+      if (len == 0) len = 1;
+      if (i + len - pos > static_cast<size_t>(depth)) break;
+      end = i + len - pos;
+      ++*chars;
+    }
+    return end;
+  };
+  auto consider = [&](saidx_t pos, size_t bytes, size_t chars, uint64_t count) {
+    if (chars < 2 || chars > options_.max_piece_length) return;
+    if (!IsValidPiece(std::string_view(text).substr(pos, bytes))) return;
+    candidates.push_back({static_cast<uint32_t>(pos), static_cast<uint32_t>(bytes), double(count) * double(chars)});
+  };
+  // Every lcp interval [lb, rb] of depth h (a node of the suffix tree) whose spelling, cut as above, is longer
+  // than its parent's depth: that spelling's occurrences are exactly the interval.
+  struct Open {
+    saidx_t depth, lb;
+  };
+  std::vector<Open> stack = {{0, 0}};
+  for (saidx_t i = 1; i <= n; ++i) {
+    const saidx_t h = i < n ? lcp[i] : 0;
+    saidx_t lb = i - 1;
+    while (h < stack.back().depth) {
+      const Open node = stack.back();
+      stack.pop_back();
+      const saidx_t parent = std::max(h, stack.back().depth);
+      size_t chars = 0;
+      const size_t bytes = spelled(sa[node.lb], node.depth, &chars);
+      if (static_cast<saidx_t>(bytes) > parent) consider(sa[node.lb], bytes, chars, weight[i] - weight[node.lb]);
+      lb = node.lb;
+    }
+    if (h > stack.back().depth) stack.push_back({h, lb});
+  }
+  // A distinct word no other word starts with is a leaf, not a node: counted on its own when it repeats (in
+  // running text, where SentencePiece finds its seeds, a repeated word is a node).
+  for (saidx_t i = 0; i < n; ++i) {
+    const saidx_t pos = sa[i];
+    if (pos != 0 && text[pos - 1] != '\0') continue;
+    const size_t word = std::upper_bound(word_starts.begin(), word_starts.end(), uint64_t(pos)) -
+                        word_starts.begin() - 1;
+    if (words_[word].count < 2) continue;
+    const saidx_t size = static_cast<saidx_t>(words_[word].word.size());
+    if (std::max(lcp[i], i + 1 <= n ? lcp[i + 1] : 0) >= size) continue;
+    size_t chars = 0;
+    const size_t bytes = spelled(pos, size, &chars);
+    if (static_cast<saidx_t>(bytes) == size) consider(pos, bytes, chars, words_[word].count);
+  }
+  std::vector<saidx_t>().swap(sa);
+  std::vector<saidx_t>().swap(lcp);
+  std::vector<uint64_t>().swap(weight);
+  // The best candidates (ties by spelling), then the required characters scored by their counts.
+  auto spelling = [&](const Candidate& c) { return std::string_view(text).substr(c.pos, c.len); };
+  auto better = [&](const Candidate& a, const Candidate& b) {
+    return a.score != b.score ? a.score > b.score : spelling(a) < spelling(b);
+  };
+  const size_t keep = options_.seed_size > required_.size() ? options_.seed_size - required_.size() : 0;
+  if (candidates.size() > keep) {
+    std::nth_element(candidates.begin(), candidates.begin() + keep, candidates.end(), better);
+    candidates.resize(keep);
+  }
+  std::sort(candidates.begin(), candidates.end(), better);
+  long double total = 0;
+  for (const CharCount& cc : required_) {
+    std::string piece;
+    AppendUtf8(cc.c, &piece);
+    pieces_.push_back(std::move(piece));
+    scores_.push_back(static_cast<double>(cc.count));
+  }
+  for (const Candidate& c : candidates) {
+    if (!pieces_.empty() && pieces_.back() == spelling(c)) continue;
+    pieces_.emplace_back(spelling(c));
+    scores_.push_back(c.score);
+  }
+  for (double s : scores_) total += s;
+  const double log_total = std::log(static_cast<double>(total));
+  for (double& s : scores_) s = std::log(s) - log_total;
+  return absl::OkStatus();
+}
+
+double Trainer::UnkScore() const {
+  double lowest = 0;
+  for (double s : scores_) lowest = std::min(lowest, s);
+  return lowest - kUnkPenalty;
+}
+
+std::vector<double> Trainer::ExpectedCounts(double* log_likelihood) const {
+  const PieceTrie trie(pieces_);
+  const double unk = UnkScore();
+  const size_t threads = Workers(words_.size(), kWordsPerTask, options_.threads);
+  std::vector<std::vector<int64_t>> fixed(threads, std::vector<int64_t>(pieces_.size(), 0));
+  // Log-likelihood by task, summed in task order: the same sum for any thread count.
+  std::vector<double> task_likelihood((words_.size() + kWordsPerTask - 1) / kWordsPerTask, 0);
+  RunSliced(words_.size(), kWordsPerTask, threads, [&](size_t begin, size_t end, size_t worker) {
+    UnigramLattice lattice;
+    std::vector<double> probs;
+    int64_t* counts = fixed[worker].data();
+    double likelihood = 0;
+    for (size_t w = begin; w < end; ++w) {
+      const WordCount& word = words_[w];
+      lattice.Build(word.word, trie);
+      likelihood += static_cast<double>(word.count) * lattice.Marginals(scores_, unk, &probs);
+      const double weight = static_cast<double>(word.count) * kFixedPointScale;
+      const auto& edges = lattice.edges();
+      for (size_t e = 0; e < edges.size(); ++e) {
+        if (edges[e].id >= 0) counts[edges[e].id] += std::llround(weight * probs[e]);
+      }
+    }
+    task_likelihood[begin / kWordsPerTask] = likelihood;
+  });
+  std::vector<double> expected(pieces_.size(), 0);
+  for (size_t id = 0; id < pieces_.size(); ++id) {
+    int64_t sum = 0;
+    for (const auto& f : fixed) sum += f[id];
+    expected[id] = static_cast<double>(sum) / kFixedPointScale;
+  }
+  double likelihood = 0;
+  for (double l : task_likelihood) likelihood += l;
+  *log_likelihood = likelihood / static_cast<double>(std::max<uint64_t>(1, occurrences_));
+  return expected;
+}
+
+void Trainer::MaximizationStep(const std::vector<double>& expected) {
+  std::vector<std::string> pieces;
+  std::vector<double> counts;
+  double sum = 0;
+  for (size_t id = 0; id < pieces_.size(); ++id) {
+    // A required character stays (counted as at least kMinExpected): SentencePiece drops it and puts it back at
+    // the end, but meanwhile every piece holding it has only unk for a second-best cut and could not be pruned.
+    size_t len = 0;
+    const bool character = !pieces_[id].empty() &&
+                           (CodePointAt(pieces_[id], 0, &len), len == pieces_[id].size());
+    if (expected[id] < kMinExpected && !character) continue;
+    const double count = std::max(expected[id], kMinExpected);
+    pieces.push_back(std::move(pieces_[id]));
+    counts.push_back(count);
+    sum += count;
+  }
+  // The Bayesian (Dirichlet-process) M step of SentencePiece: digamma in place of log.
+  const double log_sum = Digamma(sum);
+  for (double& c : counts) c = Digamma(c) - log_sum;
+  pieces_ = std::move(pieces);
+  scores_ = std::move(counts);
+}
+
+void Trainer::Prune() {
+  const PieceTrie trie(pieces_);
+  const double unk = UnkScore();
+  const size_t threads = Workers(words_.size(), kWordsPerTask, options_.threads);
+  const size_t size = pieces_.size();
+  // How often each piece is on the best path of the corpus' words.
+  std::vector<std::vector<uint64_t>> counts(threads, std::vector<uint64_t>(size, 0));
+  RunSliced(words_.size(), kWordsPerTask, threads, [&](size_t begin, size_t end, size_t worker) {
+    UnigramLattice lattice;
+    std::vector<int32_t> ids;
+    for (size_t w = begin; w < end; ++w) {
+      lattice.Build(words_[w].word, trie);
+      lattice.Viterbi(scores_, unk, &ids);
+      for (int32_t id : ids) {
+        if (id >= 0) counts[worker][id] += words_[w].count;
+      }
+    }
+  });
+  std::vector<uint64_t> freq(size, 0);
+  for (const auto& c : counts) {
+    for (size_t id = 0; id < size; ++id) freq[id] += c[id];
+  }
+  counts.clear();
+  // Each piece's best segmentation other than itself: none (one character), better than itself (the piece is
+  // never used whole: dropped), or the alternative its occurrences would go to.
+  enum class Kind : uint8_t { kKeep, kDrop, kAlternative };
+  std::vector<Kind> kind(size, Kind::kKeep);
+  std::vector<std::vector<int32_t>> alternatives(size);
+  RunSliced(size, 256, options_.threads, [&](size_t begin, size_t end, size_t) {
+    UnigramLattice lattice;
+    std::vector<int32_t> ids;
+    for (size_t id = begin; id < end; ++id) {
+      size_t first_len = 0;
+      CodePointAt(pieces_[id], 0, &first_len);
+      if (first_len == pieces_[id].size()) continue;  // one character
+      lattice.Build(pieces_[id], trie, static_cast<int32_t>(id));
+      const double other = lattice.Viterbi(scores_, unk, &ids);
+      if (other > scores_[id]) {
+        kind[id] = Kind::kDrop;
+      } else if (std::find(ids.begin(), ids.end(), UnigramLattice::kUnkEdge) == ids.end()) {
+        kind[id] = Kind::kAlternative;
+        alternatives[id] = ids;
+      }
+    }
+  });
+  double sum = 0;
+  for (uint64_t f : freq) sum += static_cast<double>(f);
+  const double log_sum = std::log(std::max(sum, 1.0));
+  std::vector<size_t> kept;
+  std::vector<std::pair<double, size_t>> candidates;  // (loss, id)
+  for (size_t id = 0; id < size; ++id) {
+    if (freq[id] == 0 || kind[id] == Kind::kDrop) continue;
+    if (kind[id] == Kind::kKeep) {
+      kept.push_back(id);
+      continue;
+    }
+    // The corpus log-likelihood lost when the piece's occurrences use its alternative instead, weighted by how
+    // often the piece occurs.
+    const double f = static_cast<double>(freq[id]);
+    const double log_prob = std::log(f) - log_sum;
+    const double log_sum_alt = std::log(sum + f * (static_cast<double>(alternatives[id].size()) - 1));
+    double log_prob_alt = 0;
+    for (int32_t alt : alternatives[id]) log_prob_alt += std::log(static_cast<double>(freq[alt]) + f) - log_sum_alt;
+    candidates.push_back({f / sum * (log_prob - log_prob_alt), id});
+  }
+  std::sort(candidates.begin(), candidates.end(), [&](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : pieces_[a.second] < pieces_[b.second];
+  });
+  const size_t target = std::max(static_cast<size_t>(static_cast<double>(budget_) * 1.1),
+                                 static_cast<size_t>(options_.shrinking_factor * static_cast<double>(size)));
+  for (const auto& [loss, id] : candidates) {
+    if (kept.size() >= target) break;
+    kept.push_back(id);
+  }
+  std::sort(kept.begin(), kept.end());
+  std::vector<std::string> pieces;
+  std::vector<double> scores;
+  for (size_t id : kept) {
+    pieces.push_back(std::move(pieces_[id]));
+    scores.push_back(scores_[id]);
+  }
+  pieces_ = std::move(pieces);
+  scores_ = std::move(scores);
+}
+
+std::vector<UnigramPiece> Trainer::Finalize() const {
+  absl::flat_hash_map<std::string_view, double> score_of;
+  double lowest = 0;
+  for (size_t id = 0; id < pieces_.size(); ++id) {
+    score_of[pieces_[id]] = scores_[id];
+    lowest = std::min(lowest, scores_[id]);
+  }
+  std::vector<UnigramPiece> out;
+  absl::flat_hash_set<std::string> taken;
+  // Every required character; one the EM dropped scores just below the lowest piece, rarer ones lower.
+  double penalty = 0;
+  for (const CharCount& cc : required_) {
+    std::string c;
+    AppendUtf8(cc.c, &c);
+    auto it = score_of.find(c);
+    double score = 0;
+    if (it != score_of.end()) {
+      score = it->second;
+    } else {
+      penalty += 1e-4;
+      score = lowest - penalty;
+    }
+    taken.insert(c);
+    out.push_back({std::move(c), score});
+  }
+  std::vector<size_t> order(pieces_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return scores_[a] != scores_[b] ? scores_[a] > scores_[b] : pieces_[a] < pieces_[b];
+  });
+  for (size_t id : order) {
+    if (out.size() >= budget_) break;
+    if (taken.contains(pieces_[id])) continue;
+    out.push_back({pieces_[id], scores_[id]});
+  }
+  std::sort(out.begin(), out.end(), [](const UnigramPiece& a, const UnigramPiece& b) {
+    return a.score != b.score ? a.score > b.score : a.piece < b.piece;
+  });
+  return out;
+}
+
+absl::StatusOr<std::vector<UnigramPiece>> Trainer::Run(UnigramReport* report) {
+  ChooseCharacters();
+  if (required_.size() > budget_) {
+    return absl::InvalidArgumentError(fmt::format(
+        "the vocabulary has room for {} pieces but the corpus needs {} characters; use a larger --vocab-size or a "
+        "lower --character-coverage",
+        budget_, required_.size()));
+  }
+  TOKVEC_RETURN_IF_ERROR(MakeSeeds());
+  UnigramReport local;
+  local.alphabet = required_.size();
+  local.dropped_characters = dropped_characters_;
+  local.words = words_.size();
+  local.seeds = pieces_.size();
+  const size_t desired = static_cast<size_t>(static_cast<double>(budget_) * 1.1);
+  for (size_t round = 1;; ++round) {
+    double log_likelihood = 0;
+    for (size_t step = 0; step < std::max<size_t>(1, options_.sub_iterations); ++step) {
+      MaximizationStep(ExpectedCounts(&log_likelihood));
+    }
+    local.rounds = round;
+    local.log_likelihood = log_likelihood;
+    bool done = pieces_.size() <= desired;
+    if (!done) {
+      const size_t before = pieces_.size();
+      Prune();
+      done = pieces_.size() == before;  // nothing left that can go
+    }
+    if (options_.round_progress) options_.round_progress({round, pieces_.size(), log_likelihood});
+    if (done) break;
+  }
+  std::vector<UnigramPiece> out = Finalize();
+  if (out.size() < budget_) {
+    local.note = fmt::format("the corpus gave {} pieces, fewer than the {} the vocabulary size leaves room for",
+                             out.size(), budget_);
+  }
+  if (report != nullptr) *report = local;
+  return out;
+}
+
+// Metaspace's cuts, for counting: a word ends at each space (dropped) and before each `▁`. The word counter
+// takes pieces of the text as it is; Metaspace's rewrite (space to `▁`, one `▁` first) is then one `▁` before
+// each counted word that does not start with one.
+class MetaspaceCuts : public PreTokenizer {
+ public:
+  absl::Status Split(std::string_view text, std::vector<Piece>* pieces) const override {
+    size_t begin = 0;
+    for (size_t i = 0; i <= text.size();) {
+      const bool end = i == text.size();
+      const bool space = !end && text[i] == ' ';
+      const bool meta = !end && text.substr(i, kMeta.size()) == kMeta;
+      if ((end || space || meta) && i > begin) pieces->push_back({begin, i});
+      if (end) break;
+      if (space) {
+        begin = ++i;
+      } else if (meta) {
+        begin = i;
+        i += kMeta.size();
+      } else {
+        ++i;
+      }
+    }
+    return absl::OkStatus();
+  }
+  std::string name() const override { return "metaspace-cuts"; }
+};
+
+// The normalizer and pre-tokenizer the words are counted with and the file is written with.
+OrderedJson NormalizerJson() {
+  auto replace = [](const char* kind, const char* pattern, const char* content) {
+    return OrderedJson{{"type", "Replace"}, {"pattern", {{kind, pattern}}}, {"content", content}};
+  };
+  return {{"type", "Sequence"},
+          {"normalizers",
+           {{{"type", "NFKC"}},
+            replace("String", "\t", " "),
+            replace("String", "\r", " "),
+            replace("String", "\n", " "),
+            replace("Regex", " {2,}", " "),
+            {{"type", "Strip"}, {"strip_left", true}, {"strip_right", true}}}}};
+}
+
+OrderedJson PreTokenizerJson() {
+  return {{"type", "Metaspace"}, {"replacement", std::string(kMeta)}, {"prepend_scheme", "always"}, {"split", true}};
+}
+
+}  // namespace
+
+double Digamma(double x) {
+  double result = 0;
+  for (; x < 10; x += 1) result -= 1 / x;  // the series below is then good to 1e-14
+  const double inv = 1 / x;
+  const double inv2 = inv * inv;
+  return result + std::log(x) - 0.5 * inv -
+         inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 / 132))));
+}
+
+namespace {
+
+absl::Status CheckOptions(const UnigramTrainerOptions& options) {
+  if (!(options.character_coverage > 0.0 && options.character_coverage <= 1.0)) {
+    return absl::InvalidArgumentError(
+        fmt::format("the character coverage must be in (0, 1], not {}", options.character_coverage));
+  }
+  if (!(options.shrinking_factor > 0.0 && options.shrinking_factor < 1.0)) {
+    return absl::InvalidArgumentError(
+        fmt::format("the shrinking factor must be in (0, 1), not {}", options.shrinking_factor));
+  }
+  if (options.max_piece_length < 1 || options.max_piece_length > 64) {
+    return absl::InvalidArgumentError(
+        fmt::format("the longest piece must be 1 to 64 characters, not {}", options.max_piece_length));
+  }
+  if (options.vocab_size > (size_t{1} << 31)) {
+    return absl::InvalidArgumentError(fmt::format("vocabulary size {} is above 2^31", options.vocab_size));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<UnigramPiece>> TrainUnigramPieces(const std::vector<WordCount>& words,
+                                                             size_t piece_budget,
+                                                             const UnigramTrainerOptions& options,
+                                                             UnigramReport* report,
+                                                             const std::vector<std::string>& reserved) {
+  TOKVEC_RETURN_IF_ERROR(CheckOptions(options));
+  if (words.empty()) return absl::InvalidArgumentError("no text to learn from: the input holds no words");
+  Trainer trainer(words, piece_budget, options, reserved);
+  return trainer.Run(report);
+}
+
+absl::StatusOr<std::string> TrainUnigram(const std::vector<std::string>& paths, const UnigramTrainerOptions& options,
+                                         UnigramReport* report) {
+  TOKVEC_RETURN_IF_ERROR(CheckOptions(options));
+  std::vector<std::string> specials = {"<unk>", "<s>", "</s>"};
+  for (const std::string& s : options.extra_special_tokens) {
+    if (s.empty()) return absl::InvalidArgumentError("a special token is empty");
+    if (std::find(specials.begin(), specials.end(), s) != specials.end()) {
+      return absl::InvalidArgumentError(fmt::format("the special token '{}' is given twice", s));
+    }
+    if (options.byte_fallback && s.size() == 6 && s.starts_with("<0x") && s.back() == '>') {
+      return absl::InvalidArgumentError(fmt::format(
+          "the special token '{}' looks like a byte token, which --byte-fallback adds (<0x00> to <0xFF>)", s));
+    }
+    specials.push_back(s);
+  }
+  std::vector<std::string> reserved = specials;
+  if (options.byte_fallback) {
+    for (int b = 0; b < 256; ++b) reserved.push_back(fmt::format("<0x{:02X}>", b));
+  }
+  if (options.vocab_size <= reserved.size()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "vocabulary size {} leaves no room for pieces after the {} special{} tokens", options.vocab_size,
+        reserved.size(), options.byte_fallback ? " and byte" : ""));
+  }
+  // 1. Words, through the file's own normalizer and pre-tokenizer.
+  const nlohmann::json normalizer_node = nlohmann::json::parse(NormalizerJson().dump());
+  TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> normalizer,
+                          ReadHfNormalizer(&normalizer_node, "<unigram normalizer>", {}));
+  MetaspaceCuts pre_tokenizer;
+  WordCounterOptions counter{.pre_tokenizer = &pre_tokenizer,
+                             .normalizer = normalizer.get(),
+                             .require_utf8 = true,
+                             .threads = std::max<size_t>(1, options.threads),
+                             .split_lines = true,
+                             .progress = options.count_progress};
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> words, CountWords(paths, counter));
+  if (words.empty()) return absl::InvalidArgumentError("no text to learn from: the input holds no words");
+  {
+    // "x" and "▁x" are the same word once Metaspace has put its `▁` first.
+    absl::flat_hash_map<std::string, uint64_t> merged;
+    for (WordCount& w : words) {
+      if (!w.word.starts_with(kMeta)) w.word.insert(0, kMeta);
+      merged[std::move(w.word)] += w.count;
+    }
+    words.clear();
+    for (auto& [word, count] : merged) words.push_back({word, count});
+    std::sort(words.begin(), words.end(), [](const WordCount& a, const WordCount& b) { return a.word < b.word; });
+  }
+  // 2. The pieces. A learned piece never spells a reserved token: the script rule keeps `<s>`-like spellings
+  //    out unless split_by_script is off, so check.
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<UnigramPiece> pieces,
+                          TrainUnigramPieces(words, options.vocab_size - reserved.size(), options, report, reserved));
+  absl::flat_hash_set<std::string_view> reserved_set(reserved.begin(), reserved.end());
+  // 3. The tokenizer.json.
+  OrderedJson vocab = OrderedJson::array();
+  for (const std::string& r : reserved) vocab.push_back(OrderedJson::array({r, 0.0}));
+  for (const UnigramPiece& p : pieces) {
+    if (reserved_set.contains(p.piece)) {
+      return absl::InvalidArgumentError(fmt::format(
+          "the corpus spells '{}' often enough for it to be learned as a piece, but that is a reserved token; "
+          "remove it from the text",
+          p.piece));
+    }
+    // Six decimals: a short decimal reads as the same double in every JSON reader (Hugging Face's serde_json
+    // rounds some 17-digit ones differently), so Viterbi ties break the same way.
+    vocab.push_back(OrderedJson::array({p.piece, std::round(p.score * 1e6) / 1e6}));
+  }
+  OrderedJson added = OrderedJson::array();
+  for (size_t i = 0; i < specials.size(); ++i) added.push_back(SpecialAddedTokenJson(i, specials[i]));
+  OrderedJson json = {
+      {"version", "1.0"},
+      {"truncation", nullptr},
+      {"padding", nullptr},
+      {"added_tokens", added},
+      {"normalizer", NormalizerJson()},
+      {"pre_tokenizer", PreTokenizerJson()},
+      {"post_processor", nullptr},
+      {"decoder", SentencePieceDecoderJson()},
+      {"model", {{"type", "Unigram"}, {"unk_id", 0}, {"vocab", vocab}, {"byte_fallback", options.byte_fallback}}}};
+  return json.dump(1) + "\n";
+}
+
+}  // namespace tokvec

@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # Unigram training: `tokvec train --type unigram` against Debian's `spm_train --model_type=unigram`, same corpus, same
 # run: wall time and peak RSS at 1 and 2 threads, and the quality a user looks at: tokens per byte on held-out text
-# (wikitext-2 valid, and the last tenth of wagahaiwa, left out of training) and the held-out log-likelihood per token
-# under each model.
+# (wikitext-2 valid, and the last tenth of wagahaiwa, left out of training) and the log-likelihood per token of the
+# held-out English under each model.
 #
 #   bash bench/unigram.sh build/tokvec [--vocab 8000,32000] [--repeat N]
 #
-# Training text: every shared corpus file but wikitext2-valid and the last tenth of wagahaiwa (6.6 MB), repeated N
-# times (default 3: ~20 MB); both trainers read it as is (spm_train: one sentence per line, --max_sentence_length
-# raised so no line is dropped, every sentence loaded). Options are both tools' defaults, which agree: character
-# coverage 0.9995, seed size 1,000,000, shrinking factor 0.75, max piece length 16, 2 EM sub-iterations, no byte
-# fallback, pieces split by Unicode script; normalization NFKC with white space collapsed (spm: nmt_nfkc). Held-out
-# text is encoded line by line by both (spm_encode's way), with wikitext's literal "<unk>" taken out: tokvec's file
-# has <unk> as a special token, which Hugging Face and tokvec match in text as one token where spm_encode spells it in
-# 3-5 pieces. Log-likelihood: bench/unigram_ll.py scores both vocabularies with the same Viterbi. Prints a markdown
-# table; the speed-up is spm's time over tokvec's.
+# Training text: every shared corpus file but wikitext2-valid and the last tenth of wagahaiwa (6.5 MB; not udhr/),
+# repeated N times (default 3: ~20 MB); both trainers read it as is (spm_train: one sentence per line,
+# --max_sentence_length raised so no line is dropped, every sentence loaded). Options are both tools' defaults, which
+# agree: character coverage 0.9995, seed size 1,000,000, shrinking factor 0.75, max piece length 16, 2 EM
+# sub-iterations, no byte fallback, pieces split by Unicode script; normalization NFKC with white space collapsed
+# (spm: nmt_nfkc). Held-out text is encoded line by line by both (spm_encode's way), with wikitext's literal "<unk>"
+# taken out: tokvec's file has <unk> as a special token, which Hugging Face and tokvec match in text as one token
+# where spm_encode spells it in 3-5 pieces. Log-likelihood: bench/unigram_ll.py scores both vocabularies with the same
+# Viterbi. Prints a markdown table; the speed-up is spm's time over tokvec's.
 set -euo pipefail
 tokvec=${1:?usage: bench/unigram.sh path/to/tokvec [--vocab 8000,32000] [--repeat N]}
 shift

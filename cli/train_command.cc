@@ -16,8 +16,8 @@
 //   tokvec train --type wordpiece --vocab-size 30000 [--criterion likelihood|ratio|bpe] [--cased] -o vocab.json *.txt
 //   tokvec train --type unigram --vocab-size 8000 [--byte-fallback] [--split-digits] -o unigram.json *.txt
 // Invalid UTF-8 in a word corpus is an error naming the file and byte offset (train a byte model for such
-// data). Progress (bytes read, merges done, rate) goes to stderr when stderr is a terminal; a note there says
-// when training stopped before its target.
+// data). Progress (bytes read, merges done and their rate, or the Unigram EM round) goes to stderr when stderr is
+// a terminal; a note there says when training stopped before its target.
 //
 // Under `mpirun -np P` (built with -DTOKVEC_MPI=ON), each rank counts share `rank` of P of the files, the counts
 // meet by piece and are summed on the piece's owner (distributed/world.h), the ranks learn the merges together,
@@ -199,7 +199,8 @@ absl::Status RunTrainWordPiece(const TrainCommandOptions& options) {
 // --type unigram: a SentencePiece-style Unigram vocabulary written as tokenizer.json (unigram_trainer.h).
 absl::Status RunTrainUnigram(const TrainCommandOptions& options) {
   if (!options.has_vocab_size || options.has_merges) {
-    return absl::InvalidArgumentError(fmt::format("{}--type unigram takes --vocab-size N (not --merges)", kUsagePrefix));
+    return absl::InvalidArgumentError(
+        fmt::format("{}--type unigram takes --vocab-size N (not --merges)", kUsagePrefix));
   }
   if (!options.pattern.empty() || options.normalize != "none" || options.from_counts || options.min_frequency > 0) {
     return absl::InvalidArgumentError(fmt::format(
@@ -258,7 +259,8 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
         kUsagePrefix));
   }
   if (options.split_digits && options.type != "spbpe") {
-    return absl::InvalidArgumentError(fmt::format("{}--split-digits applies to --type spbpe and unigram", kUsagePrefix));
+    return absl::InvalidArgumentError(
+        fmt::format("{}--split-digits applies to --type spbpe and unigram", kUsagePrefix));
   }
   if (options.type == "wordpiece") return RunTrainWordPiece(options);
   if (options.has_criterion || options.limit_alphabet > 0 || options.cased) {
@@ -404,8 +406,8 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
 
 void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
   auto options = std::make_shared<TrainCommandOptions>();
-  CLI::App* sub =
-      app.add_subcommand("train", "Learn a tokenizer from text: BPE (word, byte-level, SentencePiece) or WordPiece");
+  CLI::App* sub = app.add_subcommand(
+      "train", "Learn a tokenizer from text: BPE (word, byte-level, SentencePiece), WordPiece or Unigram");
   sub->add_option("--type", options->type,
                   "word (classic BPE, words at whitespace, </w>), byte (byte-level), spbpe (SentencePiece-style "
                   "BPE over code points with ▁ and byte fallback), wordpiece (BERT-style ## pieces) or unigram "
@@ -419,7 +421,8 @@ void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
                   "Unicode normalization stored in the model: none, nfc, nfkc, lowercase, or a combination "
                   "such as nfkc+lowercase")
       ->capture_default_str();
-  sub->add_option("-o,--output", options->output, "Model file to write (tokvec format; spbpe, wordpiece, unigram: tokenizer.json)")
+  sub->add_option("-o,--output", options->output,
+                  "Model file to write (tokvec format; spbpe, wordpiece, unigram: tokenizer.json)")
       ->required();
   CLI::Option* coverage = sub->add_option("--character-coverage", options->character_coverage,
                                           "spbpe, unigram: share of character occurrences the alphabet covers "
@@ -440,7 +443,8 @@ void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
       sub->add_option("--merges", options->merges, "Number of merges to learn")->check(whole_number(false));
   CLI::Option* vocab_size = sub->add_option(
       "--vocab-size", options->vocab_size,
-      "Vocabulary size to reach: special tokens + <unk> and </w> (word) + alphabet + merged tokens")
+      "Vocabulary size to reach: special tokens + <unk> and </w> (word) + alphabet + merged (unigram: learned) "
+      "tokens")
       ->check(whole_number(false));
   merges->excludes(vocab_size);
   vocab_size->excludes(merges);
@@ -449,10 +453,11 @@ void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str()
       ->check(whole_number(true));
   sub->add_option("--special", options->special_tokens,
-                  "Special token (repeatable): reserved ids 0.. in the order given, never produced from text "
-                  "unless allowed at encode")
+                  "Special token (repeatable): reserved ids 0.. in the order given (spbpe, wordpiece, unigram: after "
+                  "their own), never produced from text unless allowed at encode")
       ->allow_extra_args(false);  // One token per --special, so FILE... after it stay files.
-  sub->add_option("--threads", options->threads, "Threads for counting and for big merge steps (default: one per core)")
+  sub->add_option("--threads", options->threads,
+                  "Threads for counting, big merge steps and Unigram's EM (default: one per core)")
       ->check(whole_number(false));
   sub->add_flag("--from-counts", options->from_counts,
                 "FILE... are count files (tokvec count, or Spark / Dask; format in docs/scale.md): train from them");

@@ -41,6 +41,12 @@ char32_t CodePointAt(std::string_view text, size_t pos, size_t* len) {
   return DecodeUtf8OrReplacement(text, pos, len);
 }
 
+// True when `piece` is one character (the only one-character pieces are the required characters).
+bool IsOneCharacter(std::string_view piece) {
+  size_t len = 0;
+  return !piece.empty() && (CodePointAt(piece, 0, &len), len == piece.size());
+}
+
 // The script class a piece may hold only one of: ICU's script, with Hiragana, Katakana and U+30FC (the prolonged
 // sound mark, "Common" to ICU) as Han (SentencePiece's rule: Japanese words mix them).
 int ScriptClass(char32_t c) {
@@ -344,10 +350,7 @@ void Trainer::MaximizationStep(const std::vector<double>& expected) {
   for (size_t id = 0; id < pieces_.size(); ++id) {
     // A required character stays (counted as at least kMinExpected): SentencePiece drops it and puts it back at
     // the end, but meanwhile every piece holding it has only unk for a second-best cut and could not be pruned.
-    size_t len = 0;
-    const bool character = !pieces_[id].empty() &&
-                           (CodePointAt(pieces_[id], 0, &len), len == pieces_[id].size());
-    if (expected[id] < kMinExpected && !character) continue;
+    if (expected[id] < kMinExpected && !IsOneCharacter(pieces_[id])) continue;
     const double count = std::max(expected[id], kMinExpected);
     pieces.push_back(std::move(pieces_[id]));
     counts.push_back(count);
@@ -392,9 +395,7 @@ void Trainer::Prune() {
     UnigramLattice lattice;
     std::vector<int32_t> ids;
     for (size_t id = begin; id < end; ++id) {
-      size_t first_len = 0;
-      CodePointAt(pieces_[id], 0, &first_len);
-      if (first_len == pieces_[id].size()) continue;  // one character
+      if (IsOneCharacter(pieces_[id])) continue;
       lattice.Build(pieces_[id], trie, static_cast<int32_t>(id));
       const double other = lattice.Viterbi(scores_, unk, &ids);
       if (other > scores_[id]) {
@@ -411,7 +412,12 @@ void Trainer::Prune() {
   std::vector<size_t> kept;
   std::vector<std::pair<double, size_t>> candidates;  // (loss, id)
   for (size_t id = 0; id < size; ++id) {
-    if (freq[id] == 0 || kind[id] == Kind::kDrop) continue;
+    if (kind[id] == Kind::kDrop) continue;
+    if (freq[id] == 0) {
+      // On no best path: dropped, but a required character stays (as in MaximizationStep).
+      if (IsOneCharacter(pieces_[id])) kept.push_back(id);
+      continue;
+    }
     if (kind[id] == Kind::kKeep) {
       kept.push_back(id);
       continue;

@@ -13,8 +13,9 @@
 //      (always in the vocabulary); the rest are unknown (<unk>, or their UTF-8 bytes with `byte_fallback`).
 //   3. Seeds: the substrings that repeat, found with a suffix array (libdivsufsort) over the distinct words: each
 //      node of the suffix tree (a substring with the longest spelling of its set of occurrences), plus each
-//      distinct word that no other word shares, weighted by the words' counts and scored count · length. The
-//      `seed_size` best valid ones with the required characters are the first vocabulary, scored by log share.
+//      repeated distinct word that no other word shares, weighted by the words' counts and scored count · length.
+//      The required characters and the best valid substrings, `seed_size` pieces in all, are the first
+//      vocabulary, scored by log share.
 //      Valid: at most `max_piece_length` characters, required characters only, `▁` only first, one Unicode script
 //      (Hiragana, Katakana and `ー` count as Han; `▁` counts as none), a digit only alone with `split_digits`.
 //   4. EM: `sub_iterations` rounds of an E step (the expected count of each piece over every segmentation of
@@ -22,8 +23,9 @@
 //      than 0.5 times dropped). Then pruning: each piece's loss is how much the corpus likelihood falls when its
 //      Viterbi occurrences go to its best other segmentation; the `shrinking_factor` share with the largest loss
 //      stays (pieces with no other segmentation always stay). Repeated until 1.1 × the pieces wanted are left.
-//      Unlike SentencePiece, the M step never drops a required character (its count is floored at 0.5): a piece
-//      holding a dropped character would have no second-best cut but unk and could never be pruned.
+//      Unlike SentencePiece, neither the M step nor pruning drops a required character (the M step floors its
+//      count at 0.5): a piece holding a dropped character would have no second-best cut but unk and could never
+//      be pruned.
 //   5. The vocabulary: the required characters, then the best-scored pieces, until `vocab_size` ids with the
 //      special tokens (`<unk>` 0, `<s>` 1, `</s>` 2, `extra_special_tokens`) and, with byte_fallback, the 256
 //      `<0xNN>` tokens; pieces in order of score.

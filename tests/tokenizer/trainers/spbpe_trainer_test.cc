@@ -104,7 +104,8 @@ TEST(SpBpeTrainerTest, SplitDigitsKeepsEachDigitAlone) {
   absl::StatusOr<std::string> split = TrainSpBpe({path}, {.vocab_size = 330, .split_digits = true});
   absl::StatusOr<std::string> whole = TrainSpBpe({path}, {.vocab_size = 330});
   ASSERT_TRUE(split.ok() && whole.ok());
-  for (const auto& [piece, id] : nlohmann::json::parse(*split)["model"]["vocab"].items()) {
+  const nlohmann::json split_json = nlohmann::json::parse(*split);
+  for (const auto& [piece, id] : split_json["model"]["vocab"].items()) {
     if (piece.size() > 1 && piece.front() != '<') {
       EXPECT_EQ(piece.find_first_of("0123456789"), std::string::npos) << piece;
     }

@@ -24,35 +24,7 @@ while [[ $# -gt 0 ]]; do
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-shared=${TOKVEC_SHARED_DIR:-$(dirname "$0")/../../shared}
-corpora=$shared/corpora
-command -v spm_train >/dev/null || { echo "SKIP: spm_train is not installed (make deps: sentencepiece)"; exit 0; }
-[[ -d $corpora ]] || { echo "SKIP: $corpora is absent"; exit 0; }
-unset OPENBLAS_CORETYPE
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-# Japanese held-out text: the last tenth of wagahaiwa's lines (68 kB), left out of training.
-ja_lines=$(wc -l < "$corpora"/wagahaiwa_nekodearu.txt)
-head -n $((ja_lines * 9 / 10)) "$corpora"/wagahaiwa_nekodearu.txt > "$work/ja_train.txt"
-tail -n +$((ja_lines * 9 / 10 + 1)) "$corpora"/wagahaiwa_nekodearu.txt > "$work/held_ja.txt"
-for ((i = 0; i < repeat; i++)); do
-  cat "$corpora"/botchan.txt "$corpora"/tinyshakespeare.txt "$corpora"/gutenberg-big.txt \
-      "$work/ja_train.txt" "$corpora"/wikitext2-test.txt
-done > "$work/train.txt"
-# wikitext's literal "<unk>" is taken out: tokvec's file has <unk> as a special token, which Hugging Face and tokvec
-# match in text as one token where spm_encode spells it in several pieces (earlier runs kept it, which flattered
-# tokvec by ~3% on English).
-sed 's/ <unk>//g' "$corpora"/wikitext2-valid.txt > "$work/held_en.txt"
-held_en=$work/held_en.txt
-held_ja=$work/held_ja.txt
-bytes_en=$(wc -c < "$held_en")
-bytes_ja=$(wc -c < "$held_ja")
-echo "training text: $(($(wc -c < "$work/train.txt") / 1000000)) MB; held-out: wikitext2-valid without <unk> ($bytes_en bytes), the last tenth of wagahaiwa ($bytes_ja bytes)" >&2
-
-timed() {  # prints "seconds peak_kb" of the command
-  /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; return 1; }
-  cat "$work/time"
-}
+source "$(dirname "$0")/spm_corpus.sh"
 
 echo "| vocab | threads | tokvec s | spm_train s | speed-up | tokvec MB | spm MB | tokens/byte en tokvec / spm | tokens/byte ja tokvec / spm |"
 echo "|---|---|---|---|---|---|---|---|---|"

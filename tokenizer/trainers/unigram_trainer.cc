@@ -671,21 +671,13 @@ absl::StatusOr<std::string> TrainUnigram(const std::vector<std::string>& paths, 
     for (auto& [word, count] : merged) words.push_back({word, count});
     std::sort(words.begin(), words.end(), [](const WordCount& a, const WordCount& b) { return a.word < b.word; });
   }
-  // 2. The pieces. A learned piece never spells a reserved token: the script rule keeps `<s>`-like spellings
-  //    out unless split_by_script is off, so check.
+  // 2. The pieces (never a reserved spelling: TrainUnigramPieces leaves them out).
   TOKVEC_ASSIGN_OR_RETURN(std::vector<UnigramPiece> pieces,
                           TrainUnigramPieces(words, options.vocab_size - reserved.size(), options, report, reserved));
-  absl::flat_hash_set<std::string_view> reserved_set(reserved.begin(), reserved.end());
   // 3. The tokenizer.json.
   OrderedJson vocab = OrderedJson::array();
   for (const std::string& r : reserved) vocab.push_back(OrderedJson::array({r, 0.0}));
   for (const UnigramPiece& p : pieces) {
-    if (reserved_set.contains(p.piece)) {
-      return absl::InvalidArgumentError(fmt::format(
-          "the corpus spells '{}' often enough for it to be learned as a piece, but that is a reserved token; "
-          "remove it from the text",
-          p.piece));
-    }
     // Six decimals: a short decimal reads as the same double in every JSON reader (Hugging Face's serde_json
     // rounds some 17-digit ones differently), so Viterbi ties break the same way.
     vocab.push_back(OrderedJson::array({p.piece, std::round(p.score * 1e6) / 1e6}));

@@ -54,6 +54,13 @@ inline char32_t DecodeWellFormedUtf8(std::string_view text, size_t pos, size_t* 
 // Appends the UTF-8 form of code point `cp` (at most U+10FFFF) to `out`.
 void AppendUtf8(char32_t cp, std::string* out);
 
+// The characters of UTF-8 `text`: its bytes that are not continuation bytes (10xxxxxx).
+inline size_t Utf8Characters(std::string_view text) {
+  size_t n = 0;
+  for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
 // The code point at `text[pos]` and its length in `*len`; a byte that does not start a well-formed sequence is
 // U+FFFD of length 1 (for scanners that classify code points of text that need not be UTF-8).
 inline char32_t DecodeUtf8OrReplacement(std::string_view text, size_t pos, size_t* len) {

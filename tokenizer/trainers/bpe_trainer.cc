@@ -12,6 +12,7 @@
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
+#include "tokenizer/text/utf8.h"
 
 namespace tokvec {
 namespace {
@@ -431,6 +432,11 @@ std::optional<uint64_t> Trainer::PickMerge(CountOf&& count_of) {
       // Continuing a model: a pair that spells an existing token is left alone. The old merges that token takes
       // part in would apply after it at encode time, which these counts do not see.
       continue;
+    }
+    if (options_.max_token_chars > 0 &&
+        Utf8Characters(out_.tokens[LeftOf(top.pair)]) + Utf8Characters(out_.tokens[RightOf(top.pair)]) >
+            options_.max_token_chars) {
+      continue;  // too long: never merged (its count may change, and it comes back only to be dropped again)
     }
     if (static_cast<uint64_t>(count) < options_.min_frequency) {
       out_.note = fmt::format("stopped after {} merges: the most frequent pair occurs {} times, fewer than the "

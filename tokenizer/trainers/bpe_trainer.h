@@ -83,6 +83,8 @@ struct BpeTrainerOptions {
   std::optional<size_t> merges;      // Learn this many merges.
   std::optional<size_t> vocab_size;  // Stop when the vocabulary has this many ids.
   uint64_t min_frequency = 0;        // Stop when the best pair occurs fewer times.
+  // A pair whose merged token would hold more UTF-8 characters (code points) is never merged; 0: no limit.
+  size_t max_token_chars = 0;
   std::vector<std::string> special_tokens;  // Reserved ids 0.., never produced from text by the model.
   size_t threads = 1;  // Workers for the merge steps that touch many words (same result for any count).
   // Called every 256 merges and at the end with the number of merges done (on the root only, when spread).

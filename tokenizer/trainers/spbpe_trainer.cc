@@ -118,6 +118,7 @@ absl::StatusOr<std::string> TrainSpBpe(const std::vector<std::string>& paths, co
   BpeTrainerOptions trainer{.type = ModelType::kChar,
                             .vocab_size = options.vocab_size,
                             .min_frequency = options.min_frequency,
+                            .max_token_chars = options.max_piece_length,
                             .threads = std::max<size_t>(1, options.threads),
                             .progress = options.merge_progress};
   trainer.special_tokens = {"<unk>", "<s>", "</s>"};

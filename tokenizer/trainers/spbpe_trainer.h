@@ -39,6 +39,7 @@ struct SpBpeOptions {
   double character_coverage = 0.9995;  // In (0, 1]: the share of character occurrences the alphabet covers.
   uint64_t min_frequency = 0;        // Stop when the best pair occurs fewer times.
   bool split_digits = false;         // Each digit (Unicode Nd) a piece of its own: no merge holds one.
+  size_t max_piece_length = 16;      // In characters (`▁` counts): no merge makes a longer piece. 0: no limit.
   size_t threads = 1;
   std::function<void(uint64_t bytes_read)> count_progress;
   std::function<void(size_t merges_done)> merge_progress;

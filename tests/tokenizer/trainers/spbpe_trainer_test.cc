@@ -4,6 +4,7 @@
 // `make conformance` (hf/trained-spbpe/*).
 #include "tokenizer/trainers/spbpe_trainer.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tokenizer/text/utf8.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tokvec {
@@ -120,6 +122,35 @@ TEST(SpBpeTrainerTest, SplitDigitsKeepsEachDigitAlone) {
   ASSERT_GE(tokens.size(), 5u);
   EXPECT_THAT(std::vector<std::string>(tokens.end() - 5, tokens.end()),
               ::testing::ElementsAre("\xE2\x96\x81", "1", "9", "8", "4"));
+}
+
+// No merge makes a piece longer than --max-piece-length characters (`▁` and multi-byte characters one each), as
+// SentencePiece's max_sentencepiece_length; without the limit the long words are learned whole.
+TEST(SpBpeTrainerTest, MaxPieceLengthBoundsMergedPieces) {
+  const std::string path = ::testing::TempDir() + "/spbpe_long.txt";
+  std::string text;
+  for (int i = 0; i < 300; ++i) text += "internationalization 日本語の文章です extraordinarily\n";
+  ASSERT_TRUE(WriteFileAtomically(path, text).ok());
+  auto longest = [](const std::string& json) {
+    size_t most = 0;
+    const nlohmann::json parsed = nlohmann::json::parse(json);  // alive through the loop
+    for (const auto& [piece, id] : parsed["model"]["vocab"].items()) {
+      if (piece.front() != '<') most = std::max(most, Utf8Characters(piece));
+    }
+    return most;
+  };
+  absl::StatusOr<std::string> capped = TrainSpBpe({path}, {.vocab_size = 400, .max_piece_length = 5});
+  absl::StatusOr<std::string> default_cap = TrainSpBpe({path}, {.vocab_size = 400});
+  absl::StatusOr<std::string> uncapped = TrainSpBpe({path}, {.vocab_size = 400, .max_piece_length = 0});
+  ASSERT_TRUE(capped.ok() && default_cap.ok() && uncapped.ok());
+  EXPECT_EQ(longest(*capped), 5u);
+  EXPECT_EQ(longest(*default_cap), 16u) << "SentencePiece's default";
+  EXPECT_EQ(longest(*uncapped), 21u) << "▁internationalization";
+  std::unique_ptr<Tokenizer> tokenizer = LoadJson(*capped, "spbpe_long.json");
+  ASSERT_NE(tokenizer, nullptr);
+  absl::StatusOr<Encoding> encoded = tokenizer->Encode("internationalization");
+  ASSERT_TRUE(encoded.ok());
+  EXPECT_GE(encoded->ids.size(), 5u);
 }
 
 TEST(SpBpeTrainerTest, Errors) {

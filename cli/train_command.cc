@@ -73,10 +73,12 @@ struct TrainCommandOptions {
   bool cased = false;         // wordpiece
   size_t seed_size = 1000000;    // unigram
   double shrinking_factor = 0.75;  // unigram
-  size_t max_piece_length = 16;  // unigram
+  size_t max_piece_length = 16;  // spbpe, unigram
   bool byte_fallback = false;    // unigram
   bool split_digits = false;     // spbpe, unigram
+  std::vector<std::string> user_defined;  // unigram
   bool has_unigram_option = false;
+  bool has_max_piece_length = false;
   std::vector<std::string> files;
 };
 
@@ -145,6 +147,7 @@ absl::Status RunTrainSpBpe(const TrainCommandOptions& options) {
                        .character_coverage = options.character_coverage,
                        .min_frequency = options.min_frequency,
                        .split_digits = options.split_digits,
+                       .max_piece_length = options.max_piece_length,
                        .threads = TrainingThreads(options),
                        .count_progress = [&](uint64_t bytes) { progress->Bytes(bytes); },
                        .merge_progress = [&](size_t done) { progress->Merges(done, 0); }},
@@ -233,6 +236,7 @@ absl::Status RunTrainUnigram(const TrainCommandOptions& options) {
                          .byte_fallback = options.byte_fallback,
                          .split_digits = options.split_digits,
                          .extra_special_tokens = options.special_tokens,
+                         .user_defined_symbols = options.user_defined,
                          .threads = TrainingThreads(options),
                          .count_progress = [&](uint64_t bytes) { progress->Bytes(bytes); },
                          .round_progress =
@@ -255,12 +259,16 @@ absl::Status RunTrain(const TrainCommandOptions& options) {
   if (options.type == "unigram") return RunTrainUnigram(options);
   if (options.has_unigram_option) {
     return absl::InvalidArgumentError(fmt::format(
-        "{}--seed-size, --shrinking-factor, --max-piece-length and --byte-fallback apply to --type unigram",
+        "{}--seed-size, --shrinking-factor, --byte-fallback and --user-defined apply to --type unigram",
         kUsagePrefix));
   }
   if (options.split_digits && options.type != "spbpe") {
     return absl::InvalidArgumentError(
         fmt::format("{}--split-digits applies to --type spbpe and unigram", kUsagePrefix));
+  }
+  if (options.has_max_piece_length && options.type != "spbpe") {
+    return absl::InvalidArgumentError(
+        fmt::format("{}--max-piece-length applies to --type spbpe and unigram", kUsagePrefix));
   }
   if (options.type == "wordpiece") return RunTrainWordPiece(options);
   if (options.has_criterion || options.limit_alphabet > 0 || options.cased) {
@@ -485,14 +493,21 @@ void RegisterTrainCommand(CLI::App& app, CommandAction* action) {
                       "unigram: share of pieces each pruning round keeps, in (0, 1)")
           ->capture_default_str()
           ->check(CLI::Range(0.0, 1.0)),
-      sub->add_option("--max-piece-length", options->max_piece_length, "unigram: longest piece, in characters")
-          ->capture_default_str()
-          ->check(CLI::Range(1, 64)),
       sub->add_flag("--byte-fallback", options->byte_fallback,
-                    "unigram: add the 256 <0xNN> tokens; unknown characters encode as their UTF-8 bytes")};
+                    "unigram: add the 256 <0xNN> tokens; unknown characters encode as their UTF-8 bytes"),
+      sub->add_option("--user-defined", options->user_defined,
+                      "unigram (repeatable): a symbol kept whole wherever it occurs (SentencePiece's "
+                      "user_defined_symbols): an added token after the special tokens, not special")
+          ->allow_extra_args(false)};
   sub->add_flag("--split-digits", options->split_digits, "spbpe, unigram: every digit a piece of its own");
+  CLI::Option* max_piece_length =
+      sub->add_option("--max-piece-length", options->max_piece_length,
+                      "spbpe, unigram: longest piece, in characters (▁ counts), as SentencePiece's")
+          ->capture_default_str()
+          ->check(CLI::Range(1, 64));
   sub->add_option("files", options->files, "Text files to learn from; none or '-' reads standard input");
-  sub->callback([options, merges, vocab_size, coverage, criterion, unigram_options, action] {
+  sub->callback([options, merges, vocab_size, coverage, criterion, unigram_options, max_piece_length, action] {
+    options->has_max_piece_length = max_piece_length->count() > 0;
     options->has_unigram_option = false;
     for (const CLI::Option* option : unigram_options) options->has_unigram_option |= option->count() > 0;
     options->has_coverage = coverage->count() > 0;

@@ -23,8 +23,8 @@
 //                           (8,000, --cased --limit-alphabet 400): Hugging Face against tokvec on every corpus file
 //                           and the random lines
 //   hf/trained-unigram/8000 `tokvec train --type unigram` at 8,000 ids with --byte-fallback --split-digits
-//                           --character-coverage 0.98: Hugging Face against tokvec on every corpus file and the
-//                           random lines
+//                           --character-coverage 0.98 and two --user-defined symbols: Hugging Face against tokvec on
+//                           every corpus file and the random lines
 //   wordpiece/<file>/whole  the WordPiece tokenizer.json files of tests/data/wordpiece (BERT-style, made by
 //   wordpiece/<file>/lines  scripts/gen_wordpiece_files.mjs): Hugging Face against tokvec on every line of every
 //   wordpiece/<file>/decode corpus file, on whole texts (each large corpus file, and UDHR's files joined into
@@ -422,7 +422,9 @@ for (const [criterion, vocab, extra] of [["likelihood", "8000", []], ["bpe", "80
 // in the normalizer, <unk> or byte fallback for the characters left out).
 // One configuration keeps CI short: byte fallback and digit splitting on (the <unk> path of Unigram files is
 // checked on SentencePiece's own files, unigram/*).
-for (const [name, vocab, extra] of [["8000", "8000", ["--byte-fallback", "--split-digits", "--character-coverage", "0.98"]]]) {
+// User-defined symbols (non-special added tokens) that the corpora hold: "@-@" in wikitext, "。" in Japanese.
+for (const [name, vocab, extra] of [["8000", "8000", ["--byte-fallback", "--split-digits", "--character-coverage", "0.98",
+                                                      "--user-defined", "@-@", "--user-defined", "。"]]]) {
   const suite = `hf/trained-unigram/${name}`;
   if (!want(suite)) continue;
   log(`${suite}: tokvec train --type unigram --vocab-size ${vocab} ${extra.join(" ")}, Hugging Face`);

@@ -12,9 +12,13 @@ nlohmann::ordered_json SentencePieceDecoderJson() {
             {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}}}}};
 }
 
-nlohmann::ordered_json SpecialAddedTokenJson(size_t id, const std::string& content) {
+nlohmann::ordered_json AddedTokenJson(size_t id, const std::string& content, bool special) {
   return {{"id", id},        {"content", content},  {"single_word", false}, {"lstrip", false},
-          {"rstrip", false}, {"normalized", false}, {"special", true}};
+          {"rstrip", false}, {"normalized", false}, {"special", special}};
+}
+
+nlohmann::ordered_json SpecialAddedTokenJson(size_t id, const std::string& content) {
+  return AddedTokenJson(id, content, true);
 }
 
 }  // namespace tokvec

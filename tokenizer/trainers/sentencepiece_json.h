@@ -18,6 +18,8 @@ nlohmann::ordered_json SentencePieceDecoderJson();
 
 // An added token that is special and matched as written (not normalized, no strip, not single-word).
 nlohmann::ordered_json SpecialAddedTokenJson(size_t id, const std::string& content);
+// The same, not special (SentencePiece's user-defined symbols: kept whole, and decoded as text).
+nlohmann::ordered_json AddedTokenJson(size_t id, const std::string& content, bool special);
 
 }  // namespace tokvec
 

@@ -20,6 +20,7 @@
 #include "nlohmann/json.hpp"
 #include "tokenizer/normalizers/normalizer_json.h"
 #include "tokenizer/pre_tokenizers/pre_tokenizer.h"
+#include "tokenizer/pre_tokenizers/whitespace_pre_tokenizer.h"
 #include "tokenizer/text/utf8.h"
 #include "tokenizer/trainers/sentencepiece_json.h"
 #include "tokenizer/trainers/unigram_lattice.h"
@@ -87,7 +88,22 @@ class Trainer {
  public:
   Trainer(const std::vector<WordCount>& words, size_t piece_budget, const UnigramTrainerOptions& options,
           const std::vector<std::string>& reserved)
-      : words_(words), budget_(piece_budget), options_(options), reserved_(reserved.begin(), reserved.end()) {}
+      : budget_(piece_budget), options_(options), reserved_(reserved.begin(), reserved.end()) {
+    // A word counted with a final '\n' is an occurrence that ends its line (WordCounterOptions::mark_line_ends).
+    absl::flat_hash_map<std::string_view, size_t> index;
+    for (const WordCount& w : words) {
+      std::string_view word = w.word;
+      const bool line_end = word.ends_with('\n');
+      if (line_end) word.remove_suffix(1);
+      auto [it, inserted] = index.emplace(word, words_.size());
+      if (inserted) {
+        words_.push_back({std::string(word), 0});
+        line_ends_.push_back(0);
+      }
+      words_[it->second].count += w.count;
+      if (line_end) line_ends_[it->second] += w.count;
+    }
+  }
 
   absl::StatusOr<std::vector<UnigramPiece>> Run(UnigramReport* report);
 
@@ -102,7 +118,8 @@ class Trainer {
   std::vector<UnigramPiece> Finalize() const;
   double UnkScore() const;
 
-  const std::vector<WordCount>& words_;
+  std::vector<WordCount> words_;     // distinct, with every occurrence counted
+  std::vector<uint64_t> line_ends_;  // of words_[i]'s occurrences, those that end a line
   const size_t budget_;
   const UnigramTrainerOptions& options_;
   const absl::flat_hash_set<std::string_view> reserved_;  // special and byte tokens: never pieces
@@ -167,13 +184,23 @@ bool Trainer::IsValidPiece(std::string_view piece) const {
 }
 
 absl::Status Trainer::MakeSeeds() {
-  // The distinct words end to end, each ended by a 0 byte (no valid piece holds one).
+  // SentencePiece's seeds are the nodes of the suffix tree of the running text: the substrings that occur at least
+  // twice and are followed by two different characters. Within a word those are the same in a suffix tree of the
+  // distinct words; at a word's end the text goes on with `▁` (another word on the line) or the line's end. So each
+  // distinct word is here once per way it ends, as its bytes and then a terminal, 0xFE or 0xFF (never in UTF-8), and
+  // a substring that runs into a terminal is not a piece.
+  constexpr unsigned char kBeforeWord = 0xFE, kLineEnd = 0xFF;
   std::string text;
-  std::vector<uint64_t> word_starts;
-  for (const WordCount& w : words_) {
-    word_starts.push_back(text.size());
-    text += w.word;
-    text.push_back('\0');
+  std::vector<uint64_t> entry_starts, entry_counts;
+  for (size_t w = 0; w < words_.size(); ++w) {
+    const uint64_t ends = line_ends_[w];
+    for (const auto& [terminal, count] : {std::pair{kBeforeWord, words_[w].count - ends}, std::pair{kLineEnd, ends}}) {
+      if (count == 0) continue;
+      entry_starts.push_back(text.size());
+      entry_counts.push_back(count);
+      text += words_[w].word;
+      text.push_back(static_cast<char>(terminal));
+    }
   }
   if (text.size() >= static_cast<size_t>(std::numeric_limits<saidx_t>::max())) {
     return absl::ResourceExhaustedError(fmt::format(
@@ -201,42 +228,37 @@ absl::Status Trainer::MakeSeeds() {
       if (h > 0) --h;
     }
   }
-  // weight[i]: the summed counts of the words of suffixes sa[0, i).
+  // weight[i]: the summed counts of the entries of suffixes sa[0, i).
   std::vector<uint64_t> weight(n + 1, 0);
   for (saidx_t i = 0; i < n; ++i) {
-    const size_t word = std::upper_bound(word_starts.begin(), word_starts.end(), uint64_t(sa[i])) -
-                        word_starts.begin() - 1;
-    weight[i + 1] = weight[i] + words_[word].count;
+    const size_t entry = std::upper_bound(entry_starts.begin(), entry_starts.end(), uint64_t(sa[i])) -
+                         entry_starts.begin() - 1;
+    weight[i + 1] = weight[i] + entry_counts[entry];
   }
   struct Candidate {
     uint32_t pos, len;
     double score;
   };
   std::vector<Candidate> candidates;
-  const size_t max_bytes = options_.max_piece_length * 4;
-  // The substring text[pos, pos + depth) cut before its first 0 byte and its last partial character, if that is a
-  // character start; its length in bytes and characters (0 when it is not).
+  // The substring text[pos, pos + depth) cut before its last partial character, if it starts a character, holds no
+  // terminal and is at most the longest piece; its length in bytes and characters (0 when it is not).
   auto spelled = [&](saidx_t pos, saidx_t depth, size_t* chars) -> size_t {
     if ((static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) return 0;
     size_t end = 0;
     *chars = 0;
-    const size_t limit = std::min<size_t>(depth, max_bytes + 4);
-    for (size_t i = pos, len; i - pos < limit && text[i] != '\0'; i += len) {
+    for (size_t i = pos, len; i - pos < static_cast<size_t>(depth); i += len) {
+      const unsigned char byte = static_cast<unsigned char>(text[i]);
+      if (byte == kBeforeWord || byte == kLineEnd) return 0;
       len = Utf8SequenceLength(text, i);
       if (len == 0) len = 1;
       if (i + len - pos > static_cast<size_t>(depth)) break;
+      if (++*chars > options_.max_piece_length) return 0;
       end = i + len - pos;
-      ++*chars;
     }
     return end;
   };
-  auto consider = [&](saidx_t pos, size_t bytes, size_t chars, uint64_t count) {
-    if (chars < 2 || chars > options_.max_piece_length) return;
-    if (!IsValidPiece(std::string_view(text).substr(pos, bytes))) return;
-    candidates.push_back({static_cast<uint32_t>(pos), static_cast<uint32_t>(bytes), double(count) * double(chars)});
-  };
   // Every lcp interval [lb, rb] of depth h (a node of the suffix tree) whose spelling, cut as above, is longer
-  // than its parent's depth: that spelling's occurrences are exactly the interval.
+  // than its parent's depth: a node of the tree over characters, whose occurrences are exactly the interval.
   struct Open {
     saidx_t depth, lb;
   };
@@ -250,24 +272,15 @@ absl::Status Trainer::MakeSeeds() {
       const saidx_t parent = std::max(h, stack.back().depth);
       size_t chars = 0;
       const size_t bytes = spelled(sa[node.lb], node.depth, &chars);
-      if (static_cast<saidx_t>(bytes) > parent) consider(sa[node.lb], bytes, chars, weight[i] - weight[node.lb]);
+      if (static_cast<saidx_t>(bytes) > parent && chars >= 2 && chars <= options_.max_piece_length &&
+          IsValidPiece(std::string_view(text).substr(sa[node.lb], bytes))) {
+        const uint64_t count = weight[i] - weight[node.lb];
+        candidates.push_back({static_cast<uint32_t>(sa[node.lb]), static_cast<uint32_t>(bytes),
+                              double(count) * double(chars)});
+      }
       lb = node.lb;
     }
     if (h > stack.back().depth) stack.push_back({h, lb});
-  }
-  // A distinct word no other word starts with is a leaf, not a node: counted on its own when it repeats (in
-  // running text, where SentencePiece finds its seeds, a repeated word is a node).
-  for (saidx_t i = 0; i < n; ++i) {
-    const saidx_t pos = sa[i];
-    if (pos != 0 && text[pos - 1] != '\0') continue;
-    const size_t word = std::upper_bound(word_starts.begin(), word_starts.end(), uint64_t(pos)) -
-                        word_starts.begin() - 1;
-    if (words_[word].count < 2) continue;
-    const saidx_t size = static_cast<saidx_t>(words_[word].word.size());
-    if (std::max(lcp[i], i + 1 <= n ? lcp[i + 1] : 0) >= size) continue;
-    size_t chars = 0;
-    const size_t bytes = spelled(pos, size, &chars);
-    if (static_cast<saidx_t>(bytes) == size) consider(pos, bytes, chars, words_[word].count);
   }
   std::vector<saidx_t>().swap(sa);
   std::vector<saidx_t>().swap(lcp);
@@ -532,24 +545,36 @@ absl::StatusOr<std::vector<UnigramPiece>> Trainer::Run(UnigramReport* report) {
   return out;
 }
 
-// Metaspace's cuts, for counting: a word ends at each space (dropped) and before each `▁`. The word counter
-// takes pieces of the text as it is; Metaspace's rewrite (space to `▁`, one `▁` first) is then one `▁` before
-// each counted word that does not start with one.
+// Metaspace's cuts, for counting: a word ends at each space (dropped) and before each `▁`, and an added token
+// (dropped: Hugging Face matches it before the model sees the text) cuts it too. The word counter takes pieces of
+// the text as it is; Metaspace's rewrite (space to `▁`, one `▁` first) is then one `▁` before each counted word
+// that does not start with one.
 class MetaspaceCuts : public PreTokenizer {
  public:
+  explicit MetaspaceCuts(const std::vector<std::string>& added) {
+    for (const std::string& token : added) {
+      if (token.empty()) continue;
+      added_.push_back(token);
+      starts_[static_cast<unsigned char>(token[0])] = true;
+    }
+  }
+
   absl::Status Split(std::string_view text, std::vector<Piece>* pieces) const override {
     size_t begin = 0;
     for (size_t i = 0; i <= text.size();) {
       const bool end = i == text.size();
       const bool space = !end && text[i] == ' ';
       const bool meta = !end && text.substr(i, kMeta.size()) == kMeta;
-      if ((end || space || meta) && i > begin) pieces->push_back({begin, i});
+      const size_t added = end || space || meta ? 0 : AddedTokenAt(text, i);
+      if ((end || space || meta || added > 0) && i > begin) pieces->push_back({begin, i});
       if (end) break;
       if (space) {
         begin = ++i;
       } else if (meta) {
         begin = i;
         i += kMeta.size();
+      } else if (added > 0) {
+        begin = i += added;
       } else {
         ++i;
       }
@@ -557,6 +582,20 @@ class MetaspaceCuts : public PreTokenizer {
     return absl::OkStatus();
   }
   std::string name() const override { return "metaspace-cuts"; }
+
+ private:
+  // The length of the longest added token at text[i], or 0.
+  size_t AddedTokenAt(std::string_view text, size_t i) const {
+    if (!starts_[static_cast<unsigned char>(text[i])]) return 0;
+    size_t longest = 0;
+    for (const std::string& token : added_) {
+      if (token.size() > longest && text.substr(i).starts_with(token)) longest = token.size();
+    }
+    return longest;
+  }
+
+  std::vector<std::string> added_;
+  bool starts_[256] = {};
 };
 
 // The normalizer and pre-tokenizer the words are counted with and the file is written with.
@@ -638,30 +677,51 @@ absl::StatusOr<std::string> TrainUnigram(const std::vector<std::string>& paths, 
     }
     specials.push_back(s);
   }
-  std::vector<std::string> reserved = specials;
+  std::vector<std::string> added = specials;  // then the user-defined symbols
+  for (const std::string& s : options.user_defined_symbols) {
+    if (s.empty()) return absl::InvalidArgumentError("a user-defined symbol is empty");
+    if (std::find(added.begin(), added.end(), s) != added.end()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "'{}' is given twice (as a special token or a user-defined symbol)", s));
+    }
+    if (s.find_first_of(" \t\r\n") != std::string::npos) {
+      return absl::InvalidArgumentError(fmt::format(
+          "the user-defined symbol '{}' holds white space, which cuts the words it would be matched in", s));
+    }
+    if (FindInvalidUtf8(s)) {
+      return absl::InvalidArgumentError(fmt::format("the user-defined symbol '{}' is not valid UTF-8", s));
+    }
+    if (options.byte_fallback && s.size() == 6 && s.starts_with("<0x") && s.back() == '>') {
+      return absl::InvalidArgumentError(fmt::format(
+          "the user-defined symbol '{}' looks like a byte token, which --byte-fallback adds (<0x00> to <0xFF>)", s));
+    }
+    added.push_back(s);
+  }
+  std::vector<std::string> reserved = added;
   if (options.byte_fallback) {
     for (int b = 0; b < 256; ++b) reserved.push_back(fmt::format("<0x{:02X}>", b));
   }
   if (options.vocab_size <= reserved.size()) {
     return absl::InvalidArgumentError(fmt::format(
         "vocabulary size {} leaves no room for pieces after the {} special{} tokens", options.vocab_size,
-        reserved.size(), options.byte_fallback ? " and byte" : ""));
+        reserved.size(), options.byte_fallback ? ", user-defined and byte" : " and user-defined"));
   }
   // 1. Words, through the file's own normalizer and pre-tokenizer.
   const nlohmann::json normalizer_node = nlohmann::json::parse(NormalizerJson().dump());
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> normalizer,
                           ReadHfNormalizer(&normalizer_node, "<unigram normalizer>", {}));
-  MetaspaceCuts pre_tokenizer;
+  MetaspaceCuts pre_tokenizer(added);
   WordCounterOptions counter{.pre_tokenizer = &pre_tokenizer,
                              .normalizer = normalizer.get(),
                              .require_utf8 = true,
                              .threads = std::max<size_t>(1, options.threads),
                              .split_lines = true,
+                             .mark_line_ends = true,
                              .progress = options.count_progress};
   TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> words, CountWords(paths, counter));
   if (words.empty()) return absl::InvalidArgumentError("no text to learn from: the input holds no words");
   {
-    // "x" and "▁x" are the same word once Metaspace has put its `▁` first.
+    // "x" and "▁x" are the same word once Metaspace has put its `▁` first (a line's last word keeps its '\n').
     absl::flat_hash_map<std::string, uint64_t> merged;
     for (WordCount& w : words) {
       if (!w.word.starts_with(kMeta)) w.word.insert(0, kMeta);
@@ -682,13 +742,13 @@ absl::StatusOr<std::string> TrainUnigram(const std::vector<std::string>& paths, 
     // rounds some 17-digit ones differently), so Viterbi ties break the same way.
     vocab.push_back(OrderedJson::array({p.piece, std::round(p.score * 1e6) / 1e6}));
   }
-  OrderedJson added = OrderedJson::array();
-  for (size_t i = 0; i < specials.size(); ++i) added.push_back(SpecialAddedTokenJson(i, specials[i]));
+  OrderedJson added_json = OrderedJson::array();
+  for (size_t i = 0; i < added.size(); ++i) added_json.push_back(AddedTokenJson(i, added[i], i < specials.size()));
   OrderedJson json = {
       {"version", "1.0"},
       {"truncation", nullptr},
       {"padding", nullptr},
-      {"added_tokens", added},
+      {"added_tokens", added_json},
       {"normalizer", NormalizerJson()},
       {"pre_tokenizer", PreTokenizerJson()},
       {"post_processor", nullptr},

@@ -66,6 +66,9 @@ struct UnigramTrainerOptions {
   bool split_digits = false;           // Each digit its own piece.
   bool split_by_script = true;         // A piece holds one Unicode script.
   std::vector<std::string> extra_special_tokens;  // After <unk> <s> </s>.
+  // SentencePiece's user-defined symbols: after the special tokens, added tokens that are not special (kept whole
+  // wherever they occur, decoded as text); the text is cut at them when counting, so no piece spans one.
+  std::vector<std::string> user_defined_symbols;
   size_t threads = 1;
   std::function<void(uint64_t bytes_read)> count_progress;
   std::function<void(const UnigramRound& round)> round_progress;
@@ -87,8 +90,10 @@ struct UnigramPiece {
 };
 
 // The pieces (required characters and learned pieces, at most `piece_budget`, best score first) learned from
-// counted words (valid UTF-8, normalized, each with its `▁`). Errors: an empty word list, options out of range,
-// a budget below the required characters.
+// counted words (valid UTF-8, normalized, each with its `▁`; a word may be listed twice, the second time with a
+// final '\n' for its occurrences that end a line, as WordCounterOptions::mark_line_ends counts them: a whole word
+// seeds a piece when it is followed by different things, as in SentencePiece's suffix array over the running
+// text). Errors: an empty word list, options out of range, a budget below the required characters.
 // `reserved`: spellings that are never pieces (special and byte tokens; a special token that is one character is
 // matched in text before the model sees it, so that character is not required either).
 absl::StatusOr<std::vector<UnigramPiece>> TrainUnigramPieces(const std::vector<WordCount>& words,

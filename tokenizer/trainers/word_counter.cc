@@ -80,10 +80,11 @@ class Cutter {
   bool lines_;
 };
 
-// Counts the pieces of `text` (normalized, then pre-tokenized as a whole) into `counts`. `what` and `offset`
-// name it in errors ("line", "text"). `pieces` is scratch.
+// Counts the pieces of `text` (normalized, then pre-tokenized as a whole) into `counts`; with `mark_last`, the
+// last one as its bytes and '\n'. `what` and `offset` name it in errors ("line", "text"). `pieces` is scratch.
 absl::Status CountPieces(std::string_view text, const WordCounterOptions& options, const std::string& name,
-                         std::string_view what, uint64_t offset, CountMap* counts, std::vector<Piece>* pieces) {
+                         std::string_view what, uint64_t offset, bool mark_last, CountMap* counts,
+                         std::vector<Piece>* pieces) {
   std::optional<NormalizedText> normalized;
   if (options.normalizer != nullptr) {
     absl::StatusOr<NormalizedText> result = options.normalizer->Normalize(text);
@@ -99,6 +100,13 @@ absl::Status CountPieces(std::string_view text, const WordCounterOptions& option
   if (!split.ok()) {
     return absl::Status(split.code(),
                         fmt::format("{}: {} at byte offset {}: {}", name, what, offset, std::string(split.message())));
+  }
+  if (mark_last && !pieces->empty()) {
+    const Piece last = pieces->back();
+    pieces->pop_back();
+    std::string word(text.substr(last.begin, last.end - last.begin));
+    word.push_back('\n');
+    ++(*counts)[word];
   }
   for (const Piece& piece : *pieces) {
     absl::string_view word(text.data() + piece.begin, piece.end - piece.begin);
@@ -124,13 +132,14 @@ absl::Status CountChunk(const Chunk& chunk, const WordCounterOptions& options, b
           *chunk.name, chunk.offset + *bad, static_cast<unsigned char>(text[*bad])));
     }
   }
-  if (!lines) return CountPieces(text, options, *chunk.name, "text", chunk.offset, counts, pieces);
+  if (!lines) return CountPieces(text, options, *chunk.name, "text", chunk.offset, false, counts, pieces);
   size_t line_begin = 0;
   while (line_begin < text.size()) {
     size_t newline = text.find('\n', line_begin);
     size_t line_end = newline == std::string_view::npos ? text.size() : newline + 1;
     TOKVEC_RETURN_IF_ERROR(CountPieces(text.substr(line_begin, line_end - line_begin), options, *chunk.name,
-                                       "line", chunk.offset + line_begin, counts, pieces));
+                                       "line", chunk.offset + line_begin, options.mark_line_ends, counts,
+                                       pieces));
     line_begin = line_end;
   }
   return absl::OkStatus();

@@ -50,6 +50,9 @@ struct WordCounterOptions {
   size_t threads = 1;         // Counting workers; 1 counts on the calling thread.
   size_t chunk_bytes = size_t{1} << 20;  // Read size; a chunk grows until it ends at a cut point.
   bool split_lines = false;  // Count each line on its own (the Hugging Face trainer's way), not the whole text.
+  // With split_lines: the last piece of each line is counted as its bytes followed by '\n', so a caller whose
+  // normalizer leaves no '\n' in a line tells the words that end a line apart (the Unigram trainer's seeds).
+  bool mark_line_ends = false;
   // Called on the reading thread after each chunk with the total bytes read so far.
   std::function<void(uint64_t bytes_read)> progress;
 };

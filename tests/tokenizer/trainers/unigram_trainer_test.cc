@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -249,7 +250,7 @@ TEST(UnigramTrainerTest, ByteFallbackDigitsAndSpecialTokens) {
 TEST(UnigramTrainerTest, SmallCorpusLearnsItsWords) {
   const std::vector<WordCount> words = {{"\xE2\x96\x81lower", 50}, {"\xE2\x96\x81lowest", 40},
                                         {"\xE2\x96\x81newer", 30}, {"\xE2\x96\x81wider", 20},
-                                        {"\xE2\x96\x81low", 60}};
+                                        {"\xE2\x96\x81wider\n", 5}, {"\xE2\x96\x81low", 60}};
   UnigramReport report;
   absl::StatusOr<std::vector<UnigramPiece>> pieces = TrainUnigramPieces(words, 24, {}, &report);
   ASSERT_TRUE(pieces.ok()) << pieces.status();
@@ -262,6 +263,74 @@ TEST(UnigramTrainerTest, SmallCorpusLearnsItsWords) {
   }
   EXPECT_EQ(report.alphabet, 11u);
   EXPECT_LE(pieces->size(), 24u);
+}
+
+// Seeds are the substrings SentencePiece's suffix array over the running text finds: followed by two different
+// things. A word always followed by another word (and starting no longer word) is not one; a word that also ends a
+// line is, and so is a word's ending that comes before both.
+TEST(UnigramTrainerTest, WholeWordsSeedOnlyWhenFollowedByDifferentThings) {
+  const std::vector<WordCount> words = {{"\xE2\x96\x81" "ab", 10}, {"\xE2\x96\x81" "cd", 6},
+                                        {"\xE2\x96\x81" "cd\n", 4}, {"\xE2\x96\x81" "xyz", 5},
+                                        {"\xE2\x96\x81" "wyz\n", 5}};
+  absl::StatusOr<std::vector<UnigramPiece>> pieces = TrainUnigramPieces(words, 30, {});
+  ASSERT_TRUE(pieces.ok()) << pieces.status();
+  std::set<std::string> got;
+  for (const UnigramPiece& p : *pieces) got.insert(p.piece);
+  EXPECT_FALSE(got.count("\xE2\x96\x81" "ab")) << "only ever before another word";
+  EXPECT_TRUE(got.count("\xE2\x96\x81" "cd")) << "before a word and at a line's end";
+  EXPECT_TRUE(got.count("yz")) << "ends a word before a word and a word at a line's end";
+  EXPECT_FALSE(got.count("\xE2\x96\x81" "xyz"));
+  EXPECT_FALSE(got.count("cd\n"));
+}
+
+// User-defined symbols are added tokens after the special ones, not special: kept whole wherever they occur (inside
+// a word too), never part of a piece, decoded as text. The words are counted with the text cut at them.
+TEST(UnigramTrainerTest, UserDefinedSymbolsAreKeptWhole) {
+  std::string text;
+  const std::vector<std::string> words = {"alpha", "beta", "gamma", "delta", "alphabet", "gammas", "betamax"};
+  for (int line = 0; line < 400; ++line) {
+    text += words[line % words.size()] + " @-@ " + words[(line * 3 + 1) % words.size()] + "@-@" +
+            words[(line * 5 + 2) % words.size()] + "\n";
+  }
+  const std::string corpus = ::testing::TempDir() + "/unigram_user_defined.txt";
+  ASSERT_TRUE(WriteFileAtomically(corpus, text).ok());
+  absl::StatusOr<std::string> json = TrainUnigram(
+      {corpus}, {.vocab_size = 60, .extra_special_tokens = {"<mask>"}, .user_defined_symbols = {"@-@"}});
+  ASSERT_TRUE(json.ok()) << json.status();
+  const nlohmann::json j = nlohmann::json::parse(*json);
+  ASSERT_EQ(j["added_tokens"].size(), 5u);
+  EXPECT_EQ(j["added_tokens"][3]["content"], "<mask>");
+  EXPECT_TRUE(j["added_tokens"][3]["special"].get<bool>());
+  EXPECT_EQ(j["added_tokens"][4]["content"], "@-@");
+  EXPECT_EQ(j["added_tokens"][4]["id"], 4);
+  EXPECT_FALSE(j["added_tokens"][4]["special"].get<bool>());
+  const nlohmann::json& vocab = j["model"]["vocab"];
+  EXPECT_EQ(vocab[4][0], "@-@");
+  for (size_t id = 5; id < vocab.size(); ++id) {
+    const std::string piece = vocab[id][0];
+    EXPECT_EQ(piece.find('@'), std::string::npos) << "no piece holds a cut symbol: " << piece;
+  }
+  const std::string path = ::testing::TempDir() + "/unigram_user_defined.json";
+  ASSERT_TRUE(WriteFileAtomically(path, *json).ok());
+  absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Load(path);
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status();
+  absl::StatusOr<Encoding> encoded = (*tokenizer)->Encode("gamma@-@delta");
+  ASSERT_TRUE(encoded.ok()) << encoded.status();
+  EXPECT_EQ(std::count(encoded->ids.begin(), encoded->ids.end(), 4u), 1);
+  absl::StatusOr<std::string> decoded = (*tokenizer)->Decode(encoded->ids, {});
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ(*decoded, "gamma@-@ delta") << "the word after a symbol starts with ▁, as in Hugging Face";
+
+  auto error = [&](UnigramTrainerOptions options) {
+    absl::StatusOr<std::string> out = TrainUnigram({corpus}, options);
+    return out.ok() ? std::string("ok") : std::string(out.status().message());
+  };
+  EXPECT_THAT(error({.user_defined_symbols = {"a b"}}), HasSubstr("holds white space"));
+  EXPECT_THAT(error({.user_defined_symbols = {""}}), HasSubstr("user-defined symbol is empty"));
+  EXPECT_THAT(error({.user_defined_symbols = {"</s>"}}), HasSubstr("given twice"));
+  EXPECT_THAT(error({.user_defined_symbols = {"@", "@"}}), HasSubstr("given twice"));
+  EXPECT_THAT(error({.user_defined_symbols = {"\xFF"}}), HasSubstr("not valid UTF-8"));
+  EXPECT_THAT(error({.byte_fallback = true, .user_defined_symbols = {"<0x41>"}}), HasSubstr("looks like a byte"));
 }
 
 // A reserved spelling (a special token) is never a piece, and a one-character special token is not a required

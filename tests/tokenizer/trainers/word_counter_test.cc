@@ -154,6 +154,24 @@ TEST(WordCounterTest, SplitPatternPiecesOfTheWholeTextOrPerLine) {
   EXPECT_EQ(AsMap(*words), (std::map<std::string, uint64_t>{{"foo", 1}, {"\n", 2}, {" ", 1}, {" bar", 1}}));
 }
 
+// mark_line_ends counts a line's last piece with a '\n' after it (an empty line has none), for any threads and
+// chunk size.
+TEST(WordCounterTest, MarkLineEndsCountsEachLinesLastPieceApart) {
+  WhitespacePreTokenizer pre_tokenizer;
+  for (size_t threads : {1, 2}) {
+    for (size_t chunk : {size_t{3}, size_t{1} << 20}) {
+      WordCounterOptions options = WordOptions(&pre_tokenizer, threads, chunk);
+      options.split_lines = true;
+      options.mark_line_ends = true;
+      auto words = CountWordsInText("low low\nlower  low\n\nnewest", options);
+      ASSERT_TRUE(words.ok()) << words.status();
+      EXPECT_EQ(AsMap(*words), (std::map<std::string, uint64_t>{
+                                   {"low", 1}, {"low\n", 2}, {"lower", 1}, {"newest\n", 1}}))
+          << threads << " threads, chunks of " << chunk;
+    }
+  }
+}
+
 TEST(WordCounterTest, InvalidUtf8NamesFileAndOffset) {
   const std::string path = TempFile("tokvec_word_counter_bad.txt", std::string(5000, 'a') + "\nok caf\xE9\n");
   WhitespacePreTokenizer pre_tokenizer;

@@ -1,5 +1,5 @@
 // Fuzz target: train a Unigram vocabulary (tokenizer/trainers/unigram_trainer.h) on the fuzz text itself, with or
-// without byte fallback and digit splitting, load the tokenizer.json it writes and encode the text: every id is in
+// without byte fallback, digit splitting and a user-defined symbol ("@-@", never inside a learned piece), load the tokenizer.json it writes and encode the text: every id is in
 // the vocabulary and every learned piece is at most the longest piece asked for. Invalid UTF-8 must be an error;
 // training with 1 and 2 threads must write the same file.
 //
@@ -33,11 +33,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(WriteFileAtomically(dir + ".txt", text).ok());
 
   // Every character (at most 4096) fits beside the special and byte tokens.
-  const UnigramTrainerOptions options{.vocab_size = 3 + 256 + 4096 + extra,
-                                      .character_coverage = (flags & 4) ? 0.9 : 1.0,
-                                      .max_piece_length = longest,
-                                      .byte_fallback = (flags & 1) != 0,
-                                      .split_digits = (flags & 2) != 0};
+  const bool user_defined = (flags & 8) != 0;
+  UnigramTrainerOptions options{.vocab_size = 3 + 1 + 256 + 4096 + extra,
+                                .character_coverage = (flags & 4) ? 0.9 : 1.0,
+                                .max_piece_length = longest,
+                                .byte_fallback = (flags & 1) != 0,
+                                .split_digits = (flags & 2) != 0};
+  if (user_defined) options.user_defined_symbols = {"@-@"};
   absl::StatusOr<std::string> json = TrainUnigram({dir + ".txt"}, options);
   if (FindInvalidUtf8(text).has_value()) {
     FUZZ_CHECK(!json.ok());
@@ -53,9 +55,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::StatusOr<std::string> again = TrainUnigram({dir + ".txt"}, two);
   FUZZ_CHECK(again.ok() && *again == *json);
   const nlohmann::json parsed = nlohmann::json::parse(*json);
-  const size_t reserved = options.byte_fallback ? 3 + 256 : 3;
+  const size_t reserved = 3 + (user_defined ? 1 : 0) + (options.byte_fallback ? 256 : 0);
   for (size_t id = reserved; id < parsed["model"]["vocab"].size(); ++id) {
     const std::string piece = parsed["model"]["vocab"][id][0];
+    FUZZ_CHECK(!user_defined || piece.find("@-@") == std::string::npos);
     size_t chars = 0, len = 0;
     for (size_t i = 0; i < piece.size(); i += len) {
       DecodeUtf8OrReplacement(piece, i, &len);

@@ -120,6 +120,61 @@ absl::Status TrainToJson(const std::string& out,
   return file.Commit();
 }
 
+// Counts words with `count` (share `share` of `shares` of the files; progress on `progress` when it is not null),
+// trains on them with `train` and writes the tokenizer.json it returns to `out` atomically (an unwritable `out`
+// fails before the work). Under mpirun each rank counts share `rank` of P of the files, the counts are summed by
+// word and gathered on rank 0, which trains alone (on its threads) and writes the file a single process writes;
+// the other ranks are done once their counts are sent. Returns whether this process wrote the file.
+using CountWordsFn = std::function<absl::StatusOr<std::vector<WordCount>>(uint64_t share, uint64_t shares,
+                                                                          TrainProgress* progress)>;
+using TrainOnWordsFn =
+    std::function<absl::StatusOr<std::string>(std::vector<WordCount> words, TrainProgress* progress)>;
+absl::StatusOr<bool> CountAndTrainToJson(const std::string& out, const std::vector<std::string>& files,
+                                         const CountWordsFn& count, const TrainOnWordsFn& train) {
+  const distributed::World world = distributed::JoinWorld();  // one process, unless started by mpirun
+  if (world.size <= 1) {
+    TOKVEC_RETURN_IF_ERROR(TrainToJson(out, [&](TrainProgress* progress) -> absl::StatusOr<std::string> {
+      TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> words, count(0, 1, progress));
+      return train(std::move(words), progress);
+    }));
+    return true;
+  }
+  if (std::find(files.begin(), files.end(), "-") != files.end()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}under mpirun, train reads text files (each rank counts its share); standard input runs in one process",
+        kUsagePrefix));
+  }
+  absl::Status writable = world.rank == 0 ? AtomicFile::Create(out).status() : absl::OkStatus();
+  if (!distributed::AllOk(world, writable.ok())) {
+    return world.rank == 0 ? writable : absl::AbortedError("rank 0 cannot write the model");
+  }
+  using Clock = std::chrono::steady_clock;
+  const auto seconds = [](Clock::time_point from) {
+    return std::chrono::duration<double>(Clock::now() - from).count();
+  };
+  Clock::time_point start = Clock::now();
+  absl::StatusOr<std::vector<WordCount>> counted =
+      count(static_cast<uint64_t>(world.rank), static_cast<uint64_t>(world.size), nullptr);
+  const double count_seconds = seconds(start);
+  if (!distributed::AllOk(world, counted.ok())) {
+    return counted.ok() ? absl::AbortedError("another rank could not count its share (its error is above)")
+                        : counted.status();
+  }
+  start = Clock::now();
+  distributed::ExchangeStats stats;
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> words,
+                          distributed::SumCountsOnRoot(*std::move(counted), world, &stats));
+  std::fprintf(stderr,
+               "rank %d of %d: counted its share in %.2f s; summed %llu unique words, sent %.1f MB, %.2f s%s\n",
+               world.rank, world.size, count_seconds, static_cast<unsigned long long>(stats.pieces_summed),
+               static_cast<double>(stats.bytes_sent) / 1e6, seconds(start),
+               world.rank == 0 ? "; rank 0 trains on all of them" : "");
+  if (world.rank != 0) return false;
+  TOKVEC_RETURN_IF_ERROR(
+      TrainToJson(out, [&](TrainProgress* progress) { return train(std::move(words), progress); }));
+  return true;
+}
+
 size_t TrainingThreads(const TrainCommandOptions& options) {
   return options.threads > 0 ? options.threads : std::max<size_t>(1, std::thread::hardware_concurrency());
 }
@@ -140,19 +195,28 @@ absl::Status RunTrainSpBpe(const TrainCommandOptions& options) {
   TOKVEC_RETURN_IF_ERROR(RequireJsonOutput(out, "spbpe"));
   std::vector<std::string> files = options.files;
   if (files.empty()) files.push_back("-");
+  const SpBpeOptions trainer{.vocab_size = options.vocab_size,
+                             .character_coverage = options.character_coverage,
+                             .min_frequency = options.min_frequency,
+                             .split_digits = options.split_digits,
+                             .max_piece_length = options.max_piece_length,
+                             .threads = TrainingThreads(options)};
   SpBpeReport report;
-  TOKVEC_RETURN_IF_ERROR(TrainToJson(out, [&](TrainProgress* progress) {
-    return TrainSpBpe(files,
-                      {.vocab_size = options.vocab_size,
-                       .character_coverage = options.character_coverage,
-                       .min_frequency = options.min_frequency,
-                       .split_digits = options.split_digits,
-                       .max_piece_length = options.max_piece_length,
-                       .threads = TrainingThreads(options),
-                       .count_progress = [&](uint64_t bytes) { progress->Bytes(bytes); },
-                       .merge_progress = [&](size_t done) { progress->Merges(done, 0); }},
-                      &report);
-  }));
+  TOKVEC_ASSIGN_OR_RETURN(
+      const bool wrote,
+      CountAndTrainToJson(
+          out, files,
+          [&](uint64_t share, uint64_t shares, TrainProgress* progress) {
+            SpBpeOptions counting = trainer;
+            if (progress != nullptr) counting.count_progress = [progress](uint64_t bytes) { progress->Bytes(bytes); };
+            return CountSpBpeWords(files, counting, share, shares);
+          },
+          [&](std::vector<WordCount> words, TrainProgress* progress) {
+            SpBpeOptions training = trainer;
+            training.merge_progress = [progress](size_t done) { progress->Merges(done, 0); };
+            return TrainSpBpeOnWords(std::move(words), training, &report);
+          }));
+  if (!wrote) return absl::OkStatus();
   if (!report.note.empty()) std::fprintf(stderr, "note: %s\n", report.note.c_str());
   std::fprintf(stderr, "%zu characters (%zu more left to byte fallback), %zu merges; wrote %s\n", report.alphabet,
                report.dropped_characters, report.merges, out.c_str());
@@ -225,27 +289,35 @@ absl::Status RunTrainUnigram(const TrainCommandOptions& options) {
   TOKVEC_RETURN_IF_ERROR(RequireJsonOutput(options.output, "unigram"));
   std::vector<std::string> files = options.files;
   if (files.empty()) files.push_back("-");
+  const UnigramTrainerOptions trainer{.vocab_size = options.vocab_size,
+                                      .character_coverage = options.character_coverage,
+                                      .seed_size = options.seed_size,
+                                      .shrinking_factor = options.shrinking_factor,
+                                      .max_piece_length = options.max_piece_length,
+                                      .byte_fallback = options.byte_fallback,
+                                      .split_digits = options.split_digits,
+                                      .extra_special_tokens = options.special_tokens,
+                                      .user_defined_symbols = options.user_defined,
+                                      .threads = TrainingThreads(options)};
   UnigramReport report;
-  TOKVEC_RETURN_IF_ERROR(TrainToJson(options.output, [&](TrainProgress* progress) {
-    return TrainUnigram(files,
-                        {.vocab_size = options.vocab_size,
-                         .character_coverage = options.character_coverage,
-                         .seed_size = options.seed_size,
-                         .shrinking_factor = options.shrinking_factor,
-                         .max_piece_length = options.max_piece_length,
-                         .byte_fallback = options.byte_fallback,
-                         .split_digits = options.split_digits,
-                         .extra_special_tokens = options.special_tokens,
-                         .user_defined_symbols = options.user_defined,
-                         .threads = TrainingThreads(options),
-                         .count_progress = [&](uint64_t bytes) { progress->Bytes(bytes); },
-                         .round_progress =
-                             [&](const UnigramRound& round) {
-                               progress->Stage(fmt::format("EM round {}: {} pieces, log-likelihood {:.3f} per word",
-                                                           round.round, round.pieces, round.log_likelihood));
-                             }},
-                        &report);
-  }));
+  TOKVEC_ASSIGN_OR_RETURN(
+      const bool wrote,
+      CountAndTrainToJson(
+          options.output, files,
+          [&](uint64_t share, uint64_t shares, TrainProgress* progress) {
+            UnigramTrainerOptions counting = trainer;
+            if (progress != nullptr) counting.count_progress = [progress](uint64_t bytes) { progress->Bytes(bytes); };
+            return CountUnigramWords(files, counting, share, shares);
+          },
+          [&](std::vector<WordCount> words, TrainProgress* progress) {
+            UnigramTrainerOptions training = trainer;
+            training.round_progress = [progress](const UnigramRound& round) {
+              progress->Stage(fmt::format("EM round {}: {} pieces, log-likelihood {:.3f} per word", round.round,
+                                          round.pieces, round.log_likelihood));
+            };
+            return TrainUnigramOnWords(std::move(words), training, &report);
+          }));
+  if (!wrote) return absl::OkStatus();
   if (!report.note.empty()) std::fprintf(stderr, "note: %s\n", report.note.c_str());
   std::fprintf(stderr,
                "%zu distinct words, %zu characters (%zu more left %s), %zu seed pieces, %zu EM rounds; wrote %s\n",

@@ -60,6 +60,12 @@ struct ExchangeStats {
 absl::StatusOr<std::vector<WordCount>> SumCountsByOwner(std::vector<WordCount> local, const World& world,
                                                         ExchangeStats* stats);
 
+// Collective: every rank's `local` counts summed by piece (spread over the ranks as SumCountsByOwner does), then
+// all of them on rank 0; the other ranks get none. For trainers that learn on one machine after a spread count
+// (`mpirun tokvec train --type unigram` / `spbpe`). `stats` counts both steps.
+absl::StatusOr<std::vector<WordCount>> SumCountsOnRoot(std::vector<WordCount> local, const World& world,
+                                                       ExchangeStats* stats);
+
 // What a rank's merge exchange did, for its line on stderr.
 struct MergeExchangeStats {
   uint64_t merges_together = 0;  // merges learned by every rank

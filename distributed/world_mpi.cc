@@ -202,6 +202,31 @@ absl::StatusOr<std::vector<WordCount>> SumCountsByOwner(std::vector<WordCount> l
   return mine;
 }
 
+absl::StatusOr<std::vector<WordCount>> SumCountsOnRoot(std::vector<WordCount> local, const World& world,
+                                                       ExchangeStats* stats) {
+  ExchangeStats ignored;
+  if (stats == nullptr) stats = &ignored;
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> mine, SumCountsByOwner(std::move(local), world, stats));
+  if (world.size <= 1) return mine;
+  // Each rank's sums are for pieces no other rank has: rank 0 takes them as they come.
+  const std::string records = PartitionByPiece(mine, 1)[0];
+  std::vector<WordCount>().swap(mine);
+  std::vector<std::string> gathered;
+  TOKVEC_RETURN_IF_ERROR(GatherOnRoot(records, ChunkBytes(world.size), world, &gathered, stats));
+  absl::Status parsed = absl::OkStatus();
+  absl::flat_hash_map<std::string, uint64_t> all;
+  for (const std::string& part : gathered) {
+    if (parsed.ok()) parsed = ParseCountRecords(part, &all);
+  }
+  if (!AllOk(world, parsed.ok())) {
+    return parsed.ok() ? absl::AbortedError("rank 0 could not read the gathered counts") : parsed;
+  }
+  std::vector<WordCount> out;
+  out.reserve(all.size());
+  for (auto& [piece, count] : all) out.push_back({piece, count});
+  return out;
+}
+
 namespace {
 
 // BpeTrainerOptions::exchange over MPI_COMM_WORLD; rank 0 is the root.

@@ -3,7 +3,8 @@
 # and 7 ranks (oversubscribed on this machine), over files of mixed sizes: the shared corpora (English, Japanese),
 # data/corpus.txt, a CRLF file, a file without a final newline, an empty file and a two-line file (fewer lines
 # than ranks); share boundaries fall mid-line and mid-character and move to cut points (line starts with
-# --split-lines, also checked). One run exchanges its
+# --split-lines, also checked). Unigram and SentencePiece-style BPE (2 and 3 ranks): counts gathered on rank 0,
+# which trains; the same file as one process. One run exchanges its
 # counts in rounds of 1000 bytes (TOKVEC_MPI_CHUNK_BYTES). A missing file and invalid UTF-8 in one rank's share
 # stop every rank with an error and no model file, without hanging. `mpirun tokvec embed` writes one part per
 # rank, and `embed --gather` joins them into the bytes of one process; `encode --lines` likewise.
@@ -75,6 +76,25 @@ for type in word byte; do
   done
 done
 
+# Unigram and SentencePiece-style BPE: the ranks count their shares, rank 0 gathers the sums and trains alone; the
+# file is the single process's (a user-defined symbol and a special token cut the text for Unigram).
+for type in unigram spbpe; do
+  extra=()
+  [[ $type == unigram ]] && extra=(--user-defined '@-@' --special '<mask>')
+  "$tokvec" train --type "$type" --vocab-size 3000 "${extra[@]}" --threads 2 -o "$work/single.json" "${files[@]}" \
+    2> "$work/single.err" || fail "$type: single-process training failed: $(cat "$work/single.err")"
+  for np in 2 3; do
+    rm -f "$work/mpi.json"
+    if run_mpi "$np" train --type "$type" --vocab-size 3000 "${extra[@]}" --threads 1 -o "$work/mpi.json" \
+        "${files[@]}" && cmp -s "$work/single.json" "$work/mpi.json" &&
+        [[ $(grep -c 'counted its share' "$work/mpi.err") -eq $np ]]; then
+      echo "ok: $type, $np ranks (counts gathered on rank 0): the same bytes as one process"
+    else
+      fail "$type on $np ranks: $(grep -m2 -E 'error|wrote' "$work/mpi.err")"
+    fi
+  done
+done
+
 # Rounds of 1000 bytes: hundreds of rounds, the same model.
 rm -f "$work/mpi.tokvec"
 if TOKVEC_MPI_CHUNK_BYTES=1000 run_mpi 3 train --type byte --vocab-size 6000 --special '<|endoftext|>' \
@@ -129,4 +149,10 @@ expect_error "a missing file" "error: .*missing.txt" 3 train --type word --merge
 { head -c 100000 data/corpus.txt; printf 'bad \xff byte\n'; head -c 100000 data/corpus.txt; } > "$work/bad_utf8.txt"
 expect_error "invalid UTF-8 in one rank's share" "invalid UTF-8" 4 train --type word --merges 10 \
   -o "$work/bad.tokvec" data/corpus.txt "$work/bad_utf8.txt"
+expect_error "invalid UTF-8 in one rank's share (unigram)" "invalid UTF-8" 3 train --type unigram --vocab-size 500 \
+  -o "$work/bad.tokvec.json" data/corpus.txt "$work/bad_utf8.txt"
+expect_error "standard input (unigram)" "standard input runs in one process" 2 train --type unigram \
+  --vocab-size 500 -o "$work/bad.tokvec.json" - < data/corpus.txt
+expect_error "an unwritable output (spbpe)" "error: .*no_such_dir" 2 train --type spbpe --vocab-size 500 \
+  -o "$work/no_such_dir/out.json" data/corpus.txt
 exit $failed

@@ -39,22 +39,40 @@ absl::flat_hash_map<std::string_view, uint64_t> CountCharacters(const std::vecto
   return counts;
 }
 
-}  // namespace
-
-absl::StatusOr<std::string> TrainSpBpe(const std::vector<std::string>& paths, const SpBpeOptions& options,
-                                       SpBpeReport* report) {
+absl::Status CheckSpBpeOptions(const SpBpeOptions& options) {
   if (!(options.character_coverage > 0.0 && options.character_coverage <= 1.0)) {
     return absl::InvalidArgumentError(
         fmt::format("the character coverage must be in (0, 1], not {}", options.character_coverage));
   }
-  // 1. Words: white-space-separated runs, each counted once per occurrence; then "▁" before each.
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<WordCount>> CountSpBpeWords(const std::vector<std::string>& paths,
+                                                       const SpBpeOptions& options, uint64_t share, uint64_t shares) {
+  TOKVEC_RETURN_IF_ERROR(CheckSpBpeOptions(options));
   WhitespacePreTokenizer whitespace;
   WordCounterOptions counter{.pre_tokenizer = &whitespace,
                              .require_utf8 = true,
                              .threads = std::max<size_t>(1, options.threads),
                              .progress = options.count_progress};
-  TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> words, CountWords(paths, counter));
+  return shares > 1 ? CountWordsInShare(paths, share, shares, counter) : CountWords(paths, counter);
+}
+
+absl::StatusOr<std::string> TrainSpBpe(const std::vector<std::string>& paths, const SpBpeOptions& options,
+                                       SpBpeReport* report) {
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> words, CountSpBpeWords(paths, options));  // options checked first
+  return TrainSpBpeOnWords(std::move(words), options, report);
+}
+
+absl::StatusOr<std::string> TrainSpBpeOnWords(std::vector<WordCount> words, const SpBpeOptions& options,
+                                              SpBpeReport* report) {
+  TOKVEC_RETURN_IF_ERROR(CheckSpBpeOptions(options));
+  // 1. Words: white-space-separated runs, each counted once per occurrence; then "▁" before each (in one order
+  //    whatever order the counts came in).
   if (words.empty()) return absl::InvalidArgumentError("no text to learn from: the input holds no words");
+  std::sort(words.begin(), words.end(), [](const WordCount& a, const WordCount& b) { return a.word < b.word; });
   for (WordCount& w : words) w.word.insert(0, kMeta);
   // 2. The alphabet: the most frequent characters covering the share asked for (ties: by bytes, so the choice
   //    never depends on the order of the counts).

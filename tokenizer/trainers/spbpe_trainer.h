@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "tokenizer/trainers/word_counter.h"
 
 namespace tokvec {
 
@@ -57,6 +58,16 @@ struct SpBpeReport {
 // merged piece that spells `<unk>`, `<s>`, `</s>` or a byte token (the corpus holds that text).
 absl::StatusOr<std::string> TrainSpBpe(const std::vector<std::string>& paths, const SpBpeOptions& options,
                                        SpBpeReport* report = nullptr);
+
+// The two halves of TrainSpBpe, for a count spread over processes (mpirun: each counts a share, the counts are
+// summed by word, one process trains). CountSpBpeWords counts the white-space-separated words of share `share` of
+// `shares` of `paths` (CountWordsInShare: files only; 0 of 1 is every input, "-" standard input); the shares'
+// counts summed by word are the whole's. TrainSpBpeOnWords trains on such counts (in any order).
+absl::StatusOr<std::vector<WordCount>> CountSpBpeWords(const std::vector<std::string>& paths,
+                                                       const SpBpeOptions& options, uint64_t share = 0,
+                                                       uint64_t shares = 1);
+absl::StatusOr<std::string> TrainSpBpeOnWords(std::vector<WordCount> words, const SpBpeOptions& options,
+                                              SpBpeReport* report = nullptr);
 
 }  // namespace tokvec
 

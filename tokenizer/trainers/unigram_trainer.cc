@@ -662,22 +662,33 @@ absl::StatusOr<std::vector<UnigramPiece>> TrainUnigramPieces(const std::vector<W
   return trainer.Run(report);
 }
 
-absl::StatusOr<std::string> TrainUnigram(const std::vector<std::string>& paths, const UnigramTrainerOptions& options,
-                                         UnigramReport* report) {
+namespace {
+
+// The added tokens (the special ones, then the user-defined symbols) and every reserved spelling (those, then the
+// byte tokens), after the options' checks.
+struct Reserved {
+  std::vector<std::string> added;
+  size_t specials = 0;
+  std::vector<std::string> all;
+};
+
+absl::StatusOr<Reserved> ReservedSpellings(const UnigramTrainerOptions& options) {
   TOKVEC_RETURN_IF_ERROR(CheckOptions(options));
-  std::vector<std::string> specials = {"<unk>", "<s>", "</s>"};
+  Reserved out;
+  std::vector<std::string>& added = out.added;
+  added = {"<unk>", "<s>", "</s>"};
   for (const std::string& s : options.extra_special_tokens) {
     if (s.empty()) return absl::InvalidArgumentError("a special token is empty");
-    if (std::find(specials.begin(), specials.end(), s) != specials.end()) {
+    if (std::find(added.begin(), added.end(), s) != added.end()) {
       return absl::InvalidArgumentError(fmt::format("the special token '{}' is given twice", s));
     }
     if (options.byte_fallback && s.size() == 6 && s.starts_with("<0x") && s.back() == '>') {
       return absl::InvalidArgumentError(fmt::format(
           "the special token '{}' looks like a byte token, which --byte-fallback adds (<0x00> to <0xFF>)", s));
     }
-    specials.push_back(s);
+    added.push_back(s);
   }
-  std::vector<std::string> added = specials;  // then the user-defined symbols
+  out.specials = added.size();
   for (const std::string& s : options.user_defined_symbols) {
     if (s.empty()) return absl::InvalidArgumentError("a user-defined symbol is empty");
     if (std::find(added.begin(), added.end(), s) != added.end()) {
@@ -697,20 +708,28 @@ absl::StatusOr<std::string> TrainUnigram(const std::vector<std::string>& paths, 
     }
     added.push_back(s);
   }
-  std::vector<std::string> reserved = added;
+  out.all = added;
   if (options.byte_fallback) {
-    for (int b = 0; b < 256; ++b) reserved.push_back(fmt::format("<0x{:02X}>", b));
+    for (int b = 0; b < 256; ++b) out.all.push_back(fmt::format("<0x{:02X}>", b));
   }
-  if (options.vocab_size <= reserved.size()) {
+  if (options.vocab_size <= out.all.size()) {
     return absl::InvalidArgumentError(fmt::format(
         "vocabulary size {} leaves no room for pieces after the {} special{} tokens", options.vocab_size,
-        reserved.size(), options.byte_fallback ? ", user-defined and byte" : " and user-defined"));
+        out.all.size(), options.byte_fallback ? ", user-defined and byte" : " and user-defined"));
   }
-  // 1. Words, through the file's own normalizer and pre-tokenizer.
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<WordCount>> CountUnigramWords(const std::vector<std::string>& paths,
+                                                         const UnigramTrainerOptions& options, uint64_t share,
+                                                         uint64_t shares) {
+  TOKVEC_ASSIGN_OR_RETURN(const Reserved reserved, ReservedSpellings(options));
   const nlohmann::json normalizer_node = nlohmann::json::parse(NormalizerJson().dump());
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> normalizer,
                           ReadHfNormalizer(&normalizer_node, "<unigram normalizer>", {}));
-  MetaspaceCuts pre_tokenizer(added);
+  MetaspaceCuts pre_tokenizer(reserved.added);
   WordCounterOptions counter{.pre_tokenizer = &pre_tokenizer,
                              .normalizer = normalizer.get(),
                              .require_utf8 = true,
@@ -718,19 +737,33 @@ absl::StatusOr<std::string> TrainUnigram(const std::vector<std::string>& paths, 
                              .split_lines = true,
                              .mark_line_ends = true,
                              .progress = options.count_progress};
-  TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> words, CountWords(paths, counter));
-  if (words.empty()) return absl::InvalidArgumentError("no text to learn from: the input holds no words");
-  {
-    // "x" and "▁x" are the same word once Metaspace has put its `▁` first (a line's last word keeps its '\n').
-    absl::flat_hash_map<std::string, uint64_t> merged;
-    for (WordCount& w : words) {
-      if (!w.word.starts_with(kMeta)) w.word.insert(0, kMeta);
-      merged[std::move(w.word)] += w.count;
-    }
-    words.clear();
-    for (auto& [word, count] : merged) words.push_back({word, count});
-    std::sort(words.begin(), words.end(), [](const WordCount& a, const WordCount& b) { return a.word < b.word; });
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> words, shares > 1 ? CountWordsInShare(paths, share, shares, counter)
+                                                                   : CountWords(paths, counter));
+  // "x" and "▁x" are the same word once Metaspace has put its `▁` first (a line's last word keeps its '\n').
+  absl::flat_hash_map<std::string, uint64_t> merged;
+  for (WordCount& w : words) {
+    if (!w.word.starts_with(kMeta)) w.word.insert(0, kMeta);
+    merged[std::move(w.word)] += w.count;
   }
+  words.clear();
+  for (auto& [word, count] : merged) words.push_back({word, count});
+  return words;
+}
+
+absl::StatusOr<std::string> TrainUnigram(const std::vector<std::string>& paths, const UnigramTrainerOptions& options,
+                                         UnigramReport* report) {
+  TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> words, CountUnigramWords(paths, options));  // options checked first
+  return TrainUnigramOnWords(std::move(words), options, report);
+}
+
+absl::StatusOr<std::string> TrainUnigramOnWords(std::vector<WordCount> words, const UnigramTrainerOptions& options,
+                                                UnigramReport* report) {
+  TOKVEC_ASSIGN_OR_RETURN(const Reserved reserved_spellings, ReservedSpellings(options));
+  const std::vector<std::string>& added = reserved_spellings.added;
+  const std::vector<std::string>& reserved = reserved_spellings.all;
+  if (words.empty()) return absl::InvalidArgumentError("no text to learn from: the input holds no words");
+  // In one order whatever order the counts came in (summed over ranks, read from files).
+  std::sort(words.begin(), words.end(), [](const WordCount& a, const WordCount& b) { return a.word < b.word; });
   // 2. The pieces (never a reserved spelling: TrainUnigramPieces leaves them out).
   TOKVEC_ASSIGN_OR_RETURN(std::vector<UnigramPiece> pieces,
                           TrainUnigramPieces(words, options.vocab_size - reserved.size(), options, report, reserved));
@@ -743,7 +776,9 @@ absl::StatusOr<std::string> TrainUnigram(const std::vector<std::string>& paths, 
     vocab.push_back(OrderedJson::array({p.piece, std::round(p.score * 1e6) / 1e6}));
   }
   OrderedJson added_json = OrderedJson::array();
-  for (size_t i = 0; i < added.size(); ++i) added_json.push_back(AddedTokenJson(i, added[i], i < specials.size()));
+  for (size_t i = 0; i < added.size(); ++i) {
+    added_json.push_back(AddedTokenJson(i, added[i], i < reserved_spellings.specials));
+  }
   OrderedJson json = {
       {"version", "1.0"},
       {"truncation", nullptr},

@@ -112,6 +112,18 @@ double Digamma(double x);
 absl::StatusOr<std::string> TrainUnigram(const std::vector<std::string>& paths, const UnigramTrainerOptions& options,
                                          UnigramReport* report = nullptr);
 
+// The two halves of TrainUnigram, for a count spread over processes (mpirun: each counts a share, the counts are
+// summed by word, one process trains). CountUnigramWords counts share `share` of `shares` of `paths`
+// (CountWordsInShare: files only; 0 of 1 is every input, "-" standard input) as TrainUnigram does: normalized, cut
+// at white space and at the special tokens and user-defined symbols, each word with its `▁`, a line's last word
+// with '\n' after it. The shares' counts summed by word are the whole's. TrainUnigramOnWords trains on such counts
+// (in any order). Errors: the options' (both), invalid UTF-8, an empty word list.
+absl::StatusOr<std::vector<WordCount>> CountUnigramWords(const std::vector<std::string>& paths,
+                                                         const UnigramTrainerOptions& options, uint64_t share = 0,
+                                                         uint64_t shares = 1);
+absl::StatusOr<std::string> TrainUnigramOnWords(std::vector<WordCount> words, const UnigramTrainerOptions& options,
+                                                UnigramReport* report = nullptr);
+
 }  // namespace tokvec
 
 #endif  // TOKVEC_TOKENIZER_TRAINERS_UNIGRAM_TRAINER_H_

@@ -5,7 +5,9 @@
 #include "tokenizer/trainers/spbpe_trainer.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -151,6 +153,25 @@ TEST(SpBpeTrainerTest, MaxPieceLengthBoundsMergedPieces) {
   absl::StatusOr<Encoding> encoded = tokenizer->Encode("internationalization");
   ASSERT_TRUE(encoded.ok());
   EXPECT_GE(encoded->ids.size(), 5u);
+}
+
+// What mpirun does: shares counted apart, summed by word in any order, one training: TrainSpBpe's file.
+TEST(SpBpeTrainerTest, SharesCountedApartTrainTheSameFile) {
+  const std::string corpus = CorpusFile();
+  const SpBpeOptions options{.vocab_size = 2500, .threads = 2};
+  std::map<std::string, uint64_t> summed;
+  for (uint64_t share = 0; share < 3; ++share) {
+    absl::StatusOr<std::vector<WordCount>> part = CountSpBpeWords({corpus}, options, share, 3);
+    ASSERT_TRUE(part.ok()) << part.status();
+    for (const WordCount& w : *part) summed[w.word] += w.count;
+  }
+  std::vector<WordCount> gathered;
+  for (const auto& [word, count] : summed) gathered.push_back({word, count});
+  std::shuffle(gathered.begin(), gathered.end(), std::mt19937(5));
+  absl::StatusOr<std::string> spread = TrainSpBpeOnWords(gathered, options);
+  absl::StatusOr<std::string> single = TrainSpBpe({corpus}, options);
+  ASSERT_TRUE(spread.ok() && single.ok()) << spread.status() << single.status();
+  EXPECT_EQ(*spread, *single);
 }
 
 TEST(SpBpeTrainerTest, Errors) {

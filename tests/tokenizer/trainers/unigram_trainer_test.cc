@@ -5,6 +5,7 @@
 // `make conformance` (hf/trained-unigram/*); tokens per byte against spm_train by bench/unigram.sh.
 #include "tokenizer/trainers/unigram_trainer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -343,6 +344,30 @@ TEST(UnigramTrainerTest, ReservedSpellingsAreNeverPieces) {
     EXPECT_EQ(p.piece.find('|'), std::string::npos) << p.piece;
     EXPECT_NE(p.piece, "ab");
   }
+}
+
+// What mpirun does: each share counted on its own, the counts summed by word (in any order), one training. The
+// shares' counts add up to the whole's (a line's last word marked the same), and the file is TrainUnigram's.
+TEST(UnigramTrainerTest, SharesCountedApartTrainTheSameFile) {
+  TOKVEC_CORPUS_OR_SKIP(corpus);
+  const UnigramTrainerOptions options{.vocab_size = 3000, .user_defined_symbols = {"--"}, .threads = 2};
+  absl::StatusOr<std::vector<WordCount>> whole = CountUnigramWords({corpus}, options);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  std::map<std::string, uint64_t> expected, summed;
+  for (const WordCount& w : *whole) expected[w.word] += w.count;
+  std::vector<WordCount> gathered;
+  for (uint64_t share = 0; share < 3; ++share) {
+    absl::StatusOr<std::vector<WordCount>> part = CountUnigramWords({corpus}, options, share, 3);
+    ASSERT_TRUE(part.ok()) << part.status();
+    for (const WordCount& w : *part) summed[w.word] += w.count;
+  }
+  EXPECT_EQ(summed, expected);
+  for (const auto& [word, count] : summed) gathered.push_back({word, count});
+  std::shuffle(gathered.begin(), gathered.end(), std::mt19937(3));
+  absl::StatusOr<std::string> spread = TrainUnigramOnWords(gathered, options);
+  absl::StatusOr<std::string> single = TrainUnigram({corpus}, options);
+  ASSERT_TRUE(spread.ok() && single.ok()) << spread.status() << single.status();
+  EXPECT_EQ(*spread, *single);
 }
 
 TEST(UnigramTrainerTest, Errors) {

@@ -168,7 +168,7 @@ absl::StatusOr<bool> CountAndTrainToJson(const std::string& out, const std::vect
                "rank %d of %d: counted its share in %.2f s; summed %llu unique words, sent %.1f MB, %.2f s%s\n",
                world.rank, world.size, count_seconds, static_cast<unsigned long long>(stats.pieces_summed),
                static_cast<double>(stats.bytes_sent) / 1e6, seconds(start),
-               world.rank == 0 ? "; rank 0 trains on all of them" : "");
+               world.rank == 0 ? fmt::format("; gathered all {} here and trains", words.size()).c_str() : "");
   if (world.rank != 0) return false;
   TOKVEC_RETURN_IF_ERROR(
       TrainToJson(out, [&](TrainProgress* progress) { return train(std::move(words), progress); }));

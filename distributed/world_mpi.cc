@@ -209,7 +209,7 @@ absl::StatusOr<std::vector<WordCount>> SumCountsOnRoot(std::vector<WordCount> lo
   TOKVEC_ASSIGN_OR_RETURN(std::vector<WordCount> mine, SumCountsByOwner(std::move(local), world, stats));
   if (world.size <= 1) return mine;
   // Each rank's sums are for pieces no other rank has: rank 0 takes them as they come.
-  const std::string records = PartitionByPiece(mine, 1)[0];
+  std::string records = std::move(PartitionByPiece(mine, 1)[0]);
   std::vector<WordCount>().swap(mine);
   std::vector<std::string> gathered;
   TOKVEC_RETURN_IF_ERROR(GatherOnRoot(records, ChunkBytes(world.size), world, &gathered, stats));

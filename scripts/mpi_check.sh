@@ -132,13 +132,18 @@ else
   fail "encode on 3 ranks: $(grep -m2 'error' "$work/mpi.err")"
 fi
 
-# Errors: every rank stops, exit status non-zero, no model file, no hang.
-expect_error() {  # expect_error WHAT PATTERN NP ARGS...
-  local what=$1 pattern=$2; shift 2
-  rm -f "$work/bad.tokvec"
-  if run_mpi "$@"; then
+# Errors: every rank stops, exit status non-zero (EXPECT_STATUS when set), no output file (OUT, by default
+# $work/bad.tokvec), no hang.
+expect_error() {  # [OUT=path] [EXPECT_STATUS=n] expect_error WHAT PATTERN NP ARGS...
+  local what=$1 pattern=$2 out=${OUT:-$work/bad.tokvec} status; shift 2
+  rm -f "$out"
+  run_mpi "$@"
+  status=$?
+  if [[ $status -eq 0 ]]; then
     fail "$what: mpirun exited 0"
-  elif [[ -e "$work/bad.tokvec" ]] || ! grep -q "$pattern" "$work/mpi.err"; then
+  elif [[ -n ${EXPECT_STATUS:-} && $status -ne $EXPECT_STATUS ]]; then
+    fail "$what: exit $status, not $EXPECT_STATUS"
+  elif [[ -e "$out" ]] || ! grep -q "$pattern" "$work/mpi.err"; then
     fail "$what: $(head -5 "$work/mpi.err")"
   else
     echo "ok: $what stops every rank with: $(grep -m1 'error:' "$work/mpi.err")"
@@ -149,10 +154,10 @@ expect_error "a missing file" "error: .*missing.txt" 3 train --type word --merge
 { head -c 100000 data/corpus.txt; printf 'bad \xff byte\n'; head -c 100000 data/corpus.txt; } > "$work/bad_utf8.txt"
 expect_error "invalid UTF-8 in one rank's share" "invalid UTF-8" 4 train --type word --merges 10 \
   -o "$work/bad.tokvec" data/corpus.txt "$work/bad_utf8.txt"
-expect_error "invalid UTF-8 in one rank's share (unigram)" "invalid UTF-8" 3 train --type unigram --vocab-size 500 \
-  -o "$work/bad.tokvec.json" data/corpus.txt "$work/bad_utf8.txt"
-expect_error "standard input (unigram)" "standard input runs in one process" 2 train --type unigram \
-  --vocab-size 500 -o "$work/bad.tokvec.json" - < data/corpus.txt
-expect_error "an unwritable output (spbpe)" "error: .*no_such_dir" 2 train --type spbpe --vocab-size 500 \
-  -o "$work/no_such_dir/out.json" data/corpus.txt
+OUT=$work/bad.json expect_error "invalid UTF-8 in one rank's share (unigram)" "invalid UTF-8" 3 train \
+  --type unigram --vocab-size 500 -o "$work/bad.json" data/corpus.txt "$work/bad_utf8.txt"
+OUT=$work/bad.json EXPECT_STATUS=2 expect_error "standard input (unigram)" "standard input runs in one process" 2 \
+  train --type unigram --vocab-size 500 -o "$work/bad.json" - < data/corpus.txt
+OUT=$work/no_such_dir/out.json expect_error "an unwritable output (spbpe)" "error: .*no_such_dir" 2 train \
+  --type spbpe --vocab-size 500 -o "$work/no_such_dir/out.json" data/corpus.txt
 exit $failed

@@ -5,6 +5,7 @@
 #include <unicode/uscript.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <limits>
@@ -89,19 +90,22 @@ class Trainer {
   Trainer(const std::vector<WordCount>& words, size_t piece_budget, const UnigramTrainerOptions& options,
           const std::vector<std::string>& reserved)
       : budget_(piece_budget), options_(options), reserved_(reserved.begin(), reserved.end()) {
-    // A word counted with a final '\n' is an occurrence that ends its line (WordCounterOptions::mark_line_ends).
+    // A word counted with a final '\n' ends its line, with '\r' comes before an added token
+    // (WordCounterOptions::mark_line_ends); else another word follows it.
     absl::flat_hash_map<std::string_view, size_t> index;
     for (const WordCount& w : words) {
       std::string_view word = w.word;
-      const bool line_end = word.ends_with('\n');
-      if (line_end) word.remove_suffix(1);
+      const Ending ending = word.ends_with('\n')   ? kLineEnd
+                            : word.ends_with('\r') ? kBeforeAdded
+                                                   : kBeforeWord;
+      if (ending != kBeforeWord) word.remove_suffix(1);
       auto [it, inserted] = index.emplace(word, words_.size());
       if (inserted) {
         words_.push_back({std::string(word), 0});
-        line_ends_.push_back(0);
+        endings_.push_back({});
       }
       words_[it->second].count += w.count;
-      if (line_end) line_ends_[it->second] += w.count;
+      endings_[it->second][ending] += w.count;
     }
   }
 
@@ -118,8 +122,10 @@ class Trainer {
   std::vector<UnigramPiece> Finalize() const;
   double UnkScore() const;
 
-  std::vector<WordCount> words_;     // distinct, with every occurrence counted
-  std::vector<uint64_t> line_ends_;  // of words_[i]'s occurrences, those that end a line
+  // How an occurrence of a word ends (what follows it in the running text).
+  enum Ending { kBeforeWord, kLineEnd, kBeforeAdded, kEndings };
+  std::vector<WordCount> words_;                           // distinct, with every occurrence counted
+  std::vector<std::array<uint64_t, kEndings>> endings_;  // words_[i]'s occurrences by how they end
   const size_t budget_;
   const UnigramTrainerOptions& options_;
   const absl::flat_hash_set<std::string_view> reserved_;  // special and byte tokens: never pieces
@@ -184,22 +190,35 @@ bool Trainer::IsValidPiece(std::string_view piece) const {
 }
 
 absl::Status Trainer::MakeSeeds() {
-  // SentencePiece's seeds are the nodes of the suffix tree of the running text: the substrings that occur at least
-  // twice and are followed by two different characters. Within a word those are the same in a suffix tree of the
-  // distinct words; at a word's end the text goes on with `▁` (another word on the line) or the line's end. So each
-  // distinct word is here once per way it ends, as its bytes and then a terminal, 0xFE or 0xFF (never in UTF-8), and
-  // a substring that runs into a terminal is not a piece.
-  constexpr unsigned char kBeforeWord = 0xFE, kLineEnd = 0xFF;
+  // SentencePiece's seeds are the nodes of the suffix tree of the running text, its characters outside the
+  // required ones each made one unknown character: the substrings that occur at least twice and are followed by
+  // two different characters. Within a word those are the same in a suffix tree of the distinct words; at a word's
+  // end the running text goes on with `▁` (another word on the line), the line's end or an added token. So each
+  // distinct word is here once per way it ends, its bytes (an unknown character as the byte 0xFC) and then a
+  // terminal, 0xFD, 0xFE or 0xFF (no byte from 0xF8 up is ever in UTF-8); a substring that holds one of these
+  // bytes is not a piece.
+  constexpr unsigned char kUnknown = 0xFC, kFirstNonUtf8 = 0xF8;
+  constexpr unsigned char kTerminal[kEndings] = {0xFE, 0xFF, 0xFD};
   std::string text;
   std::vector<uint64_t> entry_starts, entry_counts;
+  std::string masked;
   for (size_t w = 0; w < words_.size(); ++w) {
-    const uint64_t ends = line_ends_[w];
-    for (const auto& [terminal, count] : {std::pair{kBeforeWord, words_[w].count - ends}, std::pair{kLineEnd, ends}}) {
-      if (count == 0) continue;
+    masked.clear();
+    const std::string& word = words_[w].word;
+    for (size_t i = 0, len; i < word.size(); i += len) {
+      const char32_t c = CodePointAt(word, i, &len);
+      if (c == kMetaChar || required_set_.contains(c)) {
+        masked.append(word, i, len);
+      } else {
+        masked.push_back(static_cast<char>(kUnknown));
+      }
+    }
+    for (int ending = 0; ending < kEndings; ++ending) {
+      if (endings_[w][ending] == 0) continue;
       entry_starts.push_back(text.size());
-      entry_counts.push_back(count);
-      text += words_[w].word;
-      text.push_back(static_cast<char>(terminal));
+      entry_counts.push_back(endings_[w][ending]);
+      text += masked;
+      text.push_back(static_cast<char>(kTerminal[ending]));
     }
   }
   if (text.size() >= static_cast<size_t>(std::numeric_limits<saidx_t>::max())) {
@@ -241,14 +260,14 @@ absl::Status Trainer::MakeSeeds() {
   };
   std::vector<Candidate> candidates;
   // The substring text[pos, pos + depth) cut before its last partial character, if it starts a character, holds no
-  // terminal and is at most the longest piece; its length in bytes and characters (0 when it is not).
+  // unknown character or terminal and is at most the longest piece; its length in bytes and characters (0 when it
+  // is not).
   auto spelled = [&](saidx_t pos, saidx_t depth, size_t* chars) -> size_t {
     if ((static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) return 0;
     size_t end = 0;
     *chars = 0;
     for (size_t i = pos, len; i - pos < static_cast<size_t>(depth); i += len) {
-      const unsigned char byte = static_cast<unsigned char>(text[i]);
-      if (byte == kBeforeWord || byte == kLineEnd) return 0;
+      if (static_cast<unsigned char>(text[i]) >= kFirstNonUtf8) return 0;
       len = Utf8SequenceLength(text, i);
       if (len == 0) len = 1;
       if (i + len - pos > static_cast<size_t>(depth)) break;
@@ -664,21 +683,38 @@ absl::StatusOr<std::vector<UnigramPiece>> TrainUnigramPieces(const std::vector<W
 
 namespace {
 
-// The added tokens (the special ones, then the user-defined symbols) and every reserved spelling (those, then the
-// byte tokens), after the options' checks.
+// The added tokens (the special ones, then the user-defined symbols), every reserved spelling (those, then the
+// byte tokens), and the added tokens the text is cut at when counting, after the options' checks.
 struct Reserved {
   std::vector<std::string> added;
   size_t specials = 0;
   std::vector<std::string> all;
+  // Hugging Face matches added tokens in the raw text; the words are counted in normalized text, where a token
+  // is found as it is only if the normalizer leaves it alone and it holds no space or `▁` (which cut words first).
+  std::vector<std::string> cut;
 };
 
 absl::StatusOr<Reserved> ReservedSpellings(const UnigramTrainerOptions& options) {
   TOKVEC_RETURN_IF_ERROR(CheckOptions(options));
+  const nlohmann::json normalizer_node = nlohmann::json::parse(NormalizerJson().dump());
+  TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> normalizer,
+                          ReadHfNormalizer(&normalizer_node, "<unigram normalizer>", {}));
+  auto normalized = [&](const std::string& s) -> std::string {
+    absl::StatusOr<NormalizedText> n = normalizer->Normalize(s);
+    return n.ok() ? n->text : std::string();
+  };
+  auto cuttable = [&](const std::string& s) {
+    return s.find_first_of(" \t\r\n") == std::string::npos && s.find(kMeta) == std::string::npos &&
+           normalized(s) == s;
+  };
   Reserved out;
   std::vector<std::string>& added = out.added;
   added = {"<unk>", "<s>", "</s>"};
   for (const std::string& s : options.extra_special_tokens) {
     if (s.empty()) return absl::InvalidArgumentError("a special token is empty");
+    if (FindInvalidUtf8(s)) {
+      return absl::InvalidArgumentError(fmt::format("the special token '{}' is not valid UTF-8", s));
+    }
     if (std::find(added.begin(), added.end(), s) != added.end()) {
       return absl::InvalidArgumentError(fmt::format("the special token '{}' is given twice", s));
     }
@@ -702,11 +738,24 @@ absl::StatusOr<Reserved> ReservedSpellings(const UnigramTrainerOptions& options)
     if (FindInvalidUtf8(s)) {
       return absl::InvalidArgumentError(fmt::format("the user-defined symbol '{}' is not valid UTF-8", s));
     }
+    if (s.find(kMeta) != std::string::npos) {
+      return absl::InvalidArgumentError(fmt::format(
+          "the user-defined symbol '{}' holds '▁', which stands for the space before a word", s));
+    }
+    if (const std::string n = normalized(s); n != s) {
+      return absl::InvalidArgumentError(fmt::format(
+          "the user-defined symbol '{}' changes under the normalizer (NFKC) to '{}'; Hugging Face matches it in "
+          "the raw text and the words are learned from normalized text: give '{}'",
+          s, n, n));
+    }
     if (options.byte_fallback && s.size() == 6 && s.starts_with("<0x") && s.back() == '>') {
       return absl::InvalidArgumentError(fmt::format(
           "the user-defined symbol '{}' looks like a byte token, which --byte-fallback adds (<0x00> to <0xFF>)", s));
     }
     added.push_back(s);
+  }
+  for (const std::string& s : added) {
+    if (cuttable(s)) out.cut.push_back(s);
   }
   out.all = added;
   if (options.byte_fallback) {
@@ -729,7 +778,7 @@ absl::StatusOr<std::vector<WordCount>> CountUnigramWords(const std::vector<std::
   const nlohmann::json normalizer_node = nlohmann::json::parse(NormalizerJson().dump());
   TOKVEC_ASSIGN_OR_RETURN(std::unique_ptr<Normalizer> normalizer,
                           ReadHfNormalizer(&normalizer_node, "<unigram normalizer>", {}));
-  MetaspaceCuts pre_tokenizer(reserved.added);
+  MetaspaceCuts pre_tokenizer(reserved.cut);
   WordCounterOptions counter{.pre_tokenizer = &pre_tokenizer,
                              .normalizer = normalizer.get(),
                              .require_utf8 = true,

@@ -7,13 +7,16 @@
 //
 // How:
 //   1. Words: the text through the file's normalizer (NFKC; tab, CR and LF become spaces; runs of spaces one;
-//      white space stripped at both ends) and Metaspace (each space-separated word with `▁` before it), counted
-//      line by line on `threads`.
+//      white space stripped at both ends) and Metaspace (each space-separated word with `▁` before it), cut at the
+//      added tokens (special tokens and `user_defined_symbols`, which Hugging Face matches first), counted line by
+//      line on `threads`, each occurrence by how it ends: before another word, at the line's end, or before an
+//      added token.
 //   2. Characters: the most frequent covering `character_coverage` of all character occurrences are required
 //      (always in the vocabulary); the rest are unknown (<unk>, or their UTF-8 bytes with `byte_fallback`).
-//   3. Seeds: the substrings that repeat, found with a suffix array (libdivsufsort) over the distinct words: each
-//      node of the suffix tree (a substring with the longest spelling of its set of occurrences), plus each
-//      repeated distinct word that no other word shares, weighted by the words' counts and scored count · length.
+//   3. Seeds: SentencePiece's, the nodes of the suffix tree of the running text (substrings that repeat and are
+//      followed by two different characters; unknown characters all one), found with a suffix array
+//      (libdivsufsort) over the distinct words, each once per way it ends, weighted by the words' counts and
+//      scored count · length.
 //      The required characters and the best valid substrings, `seed_size` pieces in all, are the first
 //      vocabulary, scored by log share.
 //      Valid: at most `max_piece_length` characters, required characters only, `▁` only first, one Unicode script
@@ -27,14 +30,16 @@
 //      count at 0.5): a piece holding a dropped character would have no second-best cut but unk and could never
 //      be pruned.
 //   5. The vocabulary: the required characters, then the best-scored pieces, until `vocab_size` ids with the
-//      special tokens (`<unk>` 0, `<s>` 1, `</s>` 2, `extra_special_tokens`) and, with byte_fallback, the 256
-//      `<0xNN>` tokens; pieces in order of score.
+//      special tokens (`<unk>` 0, `<s>` 1, `</s>` 2, `extra_special_tokens`), the user-defined symbols and, with
+//      byte_fallback, the 256 `<0xNN>` tokens; pieces in order of score.
 // The file: that normalizer, pre-tokenizer Metaspace (`▁`, prepend always, split), Unigram {unk_id 0,
-// byte_fallback}, decoder Replace("▁", " ") + ByteFallback + Fuse + Strip(1 leading space), the special tokens as
-// added tokens; no post-processor. Hugging Face's ids on it are tokvec's (`make conformance`, trained-unigram/*).
+// byte_fallback}, decoder Replace("▁", " ") + ByteFallback + Fuse + Strip(1 leading space), the special tokens and
+// user-defined symbols as added tokens (special / not special); no post-processor. Hugging Face's ids on it are
+// tokvec's (`make conformance`, trained-unigram/*).
 //
 // The E step and the pruning run on `threads`; expected counts are summed in fixed point (2^-24), so the result
-// does not depend on `threads`. Memory follows the distinct words (the seed step: 17 bytes per byte of them).
+// does not depend on `threads`. Memory follows the distinct words (the seed step: 17 bytes per byte of them, each
+// word there once per way it ends).
 #ifndef TOKVEC_TOKENIZER_TRAINERS_UNIGRAM_TRAINER_H_
 #define TOKVEC_TOKENIZER_TRAINERS_UNIGRAM_TRAINER_H_
 
@@ -67,7 +72,8 @@ struct UnigramTrainerOptions {
   bool split_by_script = true;         // A piece holds one Unicode script.
   std::vector<std::string> extra_special_tokens;  // After <unk> <s> </s>.
   // SentencePiece's user-defined symbols: after the special tokens, added tokens that are not special (kept whole
-  // wherever they occur, decoded as text); the text is cut at them when counting, so no piece spans one.
+  // wherever they occur, decoded as text); the text is cut at them when counting, so no piece spans one. Valid
+  // UTF-8 without white space or `▁`, and as the normalizer leaves it (Hugging Face matches it in the raw text).
   std::vector<std::string> user_defined_symbols;
   size_t threads = 1;
   std::function<void(uint64_t bytes_read)> count_progress;

@@ -80,10 +80,11 @@ class Cutter {
   bool lines_;
 };
 
-// Counts the pieces of `text` (normalized, then pre-tokenized as a whole) into `counts`; with `mark_last`, the
-// last one as its bytes and '\n'. `what` and `offset` name it in errors ("line", "text"). `pieces` is scratch.
+// Counts the pieces of `text` (normalized, then pre-tokenized as a whole) into `counts`; with `mark_ends`, each
+// as WordCounterOptions::mark_line_ends says. `what` and `offset` name it in errors ("line", "text"). `pieces` is
+// scratch.
 absl::Status CountPieces(std::string_view text, const WordCounterOptions& options, const std::string& name,
-                         std::string_view what, uint64_t offset, bool mark_last, CountMap* counts,
+                         std::string_view what, uint64_t offset, bool mark_ends, CountMap* counts,
                          std::vector<Piece>* pieces) {
   std::optional<NormalizedText> normalized;
   if (options.normalizer != nullptr) {
@@ -101,12 +102,23 @@ absl::Status CountPieces(std::string_view text, const WordCounterOptions& option
     return absl::Status(split.code(),
                         fmt::format("{}: {} at byte offset {}: {}", name, what, offset, std::string(split.message())));
   }
-  if (mark_last && !pieces->empty()) {
-    const Piece last = pieces->back();
-    pieces->pop_back();
-    std::string word(text.substr(last.begin, last.end - last.begin));
-    word.push_back('\n');
-    ++(*counts)[word];
+  if (mark_ends) {
+    std::string word;
+    for (const Piece& piece : *pieces) {
+      word.assign(text.substr(piece.begin, piece.end - piece.begin));
+      size_t rest = piece.end;
+      while (rest < text.size() && (text[rest] == ' ' || text[rest] == '\t' || text[rest] == '\r' ||
+                                    text[rest] == '\n')) {
+        ++rest;
+      }
+      if (rest == text.size()) {
+        word.push_back('\n');
+      } else if (rest == piece.end && !text.substr(piece.end).starts_with("\xE2\x96\x81")) {
+        word.push_back('\r');
+      }
+      ++(*counts)[word];
+    }
+    return absl::OkStatus();
   }
   for (const Piece& piece : *pieces) {
     absl::string_view word(text.data() + piece.begin, piece.end - piece.begin);

@@ -50,8 +50,10 @@ struct WordCounterOptions {
   size_t threads = 1;         // Counting workers; 1 counts on the calling thread.
   size_t chunk_bytes = size_t{1} << 20;  // Read size; a chunk grows until it ends at a cut point.
   bool split_lines = false;  // Count each line on its own (the Hugging Face trainer's way), not the whole text.
-  // With split_lines: the last piece of each line is counted as its bytes followed by '\n', so a caller whose
-  // normalizer leaves no '\n' in a line tells the words that end a line apart (the Unigram trainer's seeds).
+  // With split_lines, how each piece ends, for a caller whose normalizer leaves no '\n' or '\r' in a line (the
+  // Unigram trainer's seeds): a piece with only ASCII white space after it on its line is counted as its bytes
+  // and '\n'; one followed by white space or `▁` and more text as it is; one followed at once by anything else
+  // (text the pre-tokenizer dropped: an added token) as its bytes and '\r'.
   bool mark_line_ends = false;
   // Called on the reading thread after each chunk with the total bytes read so far.
   std::function<void(uint64_t bytes_read)> progress;

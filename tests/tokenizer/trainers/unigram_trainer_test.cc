@@ -273,15 +273,39 @@ TEST(UnigramTrainerTest, WholeWordsSeedOnlyWhenFollowedByDifferentThings) {
   const std::vector<WordCount> words = {{"\xE2\x96\x81" "ab", 10}, {"\xE2\x96\x81" "cd", 6},
                                         {"\xE2\x96\x81" "cd\n", 4}, {"\xE2\x96\x81" "xyz", 5},
                                         {"\xE2\x96\x81" "wyz\n", 5}};
-  absl::StatusOr<std::vector<UnigramPiece>> pieces = TrainUnigramPieces(words, 30, {});
+  UnigramReport report;
+  absl::StatusOr<std::vector<UnigramPiece>> pieces = TrainUnigramPieces(words, 30, {}, &report);
   ASSERT_TRUE(pieces.ok()) << pieces.status();
+  EXPECT_EQ(report.words, 4u) << "a word and its line-end form are one word";
   std::set<std::string> got;
   for (const UnigramPiece& p : *pieces) got.insert(p.piece);
   EXPECT_FALSE(got.count("\xE2\x96\x81" "ab")) << "only ever before another word";
   EXPECT_TRUE(got.count("\xE2\x96\x81" "cd")) << "before a word and at a line's end";
   EXPECT_TRUE(got.count("yz")) << "ends a word before a word and a word at a line's end";
   EXPECT_FALSE(got.count("\xE2\x96\x81" "xyz"));
-  EXPECT_FALSE(got.count("cd\n"));
+}
+
+// From text: a word before an added token (a special token the text is cut at) is not at a line's end; glued to
+// one it ends a third way. "foo" before "bar" and before " <mask>" is followed by `▁` both times: no seed; before
+// "bar" and at a line's end, or before "bar" and glued to "<mask>", it is.
+TEST(UnigramTrainerTest, WordsBeforeAddedTokensEndTheirOwnWay) {
+  auto has_foo = [](const std::string& lines) {
+    std::string text;
+    for (int i = 0; i < 50; ++i) text += lines;
+    const std::string path = ::testing::TempDir() + "/unigram_endings.txt";
+    EXPECT_TRUE(WriteFileAtomically(path, text).ok());
+    absl::StatusOr<std::string> json = TrainUnigram({path}, {.vocab_size = 40, .extra_special_tokens = {"<mask>"}});
+    EXPECT_TRUE(json.ok()) << json.status();
+    if (!json.ok()) return false;
+    const nlohmann::json parsed = nlohmann::json::parse(*json);
+    for (const auto& entry : parsed["model"]["vocab"]) {
+      if (entry[0] == "\xE2\x96\x81" "foo") return true;
+    }
+    return false;
+  };
+  EXPECT_FALSE(has_foo("foo bar\nfoo <mask>\n"));
+  EXPECT_TRUE(has_foo("foo bar\nfoo\n"));
+  EXPECT_TRUE(has_foo("foo bar\nfoo<mask>\n"));
 }
 
 // User-defined symbols are added tokens after the special ones, not special: kept whole wherever they occur (inside
@@ -331,6 +355,10 @@ TEST(UnigramTrainerTest, UserDefinedSymbolsAreKeptWhole) {
   EXPECT_THAT(error({.user_defined_symbols = {"</s>"}}), HasSubstr("given twice"));
   EXPECT_THAT(error({.user_defined_symbols = {"@", "@"}}), HasSubstr("given twice"));
   EXPECT_THAT(error({.user_defined_symbols = {"\xFF"}}), HasSubstr("not valid UTF-8"));
+  EXPECT_THAT(error({.extra_special_tokens = {"\xFF"}}), HasSubstr("special token '\xFF' is not valid UTF-8"));
+  EXPECT_THAT(error({.user_defined_symbols = {"\xE2\x96\x81x"}}), HasSubstr("holds '\xE2\x96\x81'"));
+  EXPECT_THAT(error({.user_defined_symbols = {"\xE2\x80\xA6"}}),  // U+2026, "..." after NFKC
+              HasSubstr("changes under the normalizer (NFKC) to '...'"));
   EXPECT_THAT(error({.byte_fallback = true, .user_defined_symbols = {"<0x41>"}}), HasSubstr("looks like a byte"));
 }
 

@@ -13,8 +13,8 @@
 //     (0.3.21 does not accept the name "Cooperlake" and falls back to its feature probe, which gives Cooperlake
 //     on such a CPU; with OPENBLAS_VERBOSE set it prints "Core not found: Cooperlake" first.)
 //
-// UseSingleThreadedBlas() (kernels/ops.h) calls it: `tokvec` at start, and every op (so the Python module and C++
-// programs at their first one).
+// UseSingleThreadedBlas() (kernels/ops.h) calls it: `tokvec` at start, Model::Load on the loading thread (so the
+// Python module and C++ programs before their first op, which may run on a worker thread), and every op.
 #ifndef TOKVEC_KERNELS_BLAS_KERNELS_H_
 #define TOKVEC_KERNELS_BLAS_KERNELS_H_
 

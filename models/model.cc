@@ -11,6 +11,7 @@
 #include "embeddings/token_embedding.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "kernels/ops.h"
 #include "models/batched_block.h"
 
 namespace tokvec {
@@ -126,6 +127,10 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& dir, Linea
 
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& config_path, const std::string& weights_path,
                                                    LinearDtype dtype) {
+  // Here, on the loading thread, and not at the first op: that may run on a worker (Python's num_threads=2), when
+  // OpenBLAS's kernel set can no longer be put right (kernels/blas_kernels.h) and the process would keep its SSE3
+  // fallback on a CPU it does not know: slower, and other bits than the CLI's.
+  UseSingleThreadedBlas();
   std::unique_ptr<Model> model(new Model());
   TOKVEC_ASSIGN_OR_RETURN(model->config_, LoadModelConfig(config_path));
   model->pack_f32_ = dtype == LinearDtype::kF32;

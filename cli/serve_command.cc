@@ -119,6 +119,11 @@ void RegisterServeCommand(CLI::App& app, CommandAction* action) {
   sub->add_option("--metric", options->metric, "POST /search's default metric for a float32 index")
       ->check(CLI::IsMember({"cosine", "dot"}))
       ->capture_default_str();
+  sub->add_option("--dtype", options->dtype,
+                  "Precision of the big linear layers: f32 | bf16 (AVX-512 BF16) | int8 (AVX-512 VNNI); an "
+                  "unsupported CPU is an error")
+      ->check(CLI::IsMember({"f32", "bf16", "int8"}))
+      ->capture_default_str();
   sub->callback([options, action] { *action = [options] { return RunServe(*options); }; });
 }
 

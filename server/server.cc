@@ -15,6 +15,7 @@
 #include "base/status_macros.h"
 #include "fmt/format.h"
 #include "httplib.h"
+#include "kernels/low_precision_linear.h"
 #include "nlohmann/json.hpp"
 #include "pipeline/cross_encoder.h"
 #include "pipeline/embed_texts.h"
@@ -539,7 +540,8 @@ struct Server::Impl {
                       {"n_heads", config.n_heads},
                       {"max_input_tokens", MaxInputTokens(*m)},
                       {"pooling", PoolingName(m->choice.pooling)},
-                      {"normalize", m->choice.normalize}});
+                      {"normalize", m->choice.normalize},
+                      {"dtype", LinearDtypeName(m->dir->model().linear_dtype())}});
     }
     return Dump(Json{{"object", "list"}, {"data", std::move(data)}});
   }
@@ -686,6 +688,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
     return absl::InvalidArgumentError(
         fmt::format("--max-input-tokens must be 0 (the model's maximum) or more, not {}", options.max_input_tokens));
   }
+  TOKVEC_ASSIGN_OR_RETURN(const LinearDtype dtype, ParseLinearDtype(options.dtype));
+  TOKVEC_RETURN_IF_ERROR(CheckCpuSupports(dtype));  // before the (slow) loads
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   for (const std::string& path : options.models) {
@@ -700,7 +704,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
             m->name, path));
       }
     }
-    TOKVEC_ASSIGN_OR_RETURN(ModelDirectory dir, ModelDirectory::Load(path));
+    TOKVEC_ASSIGN_OR_RETURN(ModelDirectory dir, ModelDirectory::Load(path, dtype));
     m->dir = std::make_unique<ModelDirectory>(std::move(dir));
     TOKVEC_ASSIGN_OR_RETURN(m->choice, ChoosePooling(*m->dir, options.pooling, options.normalize));
     m->head = LoadSequenceClassifier(*m->dir);  // a cross-encoder's head, for /rerank; an error kept otherwise

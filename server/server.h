@@ -51,6 +51,7 @@ struct ServerOptions {
   bool auto_truncate = false;        // cut over-long inputs unless a request says "truncate": false
   std::string index;                 // a .npy of vectors (or codes) /search looks in; empty: no /search
   std::string metric = "cosine";     // /search's default metric for a float32 index
+  std::string dtype = "f32";         // the big linear layers' precision: f32 | bf16 | int8 (as `embed --dtype`)
 };
 
 class Server {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "kernels/low_precision_linear.h"
 #include "pipeline/cross_encoder.h"
 #include "pipeline/embed_texts.h"
 #include "pipeline/model_directory.h"
@@ -219,15 +220,24 @@ void RegisterModel(py::module_& m) {
   py::class_<ModelObject>(m, "Model", "A model directory: tokenizer + config.json + model.safetensors.")
       .def_static(
           "load",
-          [](const std::string& path) {
+          [](const std::string& path, const std::string& dtype_name) {
+            const LinearDtype dtype = Check(ParseLinearDtype(dtype_name));
+            Check(CheckCpuSupports(dtype));  // before the (slow) load
             absl::StatusOr<ModelDirectory> dir = absl::UnknownError("not loaded");
             {
               py::gil_scoped_release release;
-              dir = ModelDirectory::Load(path);
+              dir = ModelDirectory::Load(path, dtype);
             }
             return std::make_unique<ModelObject>(Check(std::move(dir)));
           },
-          py::arg("path"), "Loads a model directory (tokenizer, config.json, model.safetensors[, modules.json]).")
+          py::arg("path"), py::arg("dtype") = "f32",
+          "Loads a model directory (tokenizer, config.json, model.safetensors[, modules.json]); dtype f32 | bf16 "
+          "(AVX-512 BF16) | int8 (AVX-512 VNNI) is the big linear layers' precision, as `tokvec embed --dtype` "
+          "(ValueError on a CPU without the instructions).")
+      .def_property_readonly(
+          "dtype",
+          [](const ModelObject& self) { return std::string(LinearDtypeName(self.dir().model().linear_dtype())); },
+          "The big linear layers' precision: f32, bf16 or int8 (Model.load's dtype).")
       .def("embed", &Embed, py::arg("texts"), py::arg("pooling") = "auto", py::arg("normalize") = false,
            py::arg("batch_size") = 32, py::arg("num_threads") = 0, py::arg("window") = 0, py::arg("stride") = 0,
            py::arg("truncate_dim") = py::none(), py::arg("prompt") = py::none(), py::arg("prompt_name") = py::none(),

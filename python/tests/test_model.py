@@ -3,6 +3,7 @@
 error table."""
 import io
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -60,6 +61,36 @@ def test_token_vectors_and_attention_equal_cli(tokvec_bin, tiny_model):
     assert np.all(np.triu(weights, 1) == 0)  # gpt2: causal
 
 
+def test_first_embed_on_two_threads_equals_cli(tokvec_bin, tiny_model):
+    """A fresh interpreter whose first op runs on worker threads gets the CLI's bits (OpenBLAS's kernels are
+    chosen when the model loads, not on whichever thread runs first)."""
+    texts = ["The cat watched the gardener.", "A dog", "x"]
+    code = ("import sys, numpy as np, tokvec\n"
+            "m = tokvec.Model.load(sys.argv[1])\n"
+            "sys.stdout.buffer.write(m.embed(sys.argv[2:], pooling='mean', num_threads=2).tobytes())\n")
+    out = run([sys.executable, "-c", code, str(tiny_model), *texts])
+    got = np.frombuffer(out, dtype=np.float32).reshape(len(texts), -1)
+    assert np.array_equal(got, cli_npy(tokvec_bin, tiny_model, texts, "--pooling", "mean"))
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "int8"])
+def test_dtype_equals_cli_and_stays_close_to_f32(tokvec_bin, tiny_model, dtype):
+    try:
+        model = tokvec.Model.load(str(tiny_model), dtype=dtype)
+    except ValueError as e:
+        assert "needs a CPU with AVX-512" in str(e)
+        pytest.skip(str(e))
+    assert model.dtype == dtype and tokvec.Model.load(str(tiny_model)).dtype == "f32"
+    texts = [t for t in TEXTS if t]
+    expected = cli_npy(tokvec_bin, tiny_model, texts, "--pooling", "mean", "--dtype", dtype)
+    got = model.embed(texts, pooling="mean", num_threads=2)
+    assert np.array_equal(got, expected), np.abs(got - expected).max()
+    f32 = tokvec.Model.load(str(tiny_model)).embed(texts, pooling="mean")
+    assert not np.array_equal(got, f32)  # the linear layers really ran in another precision
+    cosine = (got * f32).sum(axis=1) / np.linalg.norm(got, axis=1) / np.linalg.norm(f32, axis=1)
+    assert cosine.min() > 0.999, cosine.min()
+
+
 def test_arrays_own_their_memory(tiny_model):
     model = tokvec.Model.load(str(tiny_model))
     a = model.embed(["a cat"], pooling="mean")
@@ -74,6 +105,7 @@ def test_error_table(tiny_model, tmp_path):
     model = tokvec.Model.load(str(tiny_model))
     cases = [
         (lambda: tokvec.Model.load(str(tmp_path / "none")), FileNotFoundError, ""),
+        (lambda: tokvec.Model.load(str(tiny_model), dtype="fp8"), ValueError, "unknown dtype 'fp8'"),
         (lambda: model.embed(["a"]), ValueError, "needs a pooling"),
         (lambda: model.embed(["a"], pooling="median"), ValueError, "median"),
         (lambda: model.embed(["a", ""], pooling="mean"), ValueError, "text 2"),

@@ -66,7 +66,10 @@ class Tokenizer:
 
 class Model:
     @staticmethod
-    def load(path: str) -> Model: ...
+    def load(path: str, dtype: str = "f32") -> Model:
+        """dtype: the big linear layers' precision, f32 | bf16 (AVX-512 BF16) | int8 (AVX-512 VNNI)."""
+    @property
+    def dtype(self) -> str: ...
     def embed(self, texts: Union[_Text, Iterable[_Text]], pooling: str = "auto", normalize: bool = False,
               batch_size: int = 32, num_threads: int = 0, window: int = 0, stride: int = 0,
               truncate_dim: Optional[int] = None, prompt: Optional[str] = None, prompt_name: Optional[str] = None,

@@ -607,6 +607,11 @@ const BadInput kUsageRows[] = {
     BadInput("ServeNegativeInputTokens", {"serve", "-m", "{dir}/model", "--max-input-tokens", "-1"}, 2,
              "--max-input-tokens must be 0 (the model's maximum) or more, not -1"),
     BadInput("ServeBadPooling", {"serve", "-m", "{dir}/model", "--pooling", "median"}, 2, "median not in"),
+    BadInput("ServeUnknownDtype", {"serve", "-m", "{dir}/model", "--port", "0", "--dtype", "fp8"}, 2,
+             "--dtype: fp8 not in {f32,bf16,int8}"),
+    BadInput("ServeDtypeUnsupportedCpu", {"serve", "-m", "{dir}/model", "--port", "0", "--dtype", "int8"}, 1,
+             "--dtype int8 needs a CPU with AVX-512 VNNI (avx512vnni)")
+        .Env("TOKVEC_DISABLE_CPU_FEATURES", "avx512vnni"),
     BadInput("BenchGemmBadShape", {"bench", "gemm", "--shapes", "768x"}, 2,
              "bad --shapes entry '768x'; expected INxOUT"),
     BadInput("BenchGemmZeroRows", {"bench", "gemm", "--rows", "0"}, 2, "every --rows value must be in 1..16384"),

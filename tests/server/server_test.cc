@@ -27,6 +27,7 @@
 #include "pipeline/embed_texts.h"
 #include "pipeline/model_directory.h"
 #include "embeddings/npy.h"
+#include "kernels/low_precision_linear.h"
 #include "pipeline/pooling.h"
 #include "retrieval/quantize.h"
 #include "retrieval/vector_search.h"
@@ -140,6 +141,44 @@ TEST(ServerTest, EmbeddingsEqualEmbedLinesInFloatBase64AndFromIds) {
   }
 }
 
+// --dtype bf16 / int8: the served vectors are those of the directory loaded in that precision (EmbedTexts' bits),
+// not f32's, and /v1/models says which precision runs. Skipped on a CPU without the instructions.
+TEST(ServerTest, DtypeServesTheReducedPrecisionModel) {
+  for (const LinearDtype dtype : {LinearDtype::kBf16, LinearDtype::kInt8}) {
+    const std::string name(LinearDtypeName(dtype));
+    if (!CheckCpuSupports(dtype).ok()) {
+      std::printf("[ skipped  ] --dtype %s: %s\n", name.c_str(), std::string(CheckCpuSupports(dtype).message()).c_str());
+      continue;
+    }
+    ServerOptions options = TwoModels();
+    options.dtype = name;
+    RunningServer server(options);
+    httplib::Client client = server.Client();
+    const std::vector<std::string> texts = {"the cat sat", "a dog ran far away", "the cat sat on the mat"};
+    const std::vector<std::string_view> views(texts.begin(), texts.end());
+    absl::StatusOr<ModelDirectory> low = ModelDirectory::Load(ModelPath("hf_roberta_f32"), dtype);
+    absl::StatusOr<ModelDirectory> f32 = ModelDirectory::Load(ModelPath("hf_roberta_f32"));
+    ASSERT_TRUE(low.ok() && f32.ok());
+    absl::StatusOr<std::vector<TextVectors>> want = EmbedTexts(*low, views, {.pooling = Pooling::kMean, .normalize = true});
+    absl::StatusOr<std::vector<TextVectors>> full = EmbedTexts(*f32, views, {.pooling = Pooling::kMean, .normalize = true});
+    ASSERT_TRUE(want.ok() && full.ok());
+    int status = 0;
+    Json got = Post(client, "/v1/embeddings",
+                    Json{{"model", "hf_roberta_f32"}, {"input", texts}, {"encoding_format", "base64"}}.dump(), &status);
+    ASSERT_EQ(status, 200) << got.dump();
+    for (size_t i = 0; i < texts.size(); ++i) {
+      EXPECT_EQ(FromBase64(got["data"][i]["embedding"]), (*want)[i].vectors.storage()) << name << " " << i;
+      EXPECT_NE((*want)[i].vectors.storage(), (*full)[i].vectors.storage()) << name << ": ran in f32";
+    }
+    httplib::Result models = client.Get("/v1/models");
+    ASSERT_TRUE(models);
+    EXPECT_EQ(Json::parse(models->body)["data"][1]["dtype"], name);
+  }
+  ServerOptions unknown = TwoModels();
+  unknown.dtype = "fp8";
+  EXPECT_THAT(std::string(Server::Create(unknown).status().message()), HasSubstr("unknown dtype 'fp8'"));
+}
+
 // A sentence-transformers model with Dense modules after its pooling (hf_bert_dense: 32 -> 24 -> 16): served
 // vectors have the last module's width and equal EmbedTexts' bits; asking for a pooling gives the transformer's
 // pooled vectors (32 wide), as `embed --pooling cls` does.
@@ -204,6 +243,7 @@ TEST(ServerTest, TokenizeDetokenizeModelsHealthMetrics) {
   EXPECT_EQ(m["data"][0]["id"], "hf_roberta_f32");
   EXPECT_EQ(m["data"][0]["pooling"], "mean");
   EXPECT_EQ(m["data"][1]["dimensions"], 32);
+  EXPECT_EQ(m["data"][1]["dtype"], "f32");
   httplib::Result health = client.Get("/health");
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);

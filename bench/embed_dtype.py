@@ -15,8 +15,17 @@ cache: RSS counts it too).
 Accuracy: cosine between the mean-pooled vectors of each dtype and of f32 (min and median) and max abs diff, on
 the 32 wikitext lines and on lines of ../shared/corpora: the first --corpus-lines non-empty lines (at most 200
 characters) of each top-level file (English, Japanese) and the first line of every eighth UDHR translation.
+PyTorch's own reduced precision, same run, same texts and weights: bench/embed_model.py's float32 Encoder
+(transformers' GPT2Model / BertModel written out), and that model after `torch.ao.quantization.quantize_dynamic(
+model, {nn.Linear}, dtype=torch.qint8)` on the onednn engine (Debian's PyTorch 1.13 has onednn and qnnpack, no
+fbgemm): int8 weights per tensor, activations quantized per call, as a CPU user would try first. Each is timed over
+the 32 texts, one text per call and in length-sorted buckets of 8 (its faster way counts), torch.set_num_threads(N),
+median over --rounds; its ids are tokvec's (the Python module, PYTHONPATH as embed_dtype.sh sets it). Reported: its
+tokens/s, tokvec int8 / PyTorch int8, and the cosine of PyTorch int8's pooled vectors to PyTorch f32's (and of
+tokvec int8's to tokvec f32's). `--no-torch` leaves it out.
 """
 import argparse
+import copy
 import os
 import pathlib
 import statistics
@@ -66,6 +75,33 @@ def accuracy(a, b):
     return float(cos.min()), float(np.median(cos)), float(np.abs(a - b).max())
 
 
+def torch_rates(arch, folder, texts, threads, rounds):
+    """PyTorch f32 and quantize_dynamic int8 on the texts: ({(dtype, n): median seconds}, {dtype: pooled [N, D]}).
+    Each (dtype, n) takes the faster of one text per call and buckets of 8 (bench/embed_model.py's batches)."""
+    import torch
+    import tokvec  # the ids the model takes ([CLS] ... [SEP] for BERT), as tokvec embed makes them
+
+    lib = tokvec.Model.load(str(folder))
+    ids = [list(lib.tokenize(t)) for t in texts]
+    f32 = em.Encoder(arch, em.read_safetensors(folder / "model.safetensors")).eval()
+    torch.backends.quantized.engine = "onednn"
+    int8 = torch.ao.quantization.quantize_dynamic(copy.deepcopy(f32), {torch.nn.Linear}, dtype=torch.qint8)
+    calls = {mode: em.batches(ids, mode) for mode in ("single", "bucket")}
+    seconds, pooled = {}, {}
+    for name, model in (("f32", f32), ("int8", int8)):
+        em.run_torch(model, calls["bucket"][:1], len(texts))  # warm-up
+        for _ in range(rounds):
+            for n in threads:
+                torch.set_num_threads(n)
+                for mode in calls:
+                    start = time.perf_counter()
+                    pooled[name] = em.run_torch(model, calls[mode], len(texts))
+                    seconds.setdefault((name, n, mode), []).append(time.perf_counter() - start)
+    best = {(name, n): min(statistics.median(seconds[(name, n, mode)]) for mode in calls)
+            for name in ("f32", "int8") for n in threads}
+    return best, pooled
+
+
 def corpus_lines(shared, count):
     """The first `count` usable lines of each top-level corpus file and the first of every 8th UDHR translation."""
     lines, files = [], 0
@@ -94,6 +130,7 @@ def main():
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--corpus-lines", type=int, default=20, help="lines taken from each top-level corpus file")
+    parser.add_argument("--no-torch", action="store_true", help="leave out PyTorch's f32 and quantize_dynamic int8")
     args = parser.parse_args()
     shared = pathlib.Path(os.environ.get("TOKVEC_SHARED_DIR", ROOT.parent / "shared"))
     cache = pathlib.Path(args.cache)
@@ -126,6 +163,9 @@ def main():
               "| wikitext cos min / median | max abs diff | corpora cos min / median | max abs diff |")
     rows = [header, "|" + "---|" * 12]
     run_all_rows = []  # ROW lines for bench/run_all.sh
+    torch_rows = ["| model | threads | tokvec f32 tokens/s | tokvec int8 | int8 / f32 | tokvec int8 cos min "
+                  "| PyTorch f32 | PyTorch int8 | int8 / f32 | PyTorch int8 cos min | tokvec int8 / PyTorch int8 |",
+                  "|" + "---|" * 11]
     for arch in args.archs.split(","):
         folder = cache / arch
         tokens = token_count(args.tokvec, folder, wiki, arch)
@@ -159,8 +199,32 @@ def main():
                         f"{base / seconds:.2f}\t> 1x, cos >= 0.999\t"
                         f"{'yes' if base / seconds > 1 and min(c[0], w[0]) >= 0.999 else 'NO'}")
         print(f"{arch}: {tokens} tokens", flush=True)
+        if args.no_torch:
+            continue
+        torch_seconds, torch_pooled = torch_rates(arch, folder, texts, threads, args.rounds)
+        torch_cos = accuracy(torch_pooled["int8"], torch_pooled["f32"])
+        ours_cos = accuracy(wiki_vectors["int8"], wiki_vectors["f32"])
+        parity = accuracy(wiki_vectors["f32"], torch_pooled["f32"])
+        print(f"{arch}: PyTorch f32 vs tokvec f32 pooled vectors: cos min {parity[0]:.6f}, max abs diff "
+              f"{parity[2]:.2g}", flush=True)
+        for n in threads:
+            ours = tokens / statistics.median(r[0] for r in results[("int8", n)])
+            ours_f32 = tokens / statistics.median(r[0] for r in results[("f32", n)])
+            peer, peer_f32 = tokens / torch_seconds[("int8", n)], tokens / torch_seconds[("f32", n)]
+            torch_rows.append(f"| {arch} | {n} | {ours_f32:,.0f} | {ours:,.0f} | {ours / ours_f32:.2f}x "
+                              f"| {ours_cos[0]:.5f} | {peer_f32:,.0f} | {peer:,.0f} | {peer / peer_f32:.2f}x "
+                              f"| {torch_cos[0]:.5f} | {ours / peer:.2f}x |")
+            run_all_rows.append(
+                f"ROW\t{arch} int8 tokens/s, {n} thread(s), tokvec --dtype int8 vs PyTorch quantize_dynamic "
+                f"(onednn; wikitext cosine to own f32: tokvec {ours_cos[0]:.5f}, torch {torch_cos[0]:.5f})\t"
+                f"{ours:.0f}\t{peer:.0f}\t{ours / peer:.2f}\t>= 2x at 2 threads\t"
+                f"{('yes' if ours / peer >= 2 and ours_cos[0] >= 0.999 else 'NO') if n == 2 else '-'}")
     print(f"load average at end: {' '.join(open('/proc/loadavg').read().split()[:3])}")
     print("\n".join(rows))
+    if len(torch_rows) > 2:
+        print("\nAgainst PyTorch 1.13 (f32, and quantize_dynamic int8 on onednn), same texts (cos: pooled vectors of "
+              "int8 against the same system's f32, wikitext lines)")
+        print("\n".join(torch_rows))
     print("\n".join(run_all_rows))
 
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/amx.h"
 #include "kernels/packed_panels.h"
 
 namespace tokvec {
@@ -56,6 +57,68 @@ __attribute__((target("avx512f,avx512bf16,avx512bw"))) void Kernel(const uint32_
   }
 }
 
+// AMX-BF16 (Sapphire Rapids and later, amx.h): TDPBF16PS multiplies a tile of bf16 activations [16 rows, 16
+// pairs] by a tile of bf16 weights [16 pairs, 16 outputs x 2], one panel's layout as PackBf16 writes it (pair k,
+// output j, half h), into a 16 x 16 f32 tile. Its sums are f32 in a fixed order per row, so a row's bits depend on
+// nothing but the row (not on the tile, the batch or the thread count); they may differ from Kernel's in the last
+// bits (another order of f32 additions).
+constexpr int kAmxRows = 32;   // two tiles of 16 rows
+constexpr int kAmxPairs = 16;  // pairs per tile step (64 bytes of each row)
+
+// y[r, 16n + j] += Σ_k xb[r, pair k]·w[panel n, pair k, j] for r < rows (<= 32), n < kPanels; xb's rows are
+// `xpairs` pairs apart (pairs rounded up to kAmxPairs, zero past pairs); the weights' last partial step is copied
+// into zero-padded tiles. Tiles 0-3: C; 4, 5: A (rows 0-15, 16-31); 6, 7: B (panel 0, 1).
+template <int kPanels>
+__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw"))) void AmxKernel(const uint32_t* xb, int64_t xpairs,
+                                                                              int64_t pairs, const uint16_t* w,
+                                                                              int64_t panel_stride, float* y,
+                                                                              int64_t ldy, int rows, int64_t cols) {
+  AmxMemoryBarrier(xb);  // the caller's rows are in memory before the first tile load
+  const int64_t stride = xpairs * 4;  // bytes per row of xb
+  _tile_zero(0);
+  _tile_zero(1);
+  if constexpr (kPanels == 2) {
+    _tile_zero(2);
+    _tile_zero(3);
+  }
+  auto step = [&](int64_t k, const uint16_t* b0, const uint16_t* b1) {
+    _tile_loadd(4, xb + k, stride);
+    _tile_loadd(5, xb + 16 * xpairs + k, stride);
+    _tile_loadd(6, b0, 64);
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 5, 6);
+    if constexpr (kPanels == 2) {
+      _tile_loadd(7, b1, 64);
+      _tile_dpbf16ps(2, 4, 7);
+      _tile_dpbf16ps(3, 5, 7);
+    }
+  };
+  const int64_t whole = pairs / kAmxPairs * kAmxPairs;
+  for (int64_t k = 0; k < whole; k += kAmxPairs) step(k, w + k * 32, w + panel_stride + k * 32);
+  if (whole < pairs) {
+    alignas(64) uint16_t tail[2][kAmxPairs * 32] = {};
+    const size_t bytes = static_cast<size_t>((pairs - whole) * 64);
+    for (int n = 0; n < kPanels; ++n) std::memcpy(tail[n], w + n * panel_stride + whole * 32, bytes);
+    AmxMemoryBarrier(tail);
+    step(whole, tail[0], tail[1]);
+  }
+  alignas(64) float acc[kAmxRows][32];  // [row][panel 0 | panel 1]
+  _tile_stored(0, &acc[0][0], sizeof(acc[0]));
+  _tile_stored(1, &acc[16][0], sizeof(acc[0]));
+  if constexpr (kPanels == 2) {
+    _tile_stored(2, &acc[0][16], sizeof(acc[0]));
+    _tile_stored(3, &acc[16][16], sizeof(acc[0]));
+  }
+  for (int r = 0; r < rows; ++r) {
+    for (int n = 0; n < kPanels && n * 16 < cols; ++n) {
+      const int64_t left = std::min<int64_t>(16, cols - n * 16);
+      const __mmask16 mask = static_cast<__mmask16>((1u << left) - 1);
+      float* p = y + r * ldy + n * 16;
+      _mm512_mask_storeu_ps(p, mask, _mm512_add_ps(_mm512_maskz_loadu_ps(mask, p), _mm512_load_ps(&acc[r][n * 16])));
+    }
+  }
+}
+
 }  // namespace
 
 uint16_t RoundToBf16(float value) {
@@ -91,14 +154,33 @@ Bf16PackedWeights PackBf16(const LinearWeights& w) {
 }
 
 void Bf16TileInto(const float* x, int64_t ldx, int64_t rows, const Bf16PackedWeights& w, int64_t col0, int64_t cols,
-                  float* y, int64_t ldy) {
+                  float* y, int64_t ldy, Bf16Kernel kernel) {
   if (rows <= 0 || cols <= 0 || w.pairs == 0) return;
+  const bool amx = kernel == Bf16Kernel::kAmx || (kernel == Bf16Kernel::kAuto && AmxBf16Available());
   const int64_t pairs = w.pairs, panel_stride = pairs * 32;
-  const int64_t padded_rows = (rows + kRowsPerKernel - 1) / kRowsPerKernel * kRowsPerKernel;
-  thread_local std::vector<uint32_t> xb;  // [padded_rows, pairs] bf16 pairs; rows past `rows` stay zero
-  xb.assign(static_cast<size_t>(padded_rows * pairs), 0);
-  RoundRows(x, ldx, rows, w.in, reinterpret_cast<uint16_t*>(xb.data()), pairs);
+  const int step = amx ? kAmxRows : kRowsPerKernel;
+  const int64_t padded_rows = (rows + step - 1) / step * step;
+  // AMX reads whole 64-byte steps of each row: its rows are padded to a multiple of kAmxPairs pairs.
+  const int64_t xpairs = amx ? (pairs + kAmxPairs - 1) / kAmxPairs * kAmxPairs : pairs;
+  thread_local std::vector<uint32_t> xb;  // [padded_rows, xpairs] bf16 pairs; rows past `rows` stay zero
+  xb.assign(static_cast<size_t>(padded_rows * xpairs), 0);
+  RoundRows(x, ldx, rows, w.in, reinterpret_cast<uint16_t*>(xb.data()), xpairs);
   const int64_t panel0 = col0 / kPanelWidth;
+  if (amx) {
+    LoadAmxTileConfig();  // per thread; cheap beside a tile of work
+    ForEachKernelCall(rows, cols, xpairs * 4, kAmxRows, 2, [&](int64_t r0, int64_t p, int rows_here, int panels_here) {
+      const uint16_t* wp = w.data.data() + (panel0 + p) * panel_stride;
+      const uint32_t* xr = xb.data() + r0 * xpairs;
+      float* yr = y + r0 * ldy + p * kPanelWidth;
+      const int64_t left_cols = cols - p * kPanelWidth;
+      if (panels_here == 2) {
+        AmxKernel<2>(xr, xpairs, pairs, wp, panel_stride, yr, ldy, rows_here, left_cols);
+      } else {
+        AmxKernel<1>(xr, xpairs, pairs, wp, panel_stride, yr, ldy, rows_here, left_cols);
+      }
+    });
+    return;
+  }
   ForEachKernelCall(rows, cols, pairs * 4, kRowsPerKernel, kPanelsPerKernel,
                     [&](int64_t r0, int64_t p, int rows_here, int panels_here) {
     const uint16_t* wp = w.data.data() + (panel0 + p) * panel_stride;

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/amx.h"
 #include "kernels/ops.h"
 
 namespace tokvec {
@@ -34,9 +35,16 @@ float Bf16ToFloat(uint16_t bits);
 
 Bf16PackedWeights PackBf16(const LinearWeights& w);
 
-// Unchecked: y[r, c] += Σ_i bf16(x[r, i])·W[i, col0 + c] (f32 sums) for r < rows, c < cols; col0 % 16 == 0.
+// Which instructions multiply: AVX-512 BF16 (vdpbf16ps, 6 rows x 64 outputs of f32 lanes), or AMX-BF16
+// (tdpbf16ps, 32 rows x 32 outputs of 16 x 16 f32 tiles) where AmxBf16Available() (amx.h), which kAuto takes.
+// Both sum the same bf16 products in f32, in other orders: the last bits may differ between them, never between
+// runs, thread counts or batches on one machine.
+enum class Bf16Kernel { kAuto, kAvx512, kAmx };
+
+// Unchecked: y[r, c] += Σ_i bf16(x[r, i])·W[i, col0 + c] (f32 sums) for r < rows, c < cols; col0 % 16 == 0. kAmx
+// only where AmxBf16Available().
 void Bf16TileInto(const float* x, int64_t ldx, int64_t rows, const Bf16PackedWeights& w, int64_t col0, int64_t cols,
-                  float* y, int64_t ldy);
+                  float* y, int64_t ldy, Bf16Kernel kernel = Bf16Kernel::kAuto);
 
 }  // namespace tokvec
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/amx.h"
 #include "kernels/packed_panels.h"
 
 namespace tokvec {
@@ -78,6 +79,70 @@ __attribute__((target("avx512f,avx512vnni,avx512bw"))) void Kernel(const uint8_t
   }
 }
 
+// AMX (Sapphire Rapids and later): the same sums as Kernel, 16 x 16 int32 tiles at a time. TDPBUSD multiplies a
+// tile of u8 activations [16 rows, 16 quads] by a tile of s8 weights [16 quads, 16 outputs x 4 bytes], which is
+// one panel's layout as PackInt8 writes it (quad k, output j, byte b), so panels are loaded as they are. Integer
+// sums are exact, so the accumulators, and the float epilogue after them, are Kernel's to the bit.
+constexpr int kAmxRows = 32;   // two tiles of 16 rows
+constexpr int kAmxQuads = 16;  // quads per tile step (64 bytes of each row)
+
+// Tiles 0-3: C (rows 0-15 / 16-31 x panel 0 / 1); 4, 5: A (rows 0-15, 16-31); 6, 7: B (panel 0, 1).
+// y[r, 16n + j] += t_r·s_j·(offset_j + Σ_k xq[r, quad k]·w[panel n, quad k, j]) for r < rows (<= 32), n < kPanels.
+// xq's rows are `xquads` quads apart (quads rounded up to kAmxQuads, zero past quads); the weights' last partial
+// step of quads is copied into zero-padded tiles, so panels keep their size.
+template <int kPanels>
+__attribute__((target("amx-tile,amx-int8,avx512f,avx512bw"))) void AmxKernel(
+    const uint8_t* xq, int64_t xquads, int64_t quads, const int8_t* w, int64_t panel_stride, const int32_t* offsets,
+    const float* scales, const float* row_scales, float* y, int64_t ldy, int rows, int64_t cols) {
+  AmxMemoryBarrier(xq);  // the caller's rows are in memory before the first tile load
+  const int64_t stride = xquads * 4;  // bytes per row of xq
+  _tile_zero(0);
+  _tile_zero(1);
+  if constexpr (kPanels == 2) {
+    _tile_zero(2);
+    _tile_zero(3);
+  }
+  const int64_t whole = quads / kAmxQuads * kAmxQuads;
+  auto step = [&](int64_t k, const int8_t* b0, const int8_t* b1) {
+    _tile_loadd(4, xq + k * 4, stride);
+    _tile_loadd(5, xq + 16 * stride + k * 4, stride);
+    _tile_loadd(6, b0, 64);
+    _tile_dpbusd(0, 4, 6);
+    _tile_dpbusd(1, 5, 6);
+    if constexpr (kPanels == 2) {
+      _tile_loadd(7, b1, 64);
+      _tile_dpbusd(2, 4, 7);
+      _tile_dpbusd(3, 5, 7);
+    }
+  };
+  for (int64_t k = 0; k < whole; k += kAmxQuads) step(k, w + k * 64, w + panel_stride + k * 64);
+  if (whole < quads) {
+    alignas(64) int8_t tail[2][kAmxQuads * 64] = {};
+    const size_t bytes = static_cast<size_t>((quads - whole) * 64);
+    for (int n = 0; n < kPanels; ++n) std::memcpy(tail[n], w + n * panel_stride + whole * 64, bytes);
+    AmxMemoryBarrier(tail);
+    step(whole, tail[0], tail[1]);
+  }
+  alignas(64) int32_t acc[kAmxRows][32];  // [row][panel 0 | panel 1]
+  _tile_stored(0, &acc[0][0], sizeof(acc[0]));
+  _tile_stored(1, &acc[16][0], sizeof(acc[0]));
+  if constexpr (kPanels == 2) {
+    _tile_stored(2, &acc[0][16], sizeof(acc[0]));
+    _tile_stored(3, &acc[16][16], sizeof(acc[0]));
+  }
+  for (int r = 0; r < rows; ++r) {
+    const __m512 row_scale = _mm512_set1_ps(row_scales[r]);
+    for (int n = 0; n < kPanels && n * 16 < cols; ++n) {
+      const int64_t left = std::min<int64_t>(16, cols - n * 16);
+      const __mmask16 mask = static_cast<__mmask16>((1u << left) - 1);
+      const __m512i sum = _mm512_add_epi32(_mm512_load_si512(&acc[r][n * 16]), _mm512_loadu_si512(offsets + n * 16));
+      const __m512 scale = _mm512_mul_ps(_mm512_loadu_ps(scales + n * 16), row_scale);
+      float* p = y + r * ldy + n * 16;
+      _mm512_mask_storeu_ps(p, mask, _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, _mm512_maskz_loadu_ps(mask, p)));
+    }
+  }
+}
+
 }  // namespace
 
 Int8PackedWeights PackInt8(const LinearWeights& w) {
@@ -108,16 +173,40 @@ Int8PackedWeights PackInt8(const LinearWeights& w) {
 }
 
 void Int8TileInto(const float* x, int64_t ldx, int64_t rows, const Int8PackedWeights& w, int64_t col0, int64_t cols,
-                  float* y, int64_t ldy) {
+                  float* y, int64_t ldy, Int8Kernel kernel) {
   if (rows <= 0 || cols <= 0 || w.quads == 0) return;
+  const bool amx = kernel == Int8Kernel::kAmx || (kernel == Int8Kernel::kAuto && AmxInt8Available());
   const int64_t quads = w.quads, panel_stride = quads * 64;
-  const int64_t padded_rows = (rows + kRowsPerKernel - 1) / kRowsPerKernel * kRowsPerKernel;
-  thread_local std::vector<uint8_t> xq;        // [padded_rows, 4·quads]; padding bytes meet zero weights
+  const int step = amx ? kAmxRows : kRowsPerKernel;
+  const int64_t padded_rows = (rows + step - 1) / step * step;
+  // AMX reads whole 64-byte steps of each row: its rows are padded to a multiple of kAmxQuads quads.
+  const int64_t xquads = amx ? (quads + kAmxQuads - 1) / kAmxQuads * kAmxQuads : quads;
+  thread_local std::vector<uint8_t> xq;        // [padded_rows, 4·xquads]; padding bytes meet zero weights
   thread_local std::vector<float> row_scales;  // [padded_rows]
-  xq.assign(static_cast<size_t>(padded_rows * quads * 4), 0);
+  xq.assign(static_cast<size_t>(padded_rows * xquads * 4), 0);
   row_scales.assign(static_cast<size_t>(padded_rows), 0.0f);
-  QuantizeRows(x, ldx, rows, w.in, xq.data(), quads, row_scales.data());
+  QuantizeRows(x, ldx, rows, w.in, xq.data(), xquads, row_scales.data());
   const int64_t panel0 = col0 / kPanelWidth;
+  if (amx) {
+    LoadAmxTileConfig();  // per thread; cheap beside a tile of work
+    ForEachKernelCall(rows, cols, xquads * 4, kAmxRows, 2, [&](int64_t r0, int64_t p, int rows_here, int panels_here) {
+      const int64_t at = panel0 + p;
+      const uint8_t* xr = xq.data() + r0 * xquads * 4;
+      float* yr = y + r0 * ldy + p * kPanelWidth;
+      const int64_t left_cols = cols - p * kPanelWidth;
+      const int8_t* wp = w.data.data() + at * panel_stride;
+      const int32_t* offsets = w.offsets.data() + at * kPanelWidth;
+      const float* scales = w.scales.data() + at * kPanelWidth;
+      if (panels_here == 2) {
+        AmxKernel<2>(xr, xquads, quads, wp, panel_stride, offsets, scales, row_scales.data() + r0, yr, ldy, rows_here,
+                     left_cols);
+      } else {
+        AmxKernel<1>(xr, xquads, quads, wp, panel_stride, offsets, scales, row_scales.data() + r0, yr, ldy, rows_here,
+                     left_cols);
+      }
+    });
+    return;
+  }
   ForEachKernelCall(rows, cols, quads * 4, kRowsPerKernel, kPanelsPerKernel,
                     [&](int64_t r0, int64_t p, int rows_here, int panels_here) {
     const int8_t* wp = w.data.data() + (panel0 + p) * panel_stride;

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/amx.h"
 #include "kernels/ops.h"
 
 namespace tokvec {
@@ -36,9 +37,16 @@ struct Int8PackedWeights {
 
 Int8PackedWeights PackInt8(const LinearWeights& w);
 
-// Unchecked: y[r, c] += x[r, :]·W[:, col0 + c] in int8 for r < rows, c < cols; col0 % 16 == 0.
+// Which instructions multiply: AVX-512 VNNI (vpdpbusd, 4 rows x 64 outputs of int32 lanes), or AMX (tdpbusd,
+// 32 rows x 32 outputs of 16 x 16 int32 tiles) where the CPU has AMX-INT8 and Linux grants its tile state. Both
+// sum the same integers exactly, so their outputs are the same bits; kAuto takes AMX when AmxInt8Available()
+// (amx.h).
+enum class Int8Kernel { kAuto, kVnni, kAmx };
+
+// Unchecked: y[r, c] += x[r, :]·W[:, col0 + c] in int8 for r < rows, c < cols; col0 % 16 == 0. kAmx only where
+// AmxInt8Available().
 void Int8TileInto(const float* x, int64_t ldx, int64_t rows, const Int8PackedWeights& w, int64_t col0, int64_t cols,
-                  float* y, int64_t ldy);
+                  float* y, int64_t ldy, Int8Kernel kernel = Int8Kernel::kAuto);
 
 }  // namespace tokvec
 

@@ -75,13 +75,14 @@ void RunTiles(MatrixView x, const LinearWeights& w, float* y, const LinearEpilog
   const int64_t tile_cols =
       epilogue.norm != nullptr ? out : BlockSize(out, kTiledLinearColumns, packed ? kPackedColumns : 16);
   const int64_t col_blocks = CeilDiv(out, tile_cols);
-  // The packed GEMM gives a row the same bits in any tile, so its tiles run across segments (a segment's last
-  // 12-row group is otherwise partly padding: ~5% of the work for ~120-token texts) and are cut by the thread
-  // count (each thread at least one row tile, so e.g. 8 threads share 2,048 rows).
+  // The packed GEMM gives a row the same bits in any tile, and so do bf16 / int8 (each row rounded or quantized
+  // on its own, its sums in a fixed order or exact), so their tiles run across segments (a segment's last
+  // 12-row group, 32 for AMX, is otherwise partly padding: ~5% of the work for ~120-token texts, ~20% with AMX)
+  // and are cut by the thread count (each thread at least one row tile, so e.g. 8 threads share 2,048 rows).
   int64_t row_limit = kTiledLinearRows;
   std::vector<int64_t> equal;
   std::span<const int64_t> segments = epilogue.segment_lengths;
-  if (packed && !low) {
+  if (packed || low) {
     equal.assign(1, n);
     segments = equal;
     row_limit = std::clamp<int64_t>(CeilDiv(n, std::max(workers, 1)), kGemmRowMultiple, kTiledLinearRows);

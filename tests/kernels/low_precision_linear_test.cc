@@ -17,6 +17,8 @@
 
 #include "base/file_io.h"
 #include "embeddings/random_init.h"
+#include "kernels/bf16_linear.h"
+#include "kernels/int8_linear.h"
 #include "kernels/tiled_linear.h"
 #include "nlohmann/json.hpp"
 #include "pipeline/embed_texts.h"
@@ -270,6 +272,90 @@ TEST(LinearDtypeTest, LoadingWithADtypeEqualsSwitchingAfterLoad) {
   ASSERT_TRUE(a.ok() && b.ok());
   ASSERT_EQ(a->hidden.size(), b->hidden.size());
   EXPECT_TRUE(std::equal(a->hidden.data(), a->hidden.data() + a->hidden.size(), b->hidden.data()));
+}
+
+// AMX and AVX-512 VNNI sum the same integers exactly: Int8TileInto gives the same bits with either, for shapes
+// whose inputs are not a multiple of AMX's 64-byte step, rows not a multiple of its 32, odd column counts and a
+// column offset. Skipped where the CPU (or Linux) offers no AMX-INT8.
+TEST(Int8KernelTest, AmxEqualsVnniBitForBit) {
+  if (!AmxInt8Available()) GTEST_SKIP() << "no AMX-INT8 here (or TOKVEC_DISABLE_CPU_FEATURES lists amx-int8)";
+  struct Shape {
+    int64_t rows, in, out, col0, cols;
+  };
+  for (const Shape& s : {Shape{1, 8, 16, 0, 16}, Shape{5, 40, 17, 0, 17}, Shape{33, 100, 100, 16, 84},
+                         Shape{70, 768, 96, 32, 64}, Shape{64, 260, 48, 0, 33}, Shape{31, 3072, 40, 16, 24}}) {
+    NormalSampler sampler(static_cast<uint64_t>(s.rows * 1000 + s.in));
+    const Matrix x = sampler.Matrix(s.rows, s.in, 1.0f), weight = sampler.Matrix(s.out, s.in, 0.05f);
+    const LinearWeights w{.weight = weight.view(), .layout = WeightLayout::kOutIn};
+    const Int8PackedWeights packed = PackInt8(w);
+    Matrix vnni(s.rows, s.cols), amx(s.rows, s.cols);
+    for (int64_t i = 0; i < vnni.size(); ++i) vnni.data()[i] = amx.data()[i] = 0.25f * static_cast<float>(i % 7);
+    Int8TileInto(x.data(), s.in, s.rows, packed, s.col0, s.cols, vnni.data(), s.cols, Int8Kernel::kVnni);
+    Int8TileInto(x.data(), s.in, s.rows, packed, s.col0, s.cols, amx.data(), s.cols, Int8Kernel::kAmx);
+    EXPECT_TRUE(std::equal(vnni.data(), vnni.data() + vnni.size(), amx.data()))
+        << s.rows << " x " << s.in << " -> " << s.out << " (columns " << s.col0 << "+" << s.cols << ")";
+    double worst = 0.0;  // and both are the product, within int8's error
+    for (int64_t r = 0; r < s.rows; ++r) {
+      for (int64_t c = 0; c < s.cols; ++c) {
+        double exact = 0.25 * static_cast<double>((r * s.cols + c) % 7);
+        for (int64_t i = 0; i < s.in; ++i) exact += double{x.at(r, i)} * weight.at(s.col0 + c, i);
+        worst = std::max(worst, std::fabs(exact - amx.at(r, c)) / (1.0 + std::sqrt(static_cast<double>(s.in))));
+      }
+    }
+    EXPECT_LT(worst, 0.02) << s.rows << " x " << s.in;
+  }
+}
+
+// AMX-BF16 and AVX-512 BF16 sum the same bf16 products in f32 in other orders: they agree to f32 rounding of the
+// sums (|a - b| <= 2^-20·Σ|x·w|), on shapes with a partial last tile step, odd rows and columns, a column offset.
+TEST(Bf16KernelTest, AmxAgreesWithAvx512) {
+  if (!AmxBf16Available() || !CheckCpuSupports(LinearDtype::kBf16).ok()) {
+    GTEST_SKIP() << "no AMX-BF16 here (or TOKVEC_DISABLE_CPU_FEATURES lists amx-bf16)";
+  }
+  struct Shape {
+    int64_t rows, in, out, col0, cols;
+  };
+  for (const Shape& s : {Shape{1, 8, 16, 0, 16}, Shape{5, 41, 17, 0, 17}, Shape{33, 100, 100, 16, 84},
+                         Shape{70, 768, 96, 32, 64}, Shape{31, 3072, 40, 16, 24}}) {
+    NormalSampler sampler(static_cast<uint64_t>(s.rows * 1000 + s.in + 1));
+    const Matrix x = sampler.Matrix(s.rows, s.in, 1.0f), weight = sampler.Matrix(s.out, s.in, 0.05f);
+    const Bf16PackedWeights packed = PackBf16({.weight = weight.view(), .layout = WeightLayout::kOutIn});
+    Matrix avx(s.rows, s.cols), amx(s.rows, s.cols);
+    Bf16TileInto(x.data(), s.in, s.rows, packed, s.col0, s.cols, avx.data(), s.cols, Bf16Kernel::kAvx512);
+    Bf16TileInto(x.data(), s.in, s.rows, packed, s.col0, s.cols, amx.data(), s.cols, Bf16Kernel::kAmx);
+    for (int64_t r = 0; r < s.rows; ++r) {
+      for (int64_t c = 0; c < s.cols; ++c) {
+        double magnitude = 0.0;
+        for (int64_t i = 0; i < s.in; ++i) magnitude += std::fabs(double{x.at(r, i)} * weight.at(s.col0 + c, i));
+        ASSERT_LE(std::fabs(double{avx.at(r, c)} - amx.at(r, c)), magnitude * 0x1p-20 + 1e-30)
+            << s.rows << " x " << s.in << " row " << r << " column " << c;
+      }
+    }
+  }
+}
+
+// bf16 and int8 give a row the same bits whichever texts share its forward pass: each text alone equals the
+// batch (the server's batching relies on it; the tiles run across texts).
+TEST(LinearDtypeTest, ReducedPrecisionRowsDoNotDependOnTheBatch) {
+  const std::vector<std::string> owned = {"The cat sat on the mat.", "a", "A longer text about dogs "
+                                          "and cats, in two groups.", "dogs and cats, cats and dogs"};
+  const std::vector<std::string_view> texts(owned.begin(), owned.end());
+  for (LinearDtype dtype : {LinearDtype::kBf16, LinearDtype::kInt8}) {
+    if (!CheckCpuSupports(dtype).ok()) continue;
+    for (const std::string arch : {"gpt2", "bert"}) {
+      absl::StatusOr<ModelDirectory> dir = ModelDirectory::Load(kTestdata + "/hf_" + arch + "_f32", dtype);
+      ASSERT_TRUE(dir.ok()) << dir.status();
+      absl::StatusOr<std::vector<TextVectors>> batch = EmbedTexts(*dir, texts, {.pooling = Pooling::kMean});
+      ASSERT_TRUE(batch.ok()) << batch.status();
+      for (size_t i = 0; i < texts.size(); ++i) {
+        absl::StatusOr<std::vector<TextVectors>> alone =
+            EmbedTexts(*dir, std::vector<std::string_view>{texts[i]}, {.pooling = Pooling::kMean, .threads = 2});
+        ASSERT_TRUE(alone.ok()) << alone.status();
+        EXPECT_EQ((*alone)[0].vectors.storage(), (*batch)[i].vectors.storage())
+            << arch << " " << LinearDtypeName(dtype) << " text " << i;
+      }
+    }
+  }
 }
 
 }  // namespace

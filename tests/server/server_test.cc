@@ -147,7 +147,8 @@ TEST(ServerTest, DtypeServesTheReducedPrecisionModel) {
   for (const LinearDtype dtype : {LinearDtype::kBf16, LinearDtype::kInt8}) {
     const std::string name(LinearDtypeName(dtype));
     if (!CheckCpuSupports(dtype).ok()) {
-      std::printf("[ skipped  ] --dtype %s: %s\n", name.c_str(), std::string(CheckCpuSupports(dtype).message()).c_str());
+      std::printf("[ skipped  ] --dtype %s: %s\n", name.c_str(),
+                  std::string(CheckCpuSupports(dtype).message()).c_str());
       continue;
     }
     ServerOptions options = TwoModels();
@@ -159,8 +160,9 @@ TEST(ServerTest, DtypeServesTheReducedPrecisionModel) {
     absl::StatusOr<ModelDirectory> low = ModelDirectory::Load(ModelPath("hf_roberta_f32"), dtype);
     absl::StatusOr<ModelDirectory> f32 = ModelDirectory::Load(ModelPath("hf_roberta_f32"));
     ASSERT_TRUE(low.ok() && f32.ok());
-    absl::StatusOr<std::vector<TextVectors>> want = EmbedTexts(*low, views, {.pooling = Pooling::kMean, .normalize = true});
-    absl::StatusOr<std::vector<TextVectors>> full = EmbedTexts(*f32, views, {.pooling = Pooling::kMean, .normalize = true});
+    const EmbedTextsOptions mean{.pooling = Pooling::kMean, .normalize = true};
+    absl::StatusOr<std::vector<TextVectors>> want = EmbedTexts(*low, views, mean);
+    absl::StatusOr<std::vector<TextVectors>> full = EmbedTexts(*f32, views, mean);
     ASSERT_TRUE(want.ok() && full.ok());
     int status = 0;
     Json got = Post(client, "/v1/embeddings",

@@ -1,0 +1,31 @@
+// Intel AMX (Advanced Matrix Extensions; Sapphire Rapids and later Xeons): eight tile registers of up to 16 rows x
+// 64 bytes, and TDPBUSD (u8 x s8 -> int32) / TDPBF16PS (bf16 x bf16 -> f32) multiplying whole tiles. The int8 and
+// bf16 linear kernels (int8_linear.h, bf16_linear.h) run on them where these say yes; their weight panels are
+// already in the layout a B tile takes (16 outputs x 4 bytes per row).
+//
+//   if (AmxInt8Available()) { LoadAmxTileConfig(); ...tile loads and TDPBUSD... }
+//
+// Linux (5.16+) hands a process the tiles' 8 KB of state only on request (arch_prctl ARCH_REQ_XCOMP_PERM), made
+// once here; a kernel that refuses keeps the kernels on AVX-512. TOKVEC_DISABLE_CPU_FEATURES=amx-int8,amx-bf16
+// turns either off (tests and benchmarks compare the paths).
+#ifndef TOKVEC_KERNELS_AMX_H_
+#define TOKVEC_KERNELS_AMX_H_
+
+namespace tokvec {
+
+// The CPU has AMX-TILE and AMX-INT8 (AMX-BF16), Linux granted the tile state, and TOKVEC_DISABLE_CPU_FEATURES does
+// not list "amx-int8" ("amx-bf16"). Asked once per process.
+bool AmxInt8Available();
+bool AmxBf16Available();
+
+// Sets this thread's tiles 0-7 to 16 rows x 64 bytes (palette 1). Only where one of the above is true.
+void LoadAmxTileConfig();
+
+// GCC 12's _tile_loadd is an asm statement that does not say it reads memory, so the compiler may drop or delay
+// stores a tile load is to read (a local buffer filled just before it came out as garbage at -O2). Call this
+// between filling memory and loading tiles from it; `p` makes a local buffer count as seen.
+inline void AmxMemoryBarrier(const void* p) { asm volatile("" : : "r"(p) : "memory"); }
+
+}  // namespace tokvec
+
+#endif  // TOKVEC_KERNELS_AMX_H_

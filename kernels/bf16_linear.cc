@@ -62,12 +62,10 @@ __attribute__((target("avx512f,avx512bf16,avx512bw"))) void Kernel(const uint32_
 // output j, half h), into a 16 x 16 f32 tile. Its sums are f32 in a fixed order per row, so a row's bits depend on
 // nothing but the row (not on the tile, the batch or the thread count); they may differ from Kernel's in the last
 // bits (another order of f32 additions).
-constexpr int kAmxRows = 32;   // two tiles of 16 rows
-constexpr int kAmxPairs = 16;  // pairs per tile step (64 bytes of each row)
+constexpr int kAmxPairs = kAmxGroups;  // pairs per tile step (amx.h)
 
 // y[r, 16n + j] += Σ_k xb[r, pair k]·w[panel n, pair k, j] for r < rows (<= 32), n < kPanels; xb's rows are
-// `xpairs` pairs apart (pairs rounded up to kAmxPairs, zero past pairs); the weights' last partial step is copied
-// into zero-padded tiles. Tiles 0-3: C; 4, 5: A (rows 0-15, 16-31); 6, 7: B (panel 0, 1).
+// `xpairs` pairs apart (pairs rounded up to kAmxPairs, zero past pairs). Tiles as amx.h says.
 template <int kPanels>
 __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw"))) void AmxKernel(const uint32_t* xb, int64_t xpairs,
                                                                               int64_t pairs, const uint16_t* w,
@@ -75,13 +73,8 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw"))) void AmxKernel(con
                                                                               int64_t ldy, int rows, int64_t cols) {
   AmxMemoryBarrier(xb);  // the caller's rows are in memory before the first tile load
   const int64_t stride = xpairs * 4;  // bytes per row of xb
-  _tile_zero(0);
-  _tile_zero(1);
-  if constexpr (kPanels == 2) {
-    _tile_zero(2);
-    _tile_zero(3);
-  }
-  auto step = [&](int64_t k, const uint16_t* b0, const uint16_t* b1) {
+  AmxZeroSums<kPanels>();
+  auto step = [&](int64_t k, const void* b0, const void* b1) {
     _tile_loadd(4, xb + k, stride);
     _tile_loadd(5, xb + 16 * xpairs + k, stride);
     _tile_loadd(6, b0, 64);
@@ -96,19 +89,13 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw"))) void AmxKernel(con
   const int64_t whole = pairs / kAmxPairs * kAmxPairs;
   for (int64_t k = 0; k < whole; k += kAmxPairs) step(k, w + k * 32, w + panel_stride + k * 32);
   if (whole < pairs) {
-    alignas(64) uint16_t tail[2][kAmxPairs * 32] = {};
-    const size_t bytes = static_cast<size_t>((pairs - whole) * 64);
-    for (int n = 0; n < kPanels; ++n) std::memcpy(tail[n], w + n * panel_stride + whole * 32, bytes);
-    AmxMemoryBarrier(tail);
+    alignas(64) uint8_t tail[2][kAmxGroups * 64];
+    AmxCopyTail<kPanels>(reinterpret_cast<const uint8_t*>(w + whole * 32), panel_stride * 2,
+                         static_cast<size_t>((pairs - whole) * 64), tail);
     step(whole, tail[0], tail[1]);
   }
-  alignas(64) float acc[kAmxRows][32];  // [row][panel 0 | panel 1]
-  _tile_stored(0, &acc[0][0], sizeof(acc[0]));
-  _tile_stored(1, &acc[16][0], sizeof(acc[0]));
-  if constexpr (kPanels == 2) {
-    _tile_stored(2, &acc[0][16], sizeof(acc[0]));
-    _tile_stored(3, &acc[16][16], sizeof(acc[0]));
-  }
+  alignas(64) float acc[kAmxRows][32];
+  AmxStoreSums<kPanels>(acc);
   for (int r = 0; r < rows; ++r) {
     for (int n = 0; n < kPanels && n * 16 < cols; ++n) {
       const int64_t left = std::min<int64_t>(16, cols - n * 16);

@@ -83,27 +83,18 @@ __attribute__((target("avx512f,avx512vnni,avx512bw"))) void Kernel(const uint8_t
 // tile of u8 activations [16 rows, 16 quads] by a tile of s8 weights [16 quads, 16 outputs x 4 bytes], which is
 // one panel's layout as PackInt8 writes it (quad k, output j, byte b), so panels are loaded as they are. Integer
 // sums are exact, so the accumulators, and the float epilogue after them, are Kernel's to the bit.
-constexpr int kAmxRows = 32;   // two tiles of 16 rows
-constexpr int kAmxQuads = 16;  // quads per tile step (64 bytes of each row)
+constexpr int kAmxQuads = kAmxGroups;  // quads per tile step (amx.h)
 
-// Tiles 0-3: C (rows 0-15 / 16-31 x panel 0 / 1); 4, 5: A (rows 0-15, 16-31); 6, 7: B (panel 0, 1).
 // y[r, 16n + j] += t_r·s_j·(offset_j + Σ_k xq[r, quad k]·w[panel n, quad k, j]) for r < rows (<= 32), n < kPanels.
-// xq's rows are `xquads` quads apart (quads rounded up to kAmxQuads, zero past quads); the weights' last partial
-// step of quads is copied into zero-padded tiles, so panels keep their size.
+// xq's rows are `xquads` quads apart (quads rounded up to kAmxQuads, zero past quads). Tiles as amx.h says.
 template <int kPanels>
 __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw"))) void AmxKernel(
     const uint8_t* xq, int64_t xquads, int64_t quads, const int8_t* w, int64_t panel_stride, const int32_t* offsets,
     const float* scales, const float* row_scales, float* y, int64_t ldy, int rows, int64_t cols) {
   AmxMemoryBarrier(xq);  // the caller's rows are in memory before the first tile load
   const int64_t stride = xquads * 4;  // bytes per row of xq
-  _tile_zero(0);
-  _tile_zero(1);
-  if constexpr (kPanels == 2) {
-    _tile_zero(2);
-    _tile_zero(3);
-  }
-  const int64_t whole = quads / kAmxQuads * kAmxQuads;
-  auto step = [&](int64_t k, const int8_t* b0, const int8_t* b1) {
+  AmxZeroSums<kPanels>();
+  auto step = [&](int64_t k, const void* b0, const void* b1) {
     _tile_loadd(4, xq + k * 4, stride);
     _tile_loadd(5, xq + 16 * stride + k * 4, stride);
     _tile_loadd(6, b0, 64);
@@ -115,21 +106,16 @@ __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw"))) void AmxKernel(
       _tile_dpbusd(3, 5, 7);
     }
   };
+  const int64_t whole = quads / kAmxQuads * kAmxQuads;
   for (int64_t k = 0; k < whole; k += kAmxQuads) step(k, w + k * 64, w + panel_stride + k * 64);
   if (whole < quads) {
-    alignas(64) int8_t tail[2][kAmxQuads * 64] = {};
-    const size_t bytes = static_cast<size_t>((quads - whole) * 64);
-    for (int n = 0; n < kPanels; ++n) std::memcpy(tail[n], w + n * panel_stride + whole * 64, bytes);
-    AmxMemoryBarrier(tail);
+    alignas(64) uint8_t tail[2][kAmxGroups * 64];
+    AmxCopyTail<kPanels>(reinterpret_cast<const uint8_t*>(w + whole * 64), panel_stride,
+                         static_cast<size_t>((quads - whole) * 64), tail);
     step(whole, tail[0], tail[1]);
   }
-  alignas(64) int32_t acc[kAmxRows][32];  // [row][panel 0 | panel 1]
-  _tile_stored(0, &acc[0][0], sizeof(acc[0]));
-  _tile_stored(1, &acc[16][0], sizeof(acc[0]));
-  if constexpr (kPanels == 2) {
-    _tile_stored(2, &acc[0][16], sizeof(acc[0]));
-    _tile_stored(3, &acc[16][16], sizeof(acc[0]));
-  }
+  alignas(64) int32_t acc[kAmxRows][32];
+  AmxStoreSums<kPanels>(acc);
   for (int r = 0; r < rows; ++r) {
     const __m512 row_scale = _mm512_set1_ps(row_scales[r]);
     for (int n = 0; n < kPanels && n * 16 < cols; ++n) {

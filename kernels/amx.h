@@ -37,7 +37,7 @@ inline constexpr int kAmxRows = 32;
 inline constexpr int kAmxGroups = 16;  // 4-byte groups of a row per step
 
 template <int kPanels>
-inline void AmxZeroSums() {
+__attribute__((target("amx-tile"))) inline void AmxZeroSums() {
   _tile_zero(0);
   _tile_zero(1);
   if constexpr (kPanels == 2) {
@@ -57,7 +57,7 @@ inline void AmxCopyTail(const uint8_t* w, int64_t panel_bytes, size_t bytes, uin
 
 // The C tiles into acc[row][panel 0 | panel 1] (4-byte lanes: int32 or f32).
 template <int kPanels, typename Lane>
-inline void AmxStoreSums(Lane (&acc)[kAmxRows][32]) {
+__attribute__((target("amx-tile"))) inline void AmxStoreSums(Lane (&acc)[kAmxRows][32]) {
   _tile_stored(0, &acc[0][0], sizeof(acc[0]));
   _tile_stored(1, &acc[16][0], sizeof(acc[0]));
   if constexpr (kPanels == 2) {

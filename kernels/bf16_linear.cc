@@ -74,25 +74,26 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw"))) void AmxKernel(con
   AmxMemoryBarrier(xb);  // the caller's rows are in memory before the first tile load
   const int64_t stride = xpairs * 4;  // bytes per row of xb
   AmxZeroSums<kPanels>();
-  auto step = [&](int64_t k, const void* b0, const void* b1) {
+  // The last, partial step reads its weights from zero-padded copies (no lambda: clang does not give one the
+  // function's target features).
+  const int64_t whole = pairs / kAmxPairs * kAmxPairs;
+  alignas(64) uint8_t tail[2][kAmxGroups * 64];
+  if (whole < pairs) {
+    AmxCopyTail<kPanels>(reinterpret_cast<const uint8_t*>(w + whole * 32), panel_stride * 2,
+                         static_cast<size_t>((pairs - whole) * 64), tail);
+  }
+  for (int64_t k = 0; k < pairs; k += kAmxPairs) {
+    const bool partial = k == whole;
     _tile_loadd(4, xb + k, stride);
     _tile_loadd(5, xb + 16 * xpairs + k, stride);
-    _tile_loadd(6, b0, 64);
+    _tile_loadd(6, partial ? static_cast<const void*>(tail[0]) : w + k * 32, 64);
     _tile_dpbf16ps(0, 4, 6);
     _tile_dpbf16ps(1, 5, 6);
     if constexpr (kPanels == 2) {
-      _tile_loadd(7, b1, 64);
+      _tile_loadd(7, partial ? static_cast<const void*>(tail[1]) : w + panel_stride + k * 32, 64);
       _tile_dpbf16ps(2, 4, 7);
       _tile_dpbf16ps(3, 5, 7);
     }
-  };
-  const int64_t whole = pairs / kAmxPairs * kAmxPairs;
-  for (int64_t k = 0; k < whole; k += kAmxPairs) step(k, w + k * 32, w + panel_stride + k * 32);
-  if (whole < pairs) {
-    alignas(64) uint8_t tail[2][kAmxGroups * 64];
-    AmxCopyTail<kPanels>(reinterpret_cast<const uint8_t*>(w + whole * 32), panel_stride * 2,
-                         static_cast<size_t>((pairs - whole) * 64), tail);
-    step(whole, tail[0], tail[1]);
   }
   alignas(64) float acc[kAmxRows][32];
   AmxStoreSums<kPanels>(acc);

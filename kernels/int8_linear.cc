@@ -94,25 +94,26 @@ __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw"))) void AmxKernel(
   AmxMemoryBarrier(xq);  // the caller's rows are in memory before the first tile load
   const int64_t stride = xquads * 4;  // bytes per row of xq
   AmxZeroSums<kPanels>();
-  auto step = [&](int64_t k, const void* b0, const void* b1) {
+  // The last, partial step reads its weights from zero-padded copies (no lambda: clang does not give one the
+  // function's target features).
+  const int64_t whole = quads / kAmxQuads * kAmxQuads;
+  alignas(64) uint8_t tail[2][kAmxGroups * 64];
+  if (whole < quads) {
+    AmxCopyTail<kPanels>(reinterpret_cast<const uint8_t*>(w + whole * 64), panel_stride,
+                         static_cast<size_t>((quads - whole) * 64), tail);
+  }
+  for (int64_t k = 0; k < quads; k += kAmxQuads) {
+    const bool partial = k == whole;
     _tile_loadd(4, xq + k * 4, stride);
     _tile_loadd(5, xq + 16 * stride + k * 4, stride);
-    _tile_loadd(6, b0, 64);
+    _tile_loadd(6, partial ? static_cast<const void*>(tail[0]) : w + k * 64, 64);
     _tile_dpbusd(0, 4, 6);
     _tile_dpbusd(1, 5, 6);
     if constexpr (kPanels == 2) {
-      _tile_loadd(7, b1, 64);
+      _tile_loadd(7, partial ? static_cast<const void*>(tail[1]) : w + panel_stride + k * 64, 64);
       _tile_dpbusd(2, 4, 7);
       _tile_dpbusd(3, 5, 7);
     }
-  };
-  const int64_t whole = quads / kAmxQuads * kAmxQuads;
-  for (int64_t k = 0; k < whole; k += kAmxQuads) step(k, w + k * 64, w + panel_stride + k * 64);
-  if (whole < quads) {
-    alignas(64) uint8_t tail[2][kAmxGroups * 64];
-    AmxCopyTail<kPanels>(reinterpret_cast<const uint8_t*>(w + whole * 64), panel_stride,
-                         static_cast<size_t>((quads - whole) * 64), tail);
-    step(whole, tail[0], tail[1]);
   }
   alignas(64) int32_t acc[kAmxRows][32];
   AmxStoreSums<kPanels>(acc);

@@ -6,9 +6,9 @@ into its cache).
     bench/embed_dtype.sh [TOKVEC_BINARY] [--threads 1,2] [--rounds 3] [--corpus-lines 20]
 
 Speed: `tokvec embed --lines --pooling mean --format npy --threads N --dtype D` over the 32 wikitext lines of
-bench/embed_model.py (64..192 GPT-2 tokens each, 3,742 tokens), wall time minus that of a one-line run of the same
+bench/embed_model.py (64..192 GPT-2 tokens each, 3,742 tokens), wall time minus that of a one-word run of the same
 command (loading and packing the model), median over --rounds; tokens/s counts the model's tokens (BERT: with
-[CLS] and [SEP]). Load: the one-line run's wall time (bf16 / int8 include packing the weights).
+[CLS] and [SEP]). Load: the one-word run's wall time (bf16 / int8 include packing the weights).
 Memory: bytes of the big linear layers as they run (f32; bf16; int8 with a scale and offset per output), from
 the shapes, and the peak RSS of the 32-line run (the f32 checkpoint stays mapped and, after packing, in the page
 cache: RSS counts it too).
@@ -22,10 +22,12 @@ fbgemm): int8 weights per tensor, activations quantized per call, as a CPU user 
 the 32 texts, one text per call and in length-sorted buckets of 8 (its faster way counts), torch.set_num_threads(N),
 median over --rounds; its ids are tokvec's (the Python module, PYTHONPATH as embed_dtype.sh sets it). Reported: its
 tokens/s, tokvec int8 / PyTorch int8, and the cosine of PyTorch int8's pooled vectors to PyTorch f32's (and of
-tokvec int8's to tokvec f32's). `--no-torch` leaves it out.
+tokvec int8's to tokvec f32's). `--no-torch` leaves it out. No tokvec model is loaded in this process: loading one
+sets OpenBLAS, which torch shares, to one thread.
 """
 import argparse
 import copy
+import json
 import os
 import pathlib
 import statistics
@@ -79,21 +81,28 @@ def torch_rates(arch, folder, texts, threads, rounds):
     """PyTorch f32 and quantize_dynamic int8 on the texts: ({(dtype, n): median seconds}, {dtype: pooled [N, D]}).
     Each (dtype, n) takes the faster of one text per call and buckets of 8 (bench/embed_model.py's batches)."""
     import torch
-    import tokvec  # the ids the model takes ([CLS] ... [SEP] for BERT), as tokvec embed makes them
 
-    lib = tokvec.Model.load(str(folder))
-    ids = [list(lib.tokenize(t)) for t in texts]
+    # The ids the model takes ([CLS] ... [SEP] for BERT) from tokvec's module in another process: loading a model
+    # sets the process's OpenBLAS, which torch shares, to one thread (kernels/ops.h), and torch's f32 products
+    # would then run on one thread whatever set_num_threads says.
+    code = ("import json, sys, tokvec\n"
+            "m = tokvec.Model.load(sys.argv[1])\n"
+            "print(json.dumps([list(m.tokenize(t)) for t in json.load(sys.stdin)]))\n")
+    ids = json.loads(subprocess.run([sys.executable, "-c", code, str(folder)], input=json.dumps(texts), text=True,
+                                    check=True, capture_output=True).stdout)
     f32 = em.Encoder(arch, em.read_safetensors(folder / "model.safetensors")).eval()
     torch.backends.quantized.engine = "onednn"
     int8 = torch.ao.quantization.quantize_dynamic(copy.deepcopy(f32), {torch.nn.Linear}, dtype=torch.qint8)
     calls = {mode: em.batches(ids, mode) for mode in ("single", "bucket")}
     seconds, pooled = {}, {}
-    for name, model in (("f32", f32), ("int8", int8)):
-        em.run_torch(model, calls["bucket"][:1], len(texts))  # warm-up
-        for _ in range(rounds):
-            for n in threads:
-                torch.set_num_threads(n)
+    for round_index in range(rounds):
+        for n in threads:
+            torch.set_num_threads(n)
+            em.openblas_threads(n)  # torch's f32 products run in OpenBLAS's own pool, which set_num_threads misses
+            for name, model in (("f32", f32), ("int8", int8)):  # interleaved, as tokvec's dtypes are
                 for mode in calls:
+                    if round_index == 0:
+                        em.run_torch(model, calls[mode][:2], len(texts))  # warm-up at this thread count
                     start = time.perf_counter()
                     pooled[name] = em.run_torch(model, calls[mode], len(texts))
                     seconds.setdefault((name, n, mode), []).append(time.perf_counter() - start)
@@ -154,7 +163,7 @@ def main():
     wiki = work / "wiki.txt"
     wiki.write_text("".join(t + "\n" for t in texts), encoding="utf-8")
     one = work / "one.txt"
-    one.write_text(texts[0] + "\n", encoding="utf-8")
+    one.write_text(texts[0].split()[0] + "\n", encoding="utf-8")  # one word: load and packing, next to no forward
     lines, files = corpus_lines(shared, args.corpus_lines)
     corpus = work / "corpus.txt"
     corpus.write_text("".join(t + "\n" for t in lines), encoding="utf-8")

@@ -40,6 +40,7 @@ Prints a table and, for bench/run_all.sh, tab-separated lines: ROW <metric> <tok
 """
 import argparse
 import collections
+import ctypes
 import json
 import math
 import os
@@ -234,6 +235,16 @@ def batches(ids, mode):
     return out
 
 
+def openblas_threads(n):
+    """Sets the process's OpenBLAS thread count. tokvec's module and torch share one OpenBLAS (Debian's
+    libopenblas.so.0), and loading a tokvec model sets it to one thread for the process (kernels/ops.h): torch's
+    f32 products would run on one thread whatever torch.set_num_threads says. Timed torch runs get n, tokvec's 1."""
+    try:
+        ctypes.CDLL("libopenblas.so.0").openblas_set_num_threads(int(n))
+    except (OSError, AttributeError):
+        pass  # another BLAS: nothing shared to set
+
+
 def run_torch(model, calls, n):
     pooled = np.zeros((n, D), dtype=np.float32)
     with torch.inference_mode():
@@ -341,12 +352,14 @@ def main():
                         times[("tokvec cli", n)].append(full - base)
                         cpu[("tokvec cli", n)].append(full_cpu - base_cpu)
                         outputs[("cli", n)] = np.load(tmp / "cli.npy")
+                        openblas_threads(n)  # torch's own thread count, not the one tokvec's load left
                         for mode, c in calls.items():
                             if round_index == 0 and n == threads[0]:
                                 run_torch(model, c[:1], len(texts))  # warm-up
                             t, used, outputs[(mode, n)] = timed(lambda: run_torch(model, c, len(texts)))
                             times[(f"torch {mode}", n)].append(t)
                             cpu[(f"torch {mode}", n)].append(used)
+                        openblas_threads(1)  # tokvec's again (it runs its own threads around one-thread BLAS)
                     node = subprocess.run(
                         ["node", str(ROOT / "bench" / "embed_model_ort.mjs"), str(onnx_path), str(ort_input),
                          str(n), str(args.repeats)], check=True, capture_output=True, text=True,

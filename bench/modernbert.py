@@ -158,10 +158,12 @@ def main():
                 start = time.perf_counter()
                 outputs["tokvec"] = model.embed([text], pooling="mean", num_threads=n)[0]
                 times.setdefault(("tokvec", n), []).append(time.perf_counter() - start)
+                em.openblas_threads(n)  # torch's own thread count, not the one tokvec's load left (embed_model.py)
                 start = time.perf_counter()
                 with torch.inference_mode():
                     outputs["torch"] = torch_forward(weights, torch.tensor(ids)).numpy()
                 times.setdefault(("torch", n), []).append(time.perf_counter() - start)
+                em.openblas_threads(1)
                 print(f"  {t} tokens, {n} thread(s): tokvec {times[('tokvec', n)][-1]:.2f} s, torch "
                       f"{times[('torch', n)][-1]:.2f} s; load {' '.join(open('/proc/loadavg').read().split()[:3])}",
                       flush=True)

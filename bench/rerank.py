@@ -225,12 +225,14 @@ def main():
                     times[("tokvec", n)].append(t)
                     cpu[("tokvec", n)].append(used)
                     outputs[("tokvec", n)] = np.asarray(out, dtype=np.float32).reshape(-1, 1)
+                    em.openblas_threads(n)  # torch's own thread count, not the one tokvec's load left
                     for mode, c in calls.items():
                         if round_index == 0 and n == threads[0]:
                             run_torch(model, c[:1], PASSAGES)  # warm-up
                         t, used, outputs[(f"torch {mode}", n)] = em.timed(lambda: run_torch(model, c, PASSAGES))
                         times[(f"torch {mode}", n)].append(t)
                         cpu[(f"torch {mode}", n)].append(used)
+                    em.openblas_threads(1)
                 node = subprocess.run(
                     ["node", str(ROOT / "bench" / "embed_model_ort.mjs"), str(onnx_path), str(ort_input), str(n),
                      str(args.repeats)], check=True, capture_output=True, text=True,

@@ -5,29 +5,15 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <cstdlib>
-#include <string_view>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
 
+#include "kernels/cpu_features.h"
+
 namespace tokvec {
 namespace {
-
-// TOKVEC_DISABLE_CPU_FEATURES lists `feature`.
-bool DisabledByEnvironment(std::string_view feature) {
-  const char* list = std::getenv("TOKVEC_DISABLE_CPU_FEATURES");
-  if (list == nullptr) return false;
-  std::string_view rest(list);
-  while (!rest.empty()) {
-    const size_t comma = rest.find(',');
-    if (rest.substr(0, comma) == feature) return true;
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  return false;
-}
 
 // CPUID.(EAX=7, ECX=0):EDX bit 24 AMX-TILE, 25 AMX-INT8, 22 AMX-BF16; then the tile state from Linux.
 bool TilesGranted(int feature_bit) {
@@ -57,12 +43,12 @@ struct alignas(64) TileConfig {
 }  // namespace
 
 bool AmxInt8Available() {
-  static const bool available = !DisabledByEnvironment("amx-int8") && TilesGranted(25);
+  static const bool available = !CpuFeatureDisabled("amx-int8") && TilesGranted(25);
   return available;
 }
 
 bool AmxBf16Available() {
-  static const bool available = !DisabledByEnvironment("amx-bf16") && TilesGranted(22);
+  static const bool available = !CpuFeatureDisabled("amx-bf16") && TilesGranted(22);
   return available;
 }
 

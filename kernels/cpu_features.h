@@ -4,14 +4,20 @@
 //
 //   if (Avx512Available()) { ...AVX-512F path... } else { ...portable loop... }
 //
-// low_precision_linear.h asks for the bf16/VNNI extensions separately (CheckCpuSupports).
+// low_precision_linear.h asks for the bf16/VNNI extensions separately (CheckCpuSupports), amx.h for AMX.
 #ifndef TOKVEC_KERNELS_CPU_FEATURES_H_
 #define TOKVEC_KERNELS_CPU_FEATURES_H_
+
+#include <string_view>
 
 namespace tokvec {
 
 // True when the CPU runs AVX-512F (checked once).
 bool Avx512Available();
+
+// True when TOKVEC_DISABLE_CPU_FEATURES (a comma-separated list, e.g. "avx512bf16,amx-int8") names `feature`:
+// tests and benchmarks see the unsupported-CPU error, or the path without an extension, on any CPU.
+bool CpuFeatureDisabled(std::string_view feature);
 
 }  // namespace tokvec
 

@@ -1,25 +1,11 @@
 #include "kernels/low_precision_linear.h"
 
-#include <cstdlib>
 #include <string>
 
-#include "absl/strings/str_split.h"
 #include "fmt/format.h"
+#include "kernels/cpu_features.h"
 
 namespace tokvec {
-namespace {
-
-// True when TOKVEC_DISABLE_CPU_FEATURES lists `feature` (see the header: lets tests see the unsupported-CPU error).
-bool DisabledForTests(std::string_view feature) {
-  const char* list = std::getenv("TOKVEC_DISABLE_CPU_FEATURES");
-  if (list == nullptr) return false;
-  for (absl::string_view item : absl::StrSplit(list, ',')) {
-    if (std::string_view(item.data(), item.size()) == feature) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 absl::StatusOr<LinearDtype> ParseLinearDtype(std::string_view name) {
   if (name == "f32") return LinearDtype::kF32;
@@ -50,7 +36,7 @@ absl::Status CheckCpuSupports(LinearDtype dtype) {
   supported = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
               __builtin_cpu_supports("avx512vl") && (bf16 ? __builtin_cpu_supports("avx512bf16") : __builtin_cpu_supports("avx512vnni"));
 #endif
-  if (supported && !DisabledForTests(feature)) return absl::OkStatus();
+  if (supported && !CpuFeatureDisabled(feature)) return absl::OkStatus();
   return absl::FailedPreconditionError(
       fmt::format("--dtype {} needs a CPU with AVX-512 {} ({}), which this one lacks; use --dtype f32",
                   LinearDtypeName(dtype), bf16 ? "BF16" : "VNNI", feature));

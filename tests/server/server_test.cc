@@ -174,7 +174,8 @@ TEST(ServerTest, DtypeServesTheReducedPrecisionModel) {
     }
     httplib::Result models = client.Get("/v1/models");
     ASSERT_TRUE(models);
-    for (const auto& model : Json::parse(models->body)["data"]) EXPECT_EQ(model["dtype"], name) << model["id"];
+    const Json listed = Json::parse(models->body);
+    for (const auto& model : listed["data"]) EXPECT_EQ(model["dtype"], name) << model["id"];
   }
   ServerOptions unknown = TwoModels();
   unknown.dtype = "fp8";

@@ -171,11 +171,15 @@ void LinearBackward(float* dinp, float* dweight, float* dbias, const float* dout
                 static_cast<blasint>(N), 1.0f, inp, static_cast<blasint>(IC), dout + col0,
                 static_cast<blasint>(OC), 1.0f, dweight + col0, static_cast<blasint>(OC));
     if (dbias != nullptr) {
-      for (int64_t o = col0; o < col0 + cols; ++o) {
-        float sum = 0.0f;
-        for (int64_t i = 0; i < N; ++i) sum += dout[i * OC + o];
-        dbias[o] += sum;
+      // dbias[o] += Σ_i dy[i, o], each column's sum in row order (the bits of a column-by-column loop), walked row
+      // by row so the reads are contiguous and the columns' sums vectorize: column by column, each read was a
+      // stride of OC floats, 4% of a `fit` step (perf, 6-layer d384 GPT-2, 2 threads).
+      float sums[kGemmCols] = {};
+      for (int64_t i = 0; i < N; ++i) {
+        const float* row = dout + i * OC + col0;
+        for (int64_t o = 0; o < cols; ++o) sums[o] += row[o];
       }
+      for (int64_t o = 0; o < cols; ++o) dbias[col0 + o] += sums[o];
     }
   });
 }

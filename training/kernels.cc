@@ -328,6 +328,10 @@ namespace {
   }
 }
 
+}  // namespace
+
+namespace kernels_internal {
+
 // The same loops compiled for the baseline and for AVX-512 (16 lanes instead of 4): element-wise IEEE operations
 // and fixed-lane sums (training/vector_math.h), so both give the same bits, provided the compiler does not fuse
 // a * b + c into one FMA where the baseline has none: GCC does so by default in C++ (-ffp-contract=fast) and
@@ -351,7 +355,7 @@ void SoftmaxRowsAvx512(float* logits, int64_t rows, int64_t V, const int32_t* ta
   SoftmaxRows(logits, rows, V, targets, bias, grad_scale, backward, row_loss);
 }
 
-}  // namespace
+}  // namespace kernels_internal
 
 double CrossEntropyForwardBackward(const float* x, const float* wte, const int32_t* targets, int64_t N, int64_t C,
                                    int64_t V, float grad_scale, float* dx, float* dwte, int64_t* valid,
@@ -370,7 +374,8 @@ double CrossEntropyForwardBackward(const float* x, const float* wte, const int32
                   static_cast<blasint>(C), 0.0f, logits.data() + v0, static_cast<blasint>(V));
     });
     // 2. softmax, loss and dlogits (in place), kRowBlock rows per task.
-    const auto softmax_rows = Avx512Available() ? SoftmaxRowsAvx512 : SoftmaxRowsPortable;
+    const auto softmax_rows =
+        Avx512Available() ? kernels_internal::SoftmaxRowsAvx512 : kernels_internal::SoftmaxRowsPortable;
     ParallelFor(Blocks(rows, kRowBlock), threads, [&](int64_t block) {
       const int64_t r0 = block * kRowBlock, r1 = std::min(rows, r0 + kRowBlock);
       softmax_rows(logits.data() + r0 * V, r1 - r0, V, targets + row0 + r0, bias, grad_scale, dx != nullptr,

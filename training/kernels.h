@@ -114,6 +114,16 @@ double CrossEntropyForwardBackward(const float* x, const float* wte, const int32
                                    int64_t V, float grad_scale, float* dx, float* dwte, int64_t* valid,
                                    int threads, const float* bias = nullptr, float* dbias = nullptr);
 
+namespace kernels_internal {
+// The LM head's softmax pass over `rows` rows of logits [rows, V] in place (loss per row, dlogits when `backward`),
+// built for the baseline and for AVX-512 (CrossEntropyForwardBackward picks by CPU); exposed so tests check that
+// both give the same bits. SoftmaxRowsAvx512 needs a CPU with AVX-512F.
+void SoftmaxRowsPortable(float* logits, int64_t rows, int64_t V, const int32_t* targets, const float* bias,
+                         float grad_scale, bool backward, double* row_loss);
+void SoftmaxRowsAvx512(float* logits, int64_t rows, int64_t V, const int32_t* targets, const float* bias,
+                       float grad_scale, bool backward, double* row_loss);
+}  // namespace kernels_internal
+
 }  // namespace tokvec::training
 
 #endif  // TOKVEC_TRAINING_KERNELS_H_

@@ -34,7 +34,10 @@ int64_t Blocks(int64_t n, int64_t block) { return (n + block - 1) / block; }
 constexpr float kSqrt2OverPi = static_cast<float>(M_2_SQRTPI * M_SQRT1_2);  // √(2/π)
 
 // GPT-2's tanh GELU argument u = √(2/π)(x + 0.044715x³).
-inline float GeluTanhU(float x) { return kSqrt2OverPi * (x + 0.044715f * x * x * x); }
+[[gnu::always_inline]] inline float GeluTanhU(float x) {
+  TOKVEC_NO_CONTRACTION
+  return kSqrt2OverPi * (x + 0.044715f * x * x * x);
+}
 
 }  // namespace
 
@@ -187,12 +190,60 @@ void LinearBackward(float* dinp, float* dweight, float* dbias, const float* dout
 
 // ---- activations --------------------------------------------------------------------------------------------------
 
+namespace {
+
+// GPT-2's tanh GELU as x·σ(2u) over [begin, end), and its derivative times dout: gelu(x) = 0.5x(1 + tanh u) =
+// x·σ(2u), u = √(2/π)(x + 0.044715x³), so with s = σ(2u): d/dx = s + 2x·s(1 - s)·u', u' = √(2/π)(1 + 3·0.044715x²).
+[[gnu::always_inline]] inline void GeluTanhForward(float* out, const float* inp, int64_t begin,
+                                                   int64_t end) {
+  TOKVEC_NO_CONTRACTION
+  for (int64_t i = begin; i < end; ++i) out[i] = inp[i] / (1.0f + VectorExp(-2.0f * GeluTanhU(inp[i])));
+}
+
+[[gnu::always_inline]] inline void GeluTanhBackward(float* dinp, const float* inp, const float* dout,
+                                                    int64_t begin, int64_t end) {
+  TOKVEC_NO_CONTRACTION
+  for (int64_t i = begin; i < end; ++i) {
+    const float x = inp[i];
+    const float s = 1.0f / (1.0f + VectorExp(-2.0f * GeluTanhU(x)));
+    const float du = kSqrt2OverPi * (1.0f + 3.0f * 0.044715f * x * x);
+    dinp[i] = (s + 2.0f * x * s * (1.0f - s) * du) * dout[i];
+  }
+}
+
+}  // namespace
+
+namespace kernels_internal {
+
+// Baseline and AVX-512 copies with the same bits, as SoftmaxRows*: GELU was ~3.4% of a `fit` step (perf).
+void GeluTanhForwardPortable(float* out, const float* inp, int64_t begin, int64_t end) {
+  GeluTanhForward(out, inp, begin, end);
+}
+
+TOKVEC_AVX512_SAME_BITS void GeluTanhForwardAvx512(float* out, const float* inp, int64_t begin, int64_t end) {
+  TOKVEC_NO_CONTRACTION
+  GeluTanhForward(out, inp, begin, end);
+}
+
+void GeluTanhBackwardPortable(float* dinp, const float* inp, const float* dout, int64_t begin, int64_t end) {
+  GeluTanhBackward(dinp, inp, dout, begin, end);
+}
+
+TOKVEC_AVX512_SAME_BITS void GeluTanhBackwardAvx512(float* dinp, const float* inp, const float* dout, int64_t begin,
+                                                    int64_t end) {
+  TOKVEC_NO_CONTRACTION
+  GeluTanhBackward(dinp, inp, dout, begin, end);
+}
+
+}  // namespace kernels_internal
+
 void ActivationForward(Activation activation, float* out, const float* inp, int64_t n, int threads) {
-  if (activation == Activation::kGeluTanh) {  // x·σ(2u) (see ActivationBackward), vectorized
+  if (activation == Activation::kGeluTanh) {  // x·σ(2u), vectorized
     constexpr int64_t kChunk = 4096;
+    const auto gelu =
+        Avx512Available() ? kernels_internal::GeluTanhForwardAvx512 : kernels_internal::GeluTanhForwardPortable;
     ParallelFor(Blocks(n, kChunk), threads, [&](int64_t block) {
-      const int64_t end = std::min(n, (block + 1) * kChunk);
-      for (int64_t i = block * kChunk; i < end; ++i) out[i] = inp[i] / (1.0f + VectorExp(-2.0f * GeluTanhU(inp[i])));
+      gelu(out, inp, block * kChunk, std::min(n, (block + 1) * kChunk));
     });
     return;
   }
@@ -203,17 +254,12 @@ void ActivationForward(Activation activation, float* out, const float* inp, int6
 void ActivationBackward(Activation activation, float* dinp, const float* inp, const float* dout, int64_t n,
                         int threads) {
   constexpr int64_t kChunk = 4096;
+  const auto gelu =
+      Avx512Available() ? kernels_internal::GeluTanhBackwardAvx512 : kernels_internal::GeluTanhBackwardPortable;
   ParallelFor(Blocks(n, kChunk), threads, [&](int64_t block) {
     const int64_t end = std::min(n, (block + 1) * kChunk);
     if (activation == Activation::kGeluTanh) {
-      // gelu(x) = 0.5x(1 + tanh u) = x·σ(2u), u = √(2/π)(x + 0.044715x³), so with s = σ(2u):
-      // d/dx = s + 2x·s(1 - s)·u',  u' = √(2/π)(1 + 3·0.044715x²).
-      for (int64_t i = block * kChunk; i < end; ++i) {
-        const float x = inp[i];
-        const float s = 1.0f / (1.0f + VectorExp(-2.0f * GeluTanhU(x)));
-        const float du = kSqrt2OverPi * (1.0f + 3.0f * 0.044715f * x * x);
-        dinp[i] = (s + 2.0f * x * s * (1.0f - s) * du) * dout[i];
-      }
+      gelu(dinp, inp, dout, block * kChunk, end);
       return;
     }
     for (int64_t i = block * kChunk; i < end; ++i) {
@@ -306,6 +352,7 @@ namespace {
 // with `backward` dlogits = (softmax - onehot(target)) · grad_scale. A row whose target is kIgnoreIndex gets zeros.
 [[gnu::always_inline]] inline void SoftmaxRows(float* logits, int64_t rows, int64_t V, const int32_t* targets,
                                                const float* bias, float grad_scale, bool backward, double* row_loss) {
+  TOKVEC_NO_CONTRACTION
   for (int64_t r = 0; r < rows; ++r) {
     float* lr = logits + r * V;  // [V]
     const int32_t target = targets[r];
@@ -333,25 +380,16 @@ namespace {
 namespace kernels_internal {
 
 // The same loops compiled for the baseline and for AVX-512 (16 lanes instead of 4): element-wise IEEE operations
-// and fixed-lane sums (training/vector_math.h), so both give the same bits, provided the compiler does not fuse
-// a * b + c into one FMA where the baseline has none: GCC does so by default in C++ (-ffp-contract=fast) and
-// clang within an expression, so contraction is turned off for the AVX-512 copy. Why: built for the baseline,
-// this pass was 8% of a `fit` step of the 6-layer d384 GPT-2 (V = 50257, 2 threads, perf).
+// and fixed-lane sums (training/vector_math.h), so both give the same bits (TOKVEC_AVX512_SAME_BITS). Why: built
+// for the baseline, this pass was 8% of a `fit` step of the 6-layer d384 GPT-2 (V = 50257, 2 threads, perf).
 void SoftmaxRowsPortable(float* logits, int64_t rows, int64_t V, const int32_t* targets, const float* bias,
                          float grad_scale, bool backward, double* row_loss) {
   SoftmaxRows(logits, rows, V, targets, bias, grad_scale, backward, row_loss);
 }
 
-#if defined(__clang__)
-__attribute__((target("avx512f,avx512dq,avx512vl,avx512bw")))
-#else
-__attribute__((target("avx512f,avx512dq,avx512vl,avx512bw"), optimize("fp-contract=off")))
-#endif
-void SoftmaxRowsAvx512(float* logits, int64_t rows, int64_t V, const int32_t* targets, const float* bias,
-                       float grad_scale, bool backward, double* row_loss) {
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#endif
+TOKVEC_AVX512_SAME_BITS void SoftmaxRowsAvx512(float* logits, int64_t rows, int64_t V, const int32_t* targets,
+                                               const float* bias, float grad_scale, bool backward, double* row_loss) {
+  TOKVEC_NO_CONTRACTION
   SoftmaxRows(logits, rows, V, targets, bias, grad_scale, backward, row_loss);
 }
 

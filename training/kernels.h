@@ -115,13 +115,18 @@ double CrossEntropyForwardBackward(const float* x, const float* wte, const int32
                                    int threads, const float* bias = nullptr, float* dbias = nullptr);
 
 namespace kernels_internal {
-// The LM head's softmax pass over `rows` rows of logits [rows, V] in place (loss per row, dlogits when `backward`),
-// built for the baseline and for AVX-512 (CrossEntropyForwardBackward picks by CPU); exposed so tests check that
-// both give the same bits. SoftmaxRowsAvx512 needs a CPU with AVX-512F.
+// Element-wise passes built for the baseline and for AVX-512 (the callers pick by CPU), exposed so tests check that
+// both give the same bits; the *Avx512 ones need a CPU with AVX-512F. The LM head's softmax over `rows` rows of
+// logits [rows, V] in place (loss per row, dlogits when `backward`):
 void SoftmaxRowsPortable(float* logits, int64_t rows, int64_t V, const int32_t* targets, const float* bias,
                          float grad_scale, bool backward, double* row_loss);
 void SoftmaxRowsAvx512(float* logits, int64_t rows, int64_t V, const int32_t* targets, const float* bias,
                        float grad_scale, bool backward, double* row_loss);
+// GPT-2's tanh GELU over [begin, end) and its backward (dinp = gelu'(x)·dout), likewise in two builds.
+void GeluTanhForwardPortable(float* out, const float* inp, int64_t begin, int64_t end);
+void GeluTanhForwardAvx512(float* out, const float* inp, int64_t begin, int64_t end);
+void GeluTanhBackwardPortable(float* dinp, const float* inp, const float* dout, int64_t begin, int64_t end);
+void GeluTanhBackwardAvx512(float* dinp, const float* inp, const float* dout, int64_t begin, int64_t end);
 }  // namespace kernels_internal
 
 }  // namespace tokvec::training

@@ -14,9 +14,25 @@
 #include <bit>
 #include <cstdint>
 
+// A function compiled for AVX-512 (16 lanes) whose results must be the baseline build's bits: the target, and FMA
+// contraction off (GCC fuses a * b + c by default in C++, -ffp-contract=fast, and clang within an expression; the
+// baseline has no FMA). Put TOKVEC_AVX512_SAME_BITS before the function; the loops it calls must be inlined into
+// it ([[gnu::always_inline]]) to be compiled for AVX-512 at all. GCC decides contraction in the function they are
+// inlined into (the attribute's option); clang in each body, so every body with a multiply-add starts with
+// TOKVEC_NO_CONTRACTION.
+#if defined(__clang__)
+#define TOKVEC_AVX512_SAME_BITS __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw")))
+#define TOKVEC_NO_CONTRACTION _Pragma("clang fp contract(off)")
+#else
+#define TOKVEC_AVX512_SAME_BITS \
+  __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw"), optimize("fp-contract=off")))
+#define TOKVEC_NO_CONTRACTION
+#endif
+
 namespace tokvec::training {
 
-inline float VectorExp(float x) {
+[[gnu::always_inline]] inline float VectorExp(float x) {
+  TOKVEC_NO_CONTRACTION
   const float c = x < -87.33f ? -87.33f : (x > 88.0f ? 88.0f : x);  // NaN -> 88 here, restored below
   const float n = (c * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round(c / ln2), |n| <= 127
   const float r = (c - n * 0.693359375f) + n * 2.12194440e-4f;            // c - n·ln2 in two parts
@@ -33,12 +49,13 @@ inline float VectorExp(float x) {
 }
 
 // row[j] = e^(row[j] - shift) for j in [0, n).
-inline void ExpShiftedInPlace(float* row, int64_t n, float shift) {
+[[gnu::always_inline]] inline void ExpShiftedInPlace(float* row, int64_t n, float shift) {
+  TOKVEC_NO_CONTRACTION
   for (int64_t j = 0; j < n; ++j) row[j] = VectorExp(row[j] - shift);
 }
 
 // max(row[0, n)) (-infinity when n = 0), over 16 lanes so it vectorizes; a max is exact in any order.
-inline float MaxOf(const float* row, int64_t n) {
+[[gnu::always_inline]] inline float MaxOf(const float* row, int64_t n) {
   constexpr int64_t kLanes = 16;
   float lanes[kLanes];
   for (float& lane : lanes) lane = -__builtin_inff();
@@ -54,7 +71,7 @@ inline float MaxOf(const float* row, int64_t n) {
 
 // Σ row[0, n) in double: 8 lane sums (element j into lane j mod 8, in order), then the lanes in order; the same
 // bits on every run, and it vectorizes (a single running sum would not, without reassociation).
-inline double SumAsDouble(const float* row, int64_t n) {
+[[gnu::always_inline]] inline double SumAsDouble(const float* row, int64_t n) {
   constexpr int64_t kLanes = 8;
   double lanes[kLanes] = {};
   int64_t j = 0;

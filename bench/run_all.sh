@@ -4,8 +4,8 @@
 #   bench/run_all.sh [TOKVEC_BINARY]      (default build/tokvec, a Release build)
 #
 # Environment: SIZE_MB (encode input, default 100), NOTE (a sentence added under the table, e.g. that the
-# machine was shared), TOKVEC_SHARED_DIR. Takes about 20–30 minutes on 2 cores. bench/embed_model.sh also needs the
-# Python module (cmake --build build --target _tokvec).
+# machine was shared), TOKVEC_SHARED_DIR. Takes about 55 minutes on 2 cores (3,155 s on 2026-11-29).
+# bench/embed_model.sh also needs the Python module (cmake --build build --target _tokvec).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,7 +58,9 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo
   echo "| metric | tokvec | peer | ratio | target | met? |"
   echo "|---|---|---|---|---|---|"
-  cat "$logs"/*.log | awk -F'\t' '$1 == "ROW" { printf "| %s | %s | %s | %s | %s | %s |\n", $2, $3, $4, $5, $6, $7 }'
+  for i in "${!commands[@]}"; do  # in command order (a glob would put 10.log before 2.log)
+    awk -F'\t' '$1 == "ROW" { printf "| %s | %s | %s | %s | %s | %s |\n", $2, $3, $4, $5, $6, $7 }' "$logs/$i.log"
+  done
   echo
   echo "Ratios: throughput ratios are tokvec / peer (higher is better); for wall time, RSS and token counts the"
   echo "ratio column is as labelled. Peers: PyTorch $($python -c 'import torch; print(torch.__version__)' 2>/dev/null)"

@@ -61,10 +61,12 @@ wall() { local s e; s=$(date +%s.%N); "$@" > /dev/null; e=$(date +%s.%N); echo "
 # 0.52-0.56 s after a run of the same command, 2026-11-26), which made the 2-thread figure mostly noise.
 wall_warm() { "$@" > /dev/null; wall "$@"; }
 # Wall seconds of two copies of a command started together (the slower one's), after an untimed pair.
+# A failing copy stops the bench (a bare `wait` would return 0 and time a pair that did no work).
+pair() { local pid; "$@" > /dev/null & pid=$!; "$@" > /dev/null; wait "$pid"; }
 wall_pair() {
   local s e
-  "$@" > /dev/null & "$@" > /dev/null; wait
-  s=$(date +%s.%N); "$@" > /dev/null & "$@" > /dev/null; wait; e=$(date +%s.%N)
+  pair "$@"
+  s=$(date +%s.%N); pair "$@"; e=$(date +%s.%N)
   echo "$e - $s" | bc -l
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
